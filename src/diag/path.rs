@@ -1,0 +1,82 @@
+//! Field paths printed exactly like apimachinery's `field.Path`:
+//! `spec.versions[0].schema.openAPIV3Schema.properties[spec].type`.
+
+use std::fmt;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FieldPath(String);
+
+impl FieldPath {
+    pub fn root(name: &str) -> Self {
+        FieldPath(name.to_string())
+    }
+
+    /// The empty path (the object itself), printed as `<nil>` by the server only in
+    /// odd places; callers normally start from `root`.
+    pub fn empty() -> Self {
+        FieldPath(String::new())
+    }
+
+    /// `a.b` — a struct field or a chain of them (`child("x.y")` is allowed, as in Go).
+    pub fn child(&self, name: &str) -> Self {
+        if self.0.is_empty() {
+            return FieldPath(name.to_string());
+        }
+        let mut s = String::with_capacity(self.0.len() + 1 + name.len());
+        s.push_str(&self.0);
+        s.push('.');
+        s.push_str(name);
+        FieldPath(s)
+    }
+
+    /// `a[3]`.
+    pub fn index(&self, index: usize) -> Self {
+        FieldPath(format!("{}[{}]", self.0, index))
+    }
+
+    /// `a[key]` — map keys are printed without quotes, as the server does.
+    pub fn key(&self, key: &str) -> Self {
+        FieldPath(format!("{}[{}]", self.0, key))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            f.write_str("<nil>")
+        } else {
+            f.write_str(&self.0)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prints_like_apimachinery() {
+        let p = FieldPath::root("spec")
+            .child("versions")
+            .index(0)
+            .child("schema")
+            .child("openAPIV3Schema")
+            .child("properties")
+            .key("spec")
+            .child("type");
+        assert_eq!(
+            p.to_string(),
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].type"
+        );
+        assert_eq!(FieldPath::empty().to_string(), "<nil>");
+        assert_eq!(FieldPath::empty().child("metadata").to_string(), "metadata");
+    }
+}

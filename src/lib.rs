@@ -1,0 +1,11 @@
+//! crdlint: validate Kubernetes CustomResourceDefinitions and custom resources offline,
+//! with the API server's verdicts and messages, pointing at lines and columns.
+
+pub mod cel;
+pub mod cli;
+pub mod crd;
+pub mod diag;
+pub mod model;
+pub mod report;
+pub mod schema;
+pub mod source;

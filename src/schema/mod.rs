@@ -1,0 +1,5 @@
+//! Schema semantics shared by CRD and custom-resource checks: the structural schema,
+//! and (as they land) pruning, defaulting, value validation, list types, formats and
+//! object meta.
+
+pub mod structural;

@@ -1,0 +1,133 @@
+//! Byte spans and the line index that turns them into 1-based line/column positions.
+
+/// A half-open byte range `[start, end)` into a source file's text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub const fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+
+    /// An empty span at `offset`, used to point at a position rather than a range.
+    pub const fn point(offset: usize) -> Self {
+        Span {
+            start: offset,
+            end: offset,
+        }
+    }
+
+    pub const fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    pub const fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+
+    /// The smallest span covering both.
+    pub fn join(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+}
+
+/// A 1-based line and column (the column counts Unicode scalar values, as editors do),
+/// plus the byte offset it was computed from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+    pub offset: usize,
+}
+
+/// Start offsets of every line, computed once per file so that every position lookup
+/// is a binary search instead of a scan from the file start.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    line_starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
+        line_starts.push(0);
+        line_starts.extend(memchr_newlines(text.as_bytes()).map(|i| i + 1));
+        LineIndex { line_starts }
+    }
+
+    /// 0-based line number containing `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.line_starts.binary_search(&offset) {
+            Ok(line) => line,
+            Err(next) => next - 1,
+        }
+    }
+
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts[line]
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// The position of a byte offset; offsets past the end clamp to the end and offsets
+    /// inside a multi-byte character count as that character.
+    pub fn position(&self, text: &str, offset: usize) -> Position {
+        let offset = offset.min(text.len());
+        let line = self.line_of(offset);
+        let start = self.line_starts[line];
+        let column = match text.get(start..offset) {
+            Some(prefix) => prefix.chars().count(),
+            // Inside a multi-byte character: count only the characters that end before it.
+            None => text[start..]
+                .char_indices()
+                .take_while(|(i, c)| start + i + c.len_utf8() <= offset)
+                .count(),
+        } + 1;
+        Position {
+            line: line + 1,
+            column,
+            offset,
+        }
+    }
+}
+
+fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bytes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| (*b == b'\n').then_some(i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_one_based_and_count_characters() {
+        let text = "a: 1\nb: \"é\" x\n";
+        let index = LineIndex::new(text);
+        assert_eq!(
+            index.position(text, 0),
+            Position { line: 1, column: 1, offset: 0 }
+        );
+        let x = text.find('x').unwrap();
+        assert_eq!(
+            index.position(text, x),
+            Position { line: 2, column: 8, offset: x }
+        );
+        assert_eq!(index.position(text, text.len()).line, 3);
+    }
+
+    #[test]
+    fn offset_inside_a_multibyte_character_counts_as_that_character() {
+        let text = "é!";
+        let index = LineIndex::new(text);
+        assert_eq!(index.position(text, 1).column, 1);
+        assert_eq!(index.position(text, 2).column, 2);
+    }
+}

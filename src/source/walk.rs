@@ -1,0 +1,1 @@
+//! Turning the user's paths into the list of files to read.
