@@ -3,6 +3,7 @@
 
 pub mod cel;
 pub mod cli;
+pub mod codes;
 pub mod crd;
 pub mod diag;
 pub mod model;

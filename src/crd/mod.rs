@@ -1,1 +1,3 @@
 //! (module under construction)
+
+pub const CODES: &[crate::diag::CodeInfo] = &[];

@@ -3,3 +3,5 @@
 //! object meta.
 
 pub mod structural;
+
+pub const CODES: &[crate::diag::CodeInfo] = &[];

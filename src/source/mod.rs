@@ -13,3 +13,13 @@ pub mod yaml;
 pub use file::SourceFile;
 pub use node::{Entry, Mapping, Node, ScalarStyle, Value};
 pub use span::{LineIndex, Position, Span};
+
+crate::declare_codes! {
+    YAML_SYNTAX = "yaml-syntax", Error, "The file is not valid YAML or JSON";
+    DUPLICATE_KEY = "duplicate-key", Error, "A mapping has the same key twice (strict decoding rejects it)";
+    YAML_LIMIT = "yaml-limit", Error, "Alias expansion or nesting depth exceeds crdlint's safety limits";
+    NOT_JSON = "not-json", Error, "YAML that cannot be converted to JSON (non-scalar keys, infinities)";
+    BINARY_FILE = "binary-file", Error, "The file is binary or not UTF-8 text";
+    FILE_TOO_LARGE = "file-too-large", Error, "The file exceeds --max-file-size";
+    IO_ERROR = "io-error", Error, "A path could not be read";
+}

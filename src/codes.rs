@@ -1,0 +1,20 @@
+//! Every diagnostic code crdlint can emit, gathered from the modules that declare them.
+
+use crate::diag::CodeInfo;
+
+/// All codes, in a stable order (by module, then declaration).
+pub fn all() -> Vec<&'static CodeInfo> {
+    [
+        crate::source::CODES,
+        crate::crd::CODES,
+        crate::schema::CODES,
+        crate::cel::CODES,
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+pub fn find(code: &str) -> Option<&'static CodeInfo> {
+    all().into_iter().find(|info| info.code == code)
+}
