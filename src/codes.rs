@@ -6,6 +6,7 @@ use crate::diag::CodeInfo;
 pub fn all() -> Vec<&'static CodeInfo> {
     [
         crate::source::CODES,
+        crate::check::CODES,
         crate::crd::CODES,
         crate::schema::CODES,
         crate::cel::CODES,
