@@ -118,7 +118,9 @@ impl SchemaProps {
 
     /// Span of the keyword's value, falling back to the schema's span.
     pub fn value_span(&self, name: &str) -> Span {
-        self.keyword(name).map(|k| k.value_span).unwrap_or(self.span)
+        self.keyword(name)
+            .map(|k| k.value_span)
+            .unwrap_or(self.span)
     }
 
     pub fn property(&self, name: &str) -> Option<&SchemaProps> {
