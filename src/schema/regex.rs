@@ -312,7 +312,7 @@ impl<'a> Translator<'a> {
                     negated = true;
                     saw_flag = false;
                 }
-                ':' | ')' if !(negated && !saw_flag) => {
+                ':' | ')' if !negated || saw_flag => {
                     let mut flags = on;
                     if !off.is_empty() {
                         flags.push('-');
@@ -464,8 +464,11 @@ impl<'a> Translator<'a> {
                 break;
             }
             first = false;
-            if t.len() > 2 && t.starts_with("[:") {
-                if let Some(i) = t[2..].find(":]") {
+            if t.len() > 2
+                && t.starts_with("[:")
+                && let Some(i) = t[2..].find(":]")
+            {
+                {
                     let name = &t[..i + 4];
                     let inner = &name[2..name.len() - 2];
                     let plain = inner.strip_prefix('^').unwrap_or(inner);
@@ -617,8 +620,7 @@ fn parse_escape(s: &str) -> Result<(char, usize), GoRegexError> {
             used += first.len_utf8();
             if first == '{' {
                 let mut value: u32 = 0;
-                let mut digits = 0;
-                for ch in rest[1..].chars() {
+                for (digits, ch) in rest[1..].chars().enumerate() {
                     used += ch.len_utf8();
                     if ch == '}' {
                         if digits == 0 {
@@ -637,7 +639,6 @@ fn parse_escape(s: &str) -> Result<(char, usize), GoRegexError> {
                     if value > 0x10FFFF {
                         return invalid(used);
                     }
-                    digits += 1;
                 }
                 return invalid(used);
             }
