@@ -55,7 +55,15 @@ fn walk(
         }
     }
     if let Some(items) = &s.items {
-        walk(&path.child("items"), items, false, inside_meta, hooks, errs, depth + 1);
+        walk(
+            &path.child("items"),
+            items,
+            false,
+            inside_meta,
+            hooks,
+            errs,
+            depth + 1,
+        );
     }
     for (k, sub) in &s.properties {
         let sub_meta = inside_meta
@@ -74,7 +82,12 @@ fn walk(
 }
 
 /// The server's pruning algorithm on a JSON value.
-pub fn prune(x: &mut serde_json::Value, s: Option<&Structural>, is_resource_root: bool, depth: usize) {
+pub fn prune(
+    x: &mut serde_json::Value,
+    s: Option<&Structural>,
+    is_resource_root: bool,
+    depth: usize,
+) {
     if depth > 1000 {
         return;
     }
@@ -183,7 +196,11 @@ fn skip_prune(x: &mut serde_json::Value, s: &Structural, depth: usize) {
 /// (nullable), enum, required, string lengths and patterns, numeric bounds and
 /// multipleOf, item and property counts, recursively through properties, items and
 /// additionalProperties.
-pub fn basic_value_validation(schema: &Structural, value: &Node, path: &FieldPath) -> Vec<FieldError> {
+pub fn basic_value_validation(
+    schema: &Structural,
+    value: &Node,
+    path: &FieldPath,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     check(schema, value, path, "", &mut errs, 0);
     errs
@@ -230,16 +247,21 @@ fn err_path(path: &FieldPath, name: &str) -> FieldPath {
     }
 }
 
-fn check(s: &Structural, v: &Node, path: &FieldPath, name: &str, errs: &mut Vec<FieldError>, depth: usize) {
+fn check(
+    s: &Structural,
+    v: &Node,
+    path: &FieldPath,
+    name: &str,
+    errs: &mut Vec<FieldError>,
+    depth: usize,
+) {
     if depth > 1000 {
         return;
     }
     let ty = s.generic.type_.as_str();
     let ep = err_path(path, name);
-    if v.is_null() {
-        if s.generic.nullable || ty.is_empty() {
-            return;
-        }
+    if v.is_null() && (s.generic.nullable || ty.is_empty()) {
+        return;
     }
     let int_or_string = s.extensions.x_int_or_string;
     let type_ok = if int_or_string {
@@ -271,7 +293,11 @@ fn check(s: &Structural, v: &Node, path: &FieldPath, name: &str, errs: &mut Vec<
                     _ => crate::diag::gofmt::json_marshal(&e.to_json()),
                 })
                 .collect();
-            errs.push(FieldError::not_supported(ep.clone(), BadValue::from(&v.value), &allowed));
+            errs.push(FieldError::not_supported(
+                ep.clone(),
+                BadValue::from(&v.value),
+                &allowed,
+            ));
         }
     }
     match &v.value {
@@ -286,14 +312,22 @@ fn check(s: &Structural, v: &Node, path: &FieldPath, name: &str, errs: &mut Vec<
             if let Some(min) = vv.min_length
                 && len < min
             {
-                errs.push(FieldError::invalid(ep, st.as_str(), format!("{name} in body should be at least {min} chars long")));
+                errs.push(FieldError::invalid(
+                    ep,
+                    st.as_str(),
+                    format!("{name} in body should be at least {min} chars long"),
+                ));
                 return;
             }
             if !vv.pattern.is_empty()
                 && let Ok(re) = crate::schema::regex::compile_go(&vv.pattern)
                 && !re.is_match(st)
             {
-                errs.push(FieldError::invalid(ep, st.as_str(), format!("{name} in body should match '{}'", vv.pattern)));
+                errs.push(FieldError::invalid(
+                    ep,
+                    st.as_str(),
+                    format!("{name} in body should match '{}'", vv.pattern),
+                ));
             }
         }
         Value::Int(_) | Value::Float(_) => {
@@ -303,19 +337,39 @@ fn check(s: &Structural, v: &Node, path: &FieldPath, name: &str, errs: &mut Vec<
                 && m != 0.0
                 && (x / m).fract() != 0.0
             {
-                errs.push(FieldError::invalid(ep.clone(), bad.clone(), format!("{name} in body should be a multiple of {}", num(m))));
+                errs.push(FieldError::invalid(
+                    ep.clone(),
+                    bad.clone(),
+                    format!("{name} in body should be a multiple of {}", num(m)),
+                ));
             }
             if let Some(max) = vv.maximum
                 && (x > max || (vv.exclusive_maximum && x >= max))
             {
-                let rel = if vv.exclusive_maximum { "less than" } else { "less than or equal to" };
-                errs.push(FieldError::invalid(ep.clone(), bad.clone(), format!("{name} in body should be {rel} {}", num(max))));
+                let rel = if vv.exclusive_maximum {
+                    "less than"
+                } else {
+                    "less than or equal to"
+                };
+                errs.push(FieldError::invalid(
+                    ep.clone(),
+                    bad.clone(),
+                    format!("{name} in body should be {rel} {}", num(max)),
+                ));
             }
             if let Some(min) = vv.minimum
                 && (x < min || (vv.exclusive_minimum && x <= min))
             {
-                let rel = if vv.exclusive_minimum { "greater than" } else { "greater than or equal to" };
-                errs.push(FieldError::invalid(ep, bad, format!("{name} in body should be {rel} {}", num(min))));
+                let rel = if vv.exclusive_minimum {
+                    "greater than"
+                } else {
+                    "greater than or equal to"
+                };
+                errs.push(FieldError::invalid(
+                    ep,
+                    bad,
+                    format!("{name} in body should be {rel} {}", num(min)),
+                ));
             }
         }
         Value::Array(items) => {
@@ -328,11 +382,22 @@ fn check(s: &Structural, v: &Node, path: &FieldPath, name: &str, errs: &mut Vec<
             if let Some(min) = vv.min_items
                 && n < min
             {
-                errs.push(FieldError::invalid(ep.clone(), BadValue::from(&v.value), format!("{name} in body should have at least {min} items")));
+                errs.push(FieldError::invalid(
+                    ep.clone(),
+                    BadValue::from(&v.value),
+                    format!("{name} in body should have at least {min} items"),
+                ));
             }
             if let Some(item_schema) = s.items.as_deref() {
                 for (i, item) in items.iter().enumerate() {
-                    check(item_schema, item, path, &format!("{}[{i}]", name), errs, depth + 1);
+                    check(
+                        item_schema,
+                        item,
+                        path,
+                        &format!("{}[{i}]", name),
+                        errs,
+                        depth + 1,
+                    );
                 }
             }
         }
@@ -346,18 +411,39 @@ fn check(s: &Structural, v: &Node, path: &FieldPath, name: &str, errs: &mut Vec<
             if let Some(min) = vv.min_properties
                 && n < min
             {
-                errs.push(FieldError::invalid(ep.clone(), BadValue::from(&v.value), format!("{name} in body should have at least {min} properties")));
+                errs.push(FieldError::invalid(
+                    ep.clone(),
+                    BadValue::from(&v.value),
+                    format!("{name} in body should have at least {min} properties"),
+                ));
             }
             for r in &vv.required {
                 if !map.contains_key(r) {
-                    errs.push(FieldError::required(err_path(path, &child_name(name, r)), ""));
+                    errs.push(FieldError::required(
+                        err_path(path, &child_name(name, r)),
+                        "",
+                    ));
                 }
             }
             for e in &map.entries {
                 if let Some(p) = s.property(&e.key) {
-                    check(p, &e.value, path, &child_name(name, &e.key), errs, depth + 1);
+                    check(
+                        p,
+                        &e.value,
+                        path,
+                        &child_name(name, &e.key),
+                        errs,
+                        depth + 1,
+                    );
                 } else if let Some(ap) = ap_schema(s) {
-                    check(ap, &e.value, path, &child_name(name, &e.key), errs, depth + 1);
+                    check(
+                        ap,
+                        &e.value,
+                        path,
+                        &child_name(name, &e.key),
+                        errs,
+                        depth + 1,
+                    );
                 }
             }
         }

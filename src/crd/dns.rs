@@ -2,7 +2,8 @@
 //! keys and values) with their exact messages.
 
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1123_SUBDOMAIN_FMT: &str =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
 const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
@@ -20,7 +21,7 @@ pub fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
     let ex: Vec<String> = examples.iter().map(|e| format!("'{e}', ")).collect();
     format!(
         "{msg} (e.g. {}regex used for validation is '{fmt}')",
-        ex.join("or ")
+        ex.join(" or ")
     )
 }
 
@@ -188,7 +189,9 @@ mod tests {
     fn messages_match_apimachinery() {
         assert_eq!(
             is_dns1035_label("V1"),
-            ["a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name', or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"]
+            [
+                "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+            ]
         );
         assert!(is_dns1123_subdomain("example.com").is_empty());
         assert_eq!(is_dns1123_subdomain("Example.com").len(), 1);

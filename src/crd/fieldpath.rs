@@ -113,22 +113,23 @@ pub fn valid_field_path<'s>(
     let mut steps = Vec::new();
     let mut current: Option<&Structural> = Some(schema);
     let invalid = || "does not refer to a valid field".to_string();
-    let mut append = |name: String, named: bool, current: &mut Option<&'s Structural>| -> Result<(), String> {
-        let Some(s) = *current else {
-            return Err(invalid());
-        };
-        if named {
-            steps.push(PathStep::Field(name.clone()));
-            match s.property(&name) {
-                Some(p) => *current = Some(p),
-                None => return Err(invalid()),
+    let mut append =
+        |name: String, named: bool, current: &mut Option<&'s Structural>| -> Result<(), String> {
+            let Some(s) = *current else {
+                return Err(invalid());
+            };
+            if named {
+                steps.push(PathStep::Field(name.clone()));
+                match s.property(&name) {
+                    Some(p) => *current = Some(p),
+                    None => return Err(invalid()),
+                }
+            } else {
+                steps.push(PathStep::Key(name));
+                *current = s.additional_properties_schema();
             }
-        } else {
-            steps.push(PathStep::Key(name));
-            *current = s.additional_properties_schema();
-        }
-        Ok(())
-    };
+            Ok(())
+        };
     let named_or_map = |current: &Option<&Structural>| -> Result<bool, String> {
         match current {
             Some(s) if !s.properties.is_empty() => Ok(true),
@@ -168,7 +169,6 @@ pub fn valid_field_path<'s>(
             other => return Err(format!("expected [ or . but got: {other}")),
         }
     }
-    drop(append);
     Ok((steps, current))
 }
 

@@ -11,7 +11,9 @@ use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps, ValidationR
 use crate::source::Node;
 
 fn string(out: &mut String, s: &str) {
-    out.push_str(&gofmt::json_marshal(&serde_json::Value::String(s.to_string())));
+    out.push_str(&gofmt::json_marshal(&serde_json::Value::String(
+        s.to_string(),
+    )));
 }
 
 fn opt_string(out: &mut String, s: Option<&str>) {
@@ -80,7 +82,10 @@ fn schema_list(out: &mut String, list: Option<&[SchemaProps]>) {
     }
 }
 
-fn schema_map<'a>(out: &mut String, map: Option<impl Iterator<Item = (&'a String, &'a SchemaProps)>>) {
+fn schema_map<'a>(
+    out: &mut String,
+    map: Option<impl Iterator<Item = (&'a String, &'a SchemaProps)>>,
+) {
     match map {
         None => out.push_str("null"),
         Some(entries) => {
@@ -241,7 +246,10 @@ pub fn schema(out: &mut String, s: &SchemaProps) {
         None => out.push_str("null"),
     }
     out.push_str(",\"Properties\":");
-    schema_map(out, s.properties.as_ref().map(|p| p.iter().map(|(k, v)| (k, v))));
+    schema_map(
+        out,
+        s.properties.as_ref().map(|p| p.iter().map(|(k, v)| (k, v))),
+    );
     out.push_str(",\"AdditionalProperties\":");
     or_bool(out, s.additional_properties.as_ref());
     out.push_str(",\"PatternProperties\":");
@@ -257,7 +265,10 @@ pub fn schema(out: &mut String, s: &SchemaProps) {
         None => out.push_str("null"),
         Some(n) => {
             out.push_str("{\"Description\":");
-            string(out, n.get("description").and_then(Node::as_str).unwrap_or(""));
+            string(
+                out,
+                n.get("description").and_then(Node::as_str).unwrap_or(""),
+            );
             out.push_str(",\"URL\":");
             string(out, n.get("url").and_then(Node::as_str).unwrap_or(""));
             out.push('}');
@@ -336,9 +347,15 @@ fn subresources(out: &mut String, s: Option<&Subresources>) {
             out.push_str("{\"SpecReplicasPath\":");
             string(out, sc.spec_replicas_path.as_ref().map_or("", |f| &f.value));
             out.push_str(",\"StatusReplicasPath\":");
-            string(out, sc.status_replicas_path.as_ref().map_or("", |f| &f.value));
+            string(
+                out,
+                sc.status_replicas_path.as_ref().map_or("", |f| &f.value),
+            );
             out.push_str(",\"LabelSelectorPath\":");
-            opt_string(out, sc.label_selector_path.as_ref().map(|f| f.value.as_str()));
+            opt_string(
+                out,
+                sc.label_selector_path.as_ref().map(|f| f.value.as_str()),
+            );
             out.push('}');
         }
     }
@@ -402,6 +419,42 @@ pub struct Hoisted {
     pub selectable_fields: bool,
 }
 
+/// One per-version field (`schema`, `subresources`, `columns`, `selectable`) as the
+/// internal type prints it; used to decide whether all versions share it.
+pub fn version_field(v: &Version, which: &str) -> String {
+    let mut out = String::new();
+    match which {
+        "schema" => {
+            if v.schema_field.is_none() {
+                out.push_str("null");
+            } else {
+                out.push_str("{\"OpenAPIV3Schema\":");
+                match &v.schema {
+                    Some(s) => schema(&mut out, s),
+                    None => out.push_str("null"),
+                }
+                out.push('}');
+            }
+        }
+        "subresources" => subresources(&mut out, v.subresources.as_ref()),
+        "columns" => columns(
+            &mut out,
+            v.additional_printer_columns
+                .as_ref()
+                .map(|f| f.value.as_slice())
+                .filter(|c| !c.is_empty()),
+        ),
+        _ => selectable(
+            &mut out,
+            v.selectable_fields
+                .as_ref()
+                .map(|f| f.value.as_slice())
+                .filter(|c| !c.is_empty()),
+        ),
+    }
+    out
+}
+
 /// The internal `[]CustomResourceDefinitionVersion` as `json.Marshal` prints it.
 pub fn versions(list: &[Version], hoisted: Hoisted) -> String {
     let mut out = String::from("[");
@@ -418,7 +471,10 @@ pub fn versions(list: &[Version], hoisted: Hoisted) -> String {
         out.push_str(",\"Deprecated\":");
         boolean(&mut out, v.deprecated.as_ref().is_some_and(|f| f.value));
         out.push_str(",\"DeprecationWarning\":");
-        opt_string(&mut out, v.deprecation_warning.as_ref().map(|f| f.value.as_str()));
+        opt_string(
+            &mut out,
+            v.deprecation_warning.as_ref().map(|f| f.value.as_str()),
+        );
         out.push_str(",\"Schema\":");
         if hoisted.schema || v.schema_field.is_none() {
             out.push_str("null");
@@ -445,7 +501,9 @@ pub fn versions(list: &[Version], hoisted: Hoisted) -> String {
             if hoisted.columns {
                 None
             } else {
-                v.additional_printer_columns.as_ref().map(|f| f.value.as_slice())
+                v.additional_printer_columns
+                    .as_ref()
+                    .map(|f| f.value.as_slice())
             },
         );
         out.push_str(",\"SelectableFields\":");

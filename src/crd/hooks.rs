@@ -37,12 +37,17 @@ pub type CelTotalCostHook = fn(&CelRuleInput<'_>) -> Vec<Finding>;
 
 /// Validates a default value against the CEL rules of the schema it stands in
 /// (`path` ends in `.default`).
-pub type CelDefaultHook =
-    fn(schema: &Structural, is_resource_root: bool, default: &Node, path: &FieldPath) -> Vec<FieldError>;
+pub type CelDefaultHook = fn(
+    schema: &Structural,
+    is_resource_root: bool,
+    default: &Node,
+    path: &FieldPath,
+) -> Vec<FieldError>;
 
 /// OpenAPI value validation of a default (`ValidateCustomResource`): `path` ends in
 /// `.default`; the errors are the server's for that value.
-pub type ValueValidatorHook = fn(schema: &Structural, value: &Node, path: &FieldPath) -> Vec<FieldError>;
+pub type ValueValidatorHook =
+    fn(schema: &Structural, value: &Node, path: &FieldPath) -> Vec<FieldError>;
 
 #[derive(Clone, Copy)]
 pub struct Hooks {

@@ -80,13 +80,21 @@ pub fn check(crd: &Crd, hooks: &Hooks) -> Findings {
     let has_defaults = crd.versions.iter().any(|v| {
         v.schema.as_ref().is_some_and(|s| {
             let mut found = false;
-            warnings::visit(s, &FieldPath::empty(), &mut |n, _| found |= n.default.is_some(), 0);
+            warnings::visit(
+                s,
+                &FieldPath::empty(),
+                &mut |n, _| found |= n.default.is_some(),
+                0,
+            );
             found
         })
     });
     spec::validate_versions(&d, &mut f, |f, i, status| {
         if let Some(schema) = crd.versions.get(i).and_then(|v| v.schema.as_ref()) {
-            let path = FieldPath::root("spec").child("versions").index(i).child("schema");
+            let path = FieldPath::root("spec")
+                .child("versions")
+                .index(i)
+                .child("schema");
             openapi::validate(f, schema, &path, status, hooks);
         }
     });
@@ -117,7 +125,11 @@ pub fn create_warnings(crd: &Crd) -> Vec<Diagnostic> {
 /// CRD (`None` when every schema is structural), as its controller words it.
 pub fn nonstructural_condition(crd: &Crd) -> Option<String> {
     let mut errs: Vec<FieldError> = Vec::new();
-    if crd.preserve_unknown_fields.as_ref().is_some_and(|p| p.value) {
+    if crd
+        .preserve_unknown_fields
+        .as_ref()
+        .is_some_and(|p| p.value)
+    {
         errs.push(FieldError::invalid(
             FieldPath::root("spec").child("preserveUnknownFields"),
             true,

@@ -9,11 +9,11 @@ use crate::schema::structural::{self, Structural};
 
 use super::findings::Findings;
 use super::hooks::{CelRuleInput, Hooks};
-use super::{defaults, fieldpath, gojson};
 use super::{
     SCHEMA_EXTENSION, SCHEMA_FORBIDDEN_FIELD, SCHEMA_INVALID_DEFAULT, SCHEMA_INVALID_PATTERN,
     SCHEMA_INVALID_TYPE, SCHEMA_NOT_STRUCTURAL, SCHEMA_STATUS_ROOT, SCHEMA_VALIDATION_RULE,
 };
+use super::{defaults, fieldpath, gojson};
 
 const ALLOWED_AT_ROOT: &[&str] = &[
     "Description",
@@ -86,7 +86,10 @@ fn non_zero_fields(s: &SchemaProps) -> Vec<&'static str> {
     add(s.definitions.is_some(), "Definitions");
     add(s.external_docs.is_some(), "ExternalDocs");
     add(s.example.is_some(), "Example");
-    add(s.x_preserve_unknown_fields.is_some(), "XPreserveUnknownFields");
+    add(
+        s.x_preserve_unknown_fields.is_some(),
+        "XPreserveUnknownFields",
+    );
     add(s.x_embedded_resource, "XEmbeddedResource");
     add(s.x_int_or_string, "XIntOrString");
     add(s.x_list_map_keys.is_some(), "XListMapKeys");
@@ -148,7 +151,10 @@ pub fn validate(
     if schema.nullable {
         f.push(
             SCHEMA_FORBIDDEN_FIELD,
-            FieldError::forbidden(path.child("openAPIV3Schema.nullable"), "nullable cannot be true at the root"),
+            FieldError::forbidden(
+                path.child("openAPIV3Schema.nullable"),
+                "nullable cannot be true at the root",
+            ),
             "remove nullable from the root schema",
         );
     }
@@ -164,7 +170,9 @@ pub fn validate(
             let errs = structural::validate_structural(&root_path, &ss);
             if !errs.is_empty() {
                 for e in errs {
-                    let code = if e.field.as_str().ends_with(".pattern") && e.detail.starts_with("must be a valid regular expression") {
+                    let code = if e.field.as_str().ends_with(".pattern")
+                        && e.detail.starts_with("must be a valid regular expression")
+                    {
                         SCHEMA_INVALID_PATTERN
                     } else {
                         SCHEMA_NOT_STRUCTURAL
@@ -328,7 +336,9 @@ fn json_opt_str(v: Option<&str>) -> BadValue {
 
 fn json_strings(list: &[String]) -> BadValue {
     BadValue::Json(serde_json::Value::Array(
-        list.iter().map(|s| serde_json::Value::String(s.clone())).collect(),
+        list.iter()
+            .map(|s| serde_json::Value::String(s.clone()))
+            .collect(),
     ))
 }
 
@@ -377,7 +387,11 @@ impl Walker<'_, '_> {
             forbid(self, "additionalItems", "additionalItems is not supported");
         }
         if s.pattern_properties.as_ref().is_some_and(|m| !m.is_empty()) {
-            forbid(self, "patternProperties", "patternProperties is not supported");
+            forbid(
+                self,
+                "patternProperties",
+                "patternProperties is not supported",
+            );
         }
         if s.definitions.as_ref().is_some_and(|m| !m.is_empty()) {
             forbid(self, "definitions", "definitions is not supported");
@@ -395,7 +409,10 @@ impl Walker<'_, '_> {
         if ty == "null" {
             self.push(
                 SCHEMA_FORBIDDEN_FIELD,
-                FieldError::forbidden(path.child("type"), "type cannot be set to null, use nullable as an alternative"),
+                FieldError::forbidden(
+                    path.child("type"),
+                    "type cannot be set to null, use nullable as an alternative",
+                ),
                 "use nullable: true on a typed schema instead of type: null",
             );
         }
@@ -404,14 +421,20 @@ impl Walker<'_, '_> {
         {
             self.push(
                 SCHEMA_FORBIDDEN_FIELD,
-                FieldError::forbidden(path.child("items"), "items must be a schema object and not an array"),
+                FieldError::forbidden(
+                    path.child("items"),
+                    "items must be a schema object and not an array",
+                ),
                 "write items as one schema object (tuples are not supported)",
             );
         }
         if ssv.inside_resource_meta && s.x_embedded_resource {
             self.push(
                 SCHEMA_EXTENSION,
-                FieldError::forbidden(path.child("x-kubernetes-embedded-resource"), "must not be used inside of resource meta"),
+                FieldError::forbidden(
+                    path.child("x-kubernetes-embedded-resource"),
+                    "must not be used inside of resource meta",
+                ),
                 "remove x-kubernetes-embedded-resource from metadata/apiVersion/kind schemas",
             );
         }
@@ -442,11 +465,19 @@ impl Walker<'_, '_> {
             }
             if let SchemaOrBool::Schema(sub) = ap {
                 let sub_ssv = if ssv.inside_resource_meta {
-                    ssv.forbid_defaults("inside additionalProperties applying to object metadata".into())
+                    ssv.forbid_defaults(
+                        "inside additionalProperties applying to object metadata".into(),
+                    )
                 } else {
                     ssv.clone()
                 };
-                self.walk(sub, &path.child("additionalProperties"), &sub_ssv, false, depth + 1);
+                self.walk(
+                    sub,
+                    &path.child("additionalProperties"),
+                    &sub_ssv,
+                    false,
+                    depth + 1,
+                );
             }
         }
         if let Some(props) = &s.properties {
@@ -463,20 +494,36 @@ impl Walker<'_, '_> {
                         sub_ssv = sub_ssv.forbid_defaults(format!("in top-level {name}"));
                     }
                 }
-                self.walk(sub, &path.child("properties").key(name), &sub_ssv, false, depth + 1);
+                self.walk(
+                    sub,
+                    &path.child("properties").key(name),
+                    &sub_ssv,
+                    false,
+                    depth + 1,
+                );
             }
         }
         if let Some(not) = &s.not {
             self.walk(not, &path.child("not"), ssv, false, depth + 1);
         }
-        for (key, list) in [("allOf", &s.all_of), ("oneOf", &s.one_of), ("anyOf", &s.any_of)] {
+        for (key, list) in [
+            ("allOf", &s.all_of),
+            ("oneOf", &s.one_of),
+            ("anyOf", &s.any_of),
+        ] {
             for (i, sub) in list.iter().flatten().enumerate() {
                 self.walk(sub, &path.child(key).index(i), ssv, false, depth + 1);
             }
         }
         if let Some(defs) = &s.definitions {
             for (name, sub) in defs {
-                self.walk(sub, &path.child("definitions").key(name), ssv, false, depth + 1);
+                self.walk(
+                    sub,
+                    &path.child("definitions").key(name),
+                    ssv,
+                    false,
+                    depth + 1,
+                );
             }
         }
         if let Some(items) = &s.items {
@@ -491,7 +538,13 @@ impl Walker<'_, '_> {
                 }
                 SchemaOrArray::Array(list) => {
                     for (i, sub) in list.iter().enumerate() {
-                        self.walk(sub, &path.child("items").index(i), &sub_ssv, false, depth + 1);
+                        self.walk(
+                            sub,
+                            &path.child("items").index(i),
+                            &sub_ssv,
+                            false,
+                            depth + 1,
+                        );
                     }
                 }
             }
@@ -499,8 +552,17 @@ impl Walker<'_, '_> {
         if let Some(deps) = s.dependencies.as_ref().and_then(|d| d.as_object()) {
             for e in &deps.entries {
                 if e.value.as_object().is_some() {
-                    let (sub, _) = crate::model::schema::decode(&e.value, &path.child("dependencies").key(&e.key));
-                    self.walk(&sub, &path.child("dependencies").key(&e.key), ssv, false, depth + 1);
+                    let (sub, _) = crate::model::schema::decode(
+                        &e.value,
+                        &path.child("dependencies").key(&e.key),
+                    );
+                    self.walk(
+                        &sub,
+                        &path.child("dependencies").key(&e.key),
+                        ssv,
+                        false,
+                        depth + 1,
+                    );
                 }
             }
         }
@@ -525,27 +587,51 @@ impl Walker<'_, '_> {
         }
     }
 
+    #[allow(clippy::collapsible_match, clippy::collapsible_if)]
     fn extensions(&mut self, s: &SchemaProps, path: &FieldPath) {
         let ty = s.type_.as_deref().unwrap_or("");
         if s.x_preserve_unknown_fields == Some(false) {
             self.push(
                 SCHEMA_EXTENSION,
-                FieldError::invalid(path.child("x-kubernetes-preserve-unknown-fields"), false, "must be true or undefined"),
+                FieldError::invalid(
+                    path.child("x-kubernetes-preserve-unknown-fields"),
+                    false,
+                    "must be true or undefined",
+                ),
                 "remove x-kubernetes-preserve-unknown-fields: false (false is the default)",
             );
         }
         if let Some(mt) = s.x_map_type.as_deref() {
             if ty != "object" {
                 if ty.is_empty() {
-                    self.push(SCHEMA_EXTENSION, FieldError::required(path.child("type"), "must be object if x-kubernetes-map-type is specified"), "x-kubernetes-map-type applies to type: object");
+                    self.push(
+                        SCHEMA_EXTENSION,
+                        FieldError::required(
+                            path.child("type"),
+                            "must be object if x-kubernetes-map-type is specified",
+                        ),
+                        "x-kubernetes-map-type applies to type: object",
+                    );
                 } else {
-                    self.push(SCHEMA_EXTENSION, FieldError::invalid(path.child("type"), ty, "must be object if x-kubernetes-map-type is specified"), "x-kubernetes-map-type applies to type: object");
+                    self.push(
+                        SCHEMA_EXTENSION,
+                        FieldError::invalid(
+                            path.child("type"),
+                            ty,
+                            "must be object if x-kubernetes-map-type is specified",
+                        ),
+                        "x-kubernetes-map-type applies to type: object",
+                    );
                 }
             }
             if mt != "atomic" && mt != "granular" {
                 self.push(
                     SCHEMA_EXTENSION,
-                    FieldError::not_supported(path.child("x-kubernetes-map-type"), mt, &["atomic", "granular"]),
+                    FieldError::not_supported(
+                        path.child("x-kubernetes-map-type"),
+                        mt,
+                        &["atomic", "granular"],
+                    ),
                     "x-kubernetes-map-type is atomic or granular",
                 );
             }
@@ -553,9 +639,24 @@ impl Walker<'_, '_> {
         let lt = s.x_list_type.as_deref();
         if lt.is_some() && ty != "array" {
             if ty.is_empty() {
-                self.push(SCHEMA_EXTENSION, FieldError::required(path.child("type"), "must be array if x-kubernetes-list-type is specified"), "x-kubernetes-list-type applies to type: array");
+                self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::required(
+                        path.child("type"),
+                        "must be array if x-kubernetes-list-type is specified",
+                    ),
+                    "x-kubernetes-list-type applies to type: array",
+                );
             } else {
-                self.push(SCHEMA_EXTENSION, FieldError::invalid(path.child("type"), ty, "must be array if x-kubernetes-list-type is specified"), "x-kubernetes-list-type applies to type: array");
+                self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::invalid(
+                        path.child("type"),
+                        ty,
+                        "must be array if x-kubernetes-list-type is specified",
+                    ),
+                    "x-kubernetes-list-type applies to type: array",
+                );
             }
         } else if lt == Some("set")
             && let Some(SchemaOrArray::Schema(is)) = &s.items
@@ -589,24 +690,57 @@ impl Walker<'_, '_> {
         {
             self.push(
                 SCHEMA_EXTENSION,
-                FieldError::not_supported(path.child("x-kubernetes-list-type"), lt, &["atomic", "set", "map"]),
+                FieldError::not_supported(
+                    path.child("x-kubernetes-list-type"),
+                    lt,
+                    &["atomic", "set", "map"],
+                ),
                 "x-kubernetes-list-type is atomic, set or map",
             );
         }
         let keys = s.x_list_map_keys.as_deref().unwrap_or(&[]);
         if !keys.is_empty() {
             match lt {
-                None => self.push(SCHEMA_EXTENSION, FieldError::required(path.child("x-kubernetes-list-type"), "must be map if x-kubernetes-list-map-keys is non-empty"), "add x-kubernetes-list-type: map"),
+                None => self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::required(
+                        path.child("x-kubernetes-list-type"),
+                        "must be map if x-kubernetes-list-map-keys is non-empty",
+                    ),
+                    "add x-kubernetes-list-type: map",
+                ),
                 Some("map") => {}
-                Some(other) => self.push(SCHEMA_EXTENSION, FieldError::invalid(path.child("x-kubernetes-list-type"), other, "must be map if x-kubernetes-list-map-keys is non-empty"), "x-kubernetes-list-map-keys requires x-kubernetes-list-type: map"),
+                Some(other) => self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::invalid(
+                        path.child("x-kubernetes-list-type"),
+                        other,
+                        "must be map if x-kubernetes-list-map-keys is non-empty",
+                    ),
+                    "x-kubernetes-list-map-keys requires x-kubernetes-list-type: map",
+                ),
             }
         }
         if lt == Some("map") {
             if keys.is_empty() {
-                self.push(SCHEMA_EXTENSION, FieldError::required(path.child("x-kubernetes-list-map-keys"), "must not be empty if x-kubernetes-list-type is map"), "name the key properties in x-kubernetes-list-map-keys, e.g. [name]");
+                self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::required(
+                        path.child("x-kubernetes-list-map-keys"),
+                        "must not be empty if x-kubernetes-list-type is map",
+                    ),
+                    "name the key properties in x-kubernetes-list-map-keys, e.g. [name]",
+                );
             }
             match &s.items {
-                None => self.push(SCHEMA_EXTENSION, FieldError::required(path.child("items"), "must have a schema if x-kubernetes-list-type is map"), "map lists need an items schema of type object"),
+                None => self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::required(
+                        path.child("items"),
+                        "must have a schema if x-kubernetes-list-type is map",
+                    ),
+                    "map lists need an items schema of type object",
+                ),
                 Some(SchemaOrArray::Array(list)) => {
                     let mut v = String::from("{\"Schema\":null,\"JSONSchemas\":[");
                     for (i, x) in list.iter().enumerate() {
@@ -616,12 +750,28 @@ impl Walker<'_, '_> {
                         gojson::schema(&mut v, x);
                     }
                     v.push_str("]}");
-                    self.push(SCHEMA_EXTENSION, FieldError::invalid(path.child("items"), BadValue::Raw(v), "must only have a single schema if x-kubernetes-list-type is map"), "write items as one object schema");
+                    self.push(
+                        SCHEMA_EXTENSION,
+                        FieldError::invalid(
+                            path.child("items"),
+                            BadValue::Raw(v),
+                            "must only have a single schema if x-kubernetes-list-type is map",
+                        ),
+                        "write items as one object schema",
+                    );
                 }
                 Some(SchemaOrArray::Schema(is)) => {
                     let ity = is.type_.as_deref().unwrap_or("");
                     if ity != "object" {
-                        self.push(SCHEMA_EXTENSION, FieldError::invalid(path.child("items").child("type"), ity, "must be object if parent array's x-kubernetes-list-type is map"), "items of a map list are objects");
+                        self.push(
+                            SCHEMA_EXTENSION,
+                            FieldError::invalid(
+                                path.child("items").child("type"),
+                                ity,
+                                "must be object if parent array's x-kubernetes-list-type is map",
+                            ),
+                            "items of a map list are objects",
+                        );
                     } else {
                         let mut seen = std::collections::HashSet::new();
                         for k in keys {
@@ -631,10 +781,26 @@ impl Walker<'_, '_> {
                                         self.push(SCHEMA_EXTENSION, FieldError::invalid(path.child("items").child("properties").key(k).child("type"), ity, "must be a scalar type if parent array's x-kubernetes-list-type is map"), "list map keys must be scalars (string, integer, number, boolean)");
                                     }
                                 }
-                                None => self.push(SCHEMA_EXTENSION, FieldError::invalid(path.child("x-kubernetes-list-map-keys"), json_strings(keys), "entries must all be names of item properties"), "every key must be a property of the items schema"),
+                                None => self.push(
+                                    SCHEMA_EXTENSION,
+                                    FieldError::invalid(
+                                        path.child("x-kubernetes-list-map-keys"),
+                                        json_strings(keys),
+                                        "entries must all be names of item properties",
+                                    ),
+                                    "every key must be a property of the items schema",
+                                ),
                             }
                             if !seen.insert(k.as_str()) {
-                                self.push(SCHEMA_EXTENSION, FieldError::invalid(path.child("x-kubernetes-list-map-keys"), json_strings(keys), "must not contain duplicate entries"), "list each key once");
+                                self.push(
+                                    SCHEMA_EXTENSION,
+                                    FieldError::invalid(
+                                        path.child("x-kubernetes-list-map-keys"),
+                                        json_strings(keys),
+                                        "must not contain duplicate entries",
+                                    ),
+                                    "list each key once",
+                                );
                             }
                         }
                     }
@@ -644,7 +810,14 @@ impl Walker<'_, '_> {
         // validateMapListKeysMapSet
         if let (Some(lt @ ("set" | "map")), Some(SchemaOrArray::Schema(is))) = (lt, &s.items) {
             if is.nullable {
-                self.push(SCHEMA_EXTENSION, FieldError::forbidden(path.child("items").child("nullable"), format!("cannot be nullable when x-kubernetes-list-type is {lt}")), "remove nullable from the items schema");
+                self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::forbidden(
+                        path.child("items").child("nullable"),
+                        format!("cannot be nullable when x-kubernetes-list-type is {lt}"),
+                    ),
+                    "remove nullable from the items schema",
+                );
             }
             if lt == "map" {
                 let required = is.required.as_deref().unwrap_or(&[]);
@@ -675,20 +848,60 @@ impl Walker<'_, '_> {
             let message = rule.message.as_deref().unwrap_or("");
             let trimmed_msg = message.trim();
             if trimmed_rule.is_empty() {
-                self.push(SCHEMA_VALIDATION_RULE, FieldError::required(rp.child("rule"), "rule is not specified"), "write a CEL expression in rule");
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::required(rp.child("rule"), "rule is not specified"),
+                    "write a CEL expression in rule",
+                );
             } else if !message.is_empty() && trimmed_msg.is_empty() {
-                self.push(SCHEMA_VALIDATION_RULE, FieldError::invalid(rp.child("message"), message, "must be non-empty if specified"), "write a message or remove it");
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::invalid(
+                        rp.child("message"),
+                        message,
+                        "must be non-empty if specified",
+                    ),
+                    "write a message or remove it",
+                );
             } else if has_newlines(trimmed_msg) {
-                self.push(SCHEMA_VALIDATION_RULE, FieldError::invalid(rp.child("message"), message, "must not contain line breaks"), "write the message on one line");
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::invalid(
+                        rp.child("message"),
+                        message,
+                        "must not contain line breaks",
+                    ),
+                    "write the message on one line",
+                );
             } else if has_newlines(trimmed_rule) && trimmed_msg.is_empty() {
-                self.push(SCHEMA_VALIDATION_RULE, FieldError::required(rp.child("message"), "message must be specified if rule contains line breaks"), "add a message for multi-line rules");
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::required(
+                        rp.child("message"),
+                        "message must be specified if rule contains line breaks",
+                    ),
+                    "add a message for multi-line rules",
+                );
             }
             let me = rule.message_expression.as_deref().unwrap_or("");
             if !me.is_empty() && me.trim().is_empty() {
-                self.push(SCHEMA_VALIDATION_RULE, FieldError::required(rp.child("messageExpression"), "messageExpression must be non-empty if specified"), "write a CEL expression or remove messageExpression");
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::required(
+                        rp.child("messageExpression"),
+                        "messageExpression must be non-empty if specified",
+                    ),
+                    "write a CEL expression or remove messageExpression",
+                );
             }
             if let Some(reason) = rule.reason.as_deref()
-                && !matches!(reason, "FieldValueRequired" | "FieldValueForbidden" | "FieldValueInvalid" | "FieldValueDuplicate")
+                && !matches!(
+                    reason,
+                    "FieldValueRequired"
+                        | "FieldValueForbidden"
+                        | "FieldValueInvalid"
+                        | "FieldValueDuplicate"
+                )
             {
                 self.push(
                     SCHEMA_VALIDATION_RULE,
@@ -698,10 +911,22 @@ impl Walker<'_, '_> {
             }
             let fp = rule.field_path.as_deref().unwrap_or("");
             if !fp.is_empty() && fp.trim().is_empty() {
-                self.push(SCHEMA_VALIDATION_RULE, FieldError::invalid(rp.child("fieldPath"), fp, "must be non-empty if specified"), "write a field path such as .spec.replicas or remove fieldPath");
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::invalid(
+                        rp.child("fieldPath"),
+                        fp,
+                        "must be non-empty if specified",
+                    ),
+                    "write a field path such as .spec.replicas or remove fieldPath",
+                );
             }
             if has_newlines(fp) {
-                self.push(SCHEMA_VALIDATION_RULE, FieldError::invalid(rp.child("fieldPath"), fp, "must not contain line breaks"), "write the field path on one line");
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::invalid(rp.child("fieldPath"), fp, "must not contain line breaks"),
+                    "write the field path on one line",
+                );
             }
             if !fp.is_empty()
                 && let Ok(ss) = structural::from_props(s)

@@ -11,11 +11,11 @@ use crate::schema::structural::{self, Structural};
 use super::dns::{is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name};
 use super::findings::Findings;
 use super::gojson::{self, Hoisted};
-use super::{fieldpath, gourl};
 use super::{
     CONVERSION, GROUP, METADATA, NAMES, PRESERVE_UNKNOWN_FIELDS, PRINTER_COLUMNS, SCOPE,
     SELECTABLE_FIELDS, SUBRESOURCES, VERSIONS,
 };
+use super::{fieldpath, gourl};
 
 fn s(f: &Option<Field<String>>) -> &str {
     f.as_ref().map_or("", |f| f.value.as_str())
@@ -80,26 +80,7 @@ fn hoisting(crd: &Crd) -> Hoisted {
     if crd.versions.is_empty() {
         return Hoisted::default();
     }
-    let render = |v: &Version| {
-        gojson::versions(std::slice::from_ref(v), Hoisted::default())
-    };
-    // Render each field on its own by hoisting the others away.
-    let only = |v: &Version, keep: &str| {
-        let mut h = Hoisted {
-            schema: true,
-            subresources: true,
-            columns: true,
-            selectable_fields: true,
-        };
-        match keep {
-            "schema" => h.schema = false,
-            "subresources" => h.subresources = false,
-            "columns" => h.columns = false,
-            _ => h.selectable_fields = false,
-        }
-        let _ = render;
-        normalize_empty(gojson::versions(std::slice::from_ref(v), h))
-    };
+    let only = |v: &Version, which: &str| normalize_empty(gojson::version_field(v, which));
     Hoisted {
         schema: all_equal(crd.versions.iter().map(|v| only(v, "schema"))),
         subresources: all_equal(crd.versions.iter().map(|v| only(v, "subresources"))),
@@ -110,7 +91,16 @@ fn hoisting(crd: &Crd) -> Hoisted {
 
 /// Semantic equality treats empty and nil slices alike.
 fn normalize_empty(s: String) -> String {
-    s.replace(":[]", ":null").replace(":{}", ":null")
+    let mut s = s.replace(":[]", ":null");
+    for key in [
+        "Properties",
+        "PatternProperties",
+        "Definitions",
+        "Dependencies",
+    ] {
+        s = s.replace(&format!("\"{key}\":{{}}"), &format!("\"{key}\":null"));
+    }
+    s
 }
 
 pub fn validate_metadata(d: &Defaulted, f: &mut Findings) {
@@ -156,7 +146,9 @@ pub fn validate_metadata(d: &Defaulted, f: &mut Findings) {
             f.push(
                 METADATA,
                 FieldError::invalid(path.child("name"), name.as_str(), msg),
-                &format!("set metadata.name to \"{required_name}\" (<spec.names.plural>.<spec.group>)"),
+                &format!(
+                    "set metadata.name to \"{required_name}\" (<spec.names.plural>.<spec.group>)"
+                ),
             );
         }
     }
@@ -215,7 +207,11 @@ pub fn validate_metadata(d: &Defaulted, f: &mut Findings) {
             if version.is_empty() {
                 f.push_at(
                     METADATA,
-                    FieldError::invalid(rpath.child("apiVersion"), api_version, "version must not be empty"),
+                    FieldError::invalid(
+                        rpath.child("apiVersion"),
+                        api_version,
+                        "version must not be empty",
+                    ),
                     r.api_version.as_ref().map_or(r.span, |x| x.span),
                     "",
                 );
@@ -345,7 +341,11 @@ pub fn validate_group_scope(d: &Defaulted, f: &mut Findings) {
         } else if group.split('.').count() < 2 {
             f.push(
                 GROUP,
-                FieldError::invalid(spec.child("group"), group, "should be a domain with at least one dot"),
+                FieldError::invalid(
+                    spec.child("group"),
+                    group,
+                    "should be a domain with at least one dot",
+                ),
                 "use a domain with at least one dot, e.g. example.com",
             );
         }
@@ -421,8 +421,8 @@ pub fn validate_versions(
     let vpath = spec.child("versions");
 
     // Every version needs a schema (unless a shared one exists).
-    let shared_schema = d.hoisted.schema
-        && crd.versions.first().is_some_and(|v| v.schema.is_some());
+    let shared_schema =
+        d.hoisted.schema && crd.versions.first().is_some_and(|v| v.schema.is_some());
     if !shared_schema {
         for (i, v) in crd.versions.iter().enumerate() {
             if v.schema.is_none() {
@@ -513,7 +513,11 @@ pub fn validate_versions(
     if stored.is_empty() {
         f.push_at(
             VERSIONS,
-            FieldError::invalid(spath, BadValue::Raw("null".into()), "must have at least one stored version"),
+            FieldError::invalid(
+                spath,
+                BadValue::Raw("null".into()),
+                "must have at least one stored version",
+            ),
             versions_span(crd),
             "mark one version with storage: true",
         );
@@ -562,8 +566,15 @@ fn validate_version(
     let crd = d.crd;
     let path = FieldPath::root("spec").child("versions").index(i);
     let deprecated = b(&v.deprecated);
-    for msg in deprecation_errors(deprecated, v.deprecation_warning.as_ref().map(|w| w.value.as_str())) {
-        let w = v.deprecation_warning.as_ref().map(|w| w.value.as_str()).unwrap_or("");
+    for msg in deprecation_errors(
+        deprecated,
+        v.deprecation_warning.as_ref().map(|w| w.value.as_str()),
+    ) {
+        let w = v
+            .deprecation_warning
+            .as_ref()
+            .map(|w| w.value.as_str())
+            .unwrap_or("");
         f.push(
             VERSIONS,
             FieldError::invalid(path.child("deprecationWarning"), json_str(w), msg),
@@ -632,7 +643,11 @@ fn validate_version(
                 Err(e) => {
                     f.push(
                         SELECTABLE_FIELDS,
-                        FieldError::invalid(path.child("schema").child("openAPIV3Schema"), "", e.message),
+                        FieldError::invalid(
+                            path.child("schema").child("openAPIV3Schema"),
+                            "",
+                            e.message,
+                        ),
                         "",
                     );
                 }
@@ -645,8 +660,8 @@ fn validate_version(
 
 fn status_enabled_for(d: &Defaulted, v: &Version) -> bool {
     let crd = d.crd;
-    let per_version = !d.hoisted.subresources
-        && crd.versions.iter().any(|x| x.subresources.is_some());
+    let per_version =
+        !d.hoisted.subresources && crd.versions.iter().any(|x| x.subresources.is_some());
     let sub = if per_version {
         let name = s(&v.name);
         crd.versions
@@ -676,7 +691,12 @@ fn simple_json_path(p: &str, path: &FieldPath) -> Option<FieldError> {
 
 fn validate_scale(f: &mut Findings, path: &FieldPath, scale: &Scale) {
     let spec_path = path.child("scale.specReplicasPath");
-    match scale.spec_replicas_path.as_ref().map(|x| x.value.as_str()).unwrap_or("") {
+    match scale
+        .spec_replicas_path
+        .as_ref()
+        .map(|x| x.value.as_str())
+        .unwrap_or("")
+    {
         "" => {
             f.push_at(
                 SUBRESOURCES,
@@ -687,7 +707,11 @@ fn validate_scale(f: &mut Findings, path: &FieldPath, scale: &Scale) {
         }
         p => {
             if let Some(e) = simple_json_path(p, &spec_path) {
-                f.push(SUBRESOURCES, e, "write a JSON path in dot notation, e.g. .spec.replicas");
+                f.push(
+                    SUBRESOURCES,
+                    e,
+                    "write a JSON path in dot notation, e.g. .spec.replicas",
+                );
             } else if !p.starts_with(".spec.") {
                 f.push(
                     SUBRESOURCES,
@@ -698,7 +722,12 @@ fn validate_scale(f: &mut Findings, path: &FieldPath, scale: &Scale) {
         }
     }
     let status_path = path.child("scale.statusReplicasPath");
-    match scale.status_replicas_path.as_ref().map(|x| x.value.as_str()).unwrap_or("") {
+    match scale
+        .status_replicas_path
+        .as_ref()
+        .map(|x| x.value.as_str())
+        .unwrap_or("")
+    {
         "" => {
             f.push_at(
                 SUBRESOURCES,
@@ -709,7 +738,11 @@ fn validate_scale(f: &mut Findings, path: &FieldPath, scale: &Scale) {
         }
         p => {
             if let Some(e) = simple_json_path(p, &status_path) {
-                f.push(SUBRESOURCES, e, "write a JSON path in dot notation, e.g. .status.replicas");
+                f.push(
+                    SUBRESOURCES,
+                    e,
+                    "write a JSON path in dot notation, e.g. .status.replicas",
+                );
             } else if !p.starts_with(".status.") {
                 f.push(
                     SUBRESOURCES,
@@ -724,11 +757,19 @@ fn validate_scale(f: &mut Findings, path: &FieldPath, scale: &Scale) {
     {
         let sel_path = path.child("scale.labelSelectorPath");
         if let Some(e) = simple_json_path(&sel.value, &sel_path) {
-            f.push(SUBRESOURCES, e, "write a JSON path in dot notation, e.g. .status.selector");
+            f.push(
+                SUBRESOURCES,
+                e,
+                "write a JSON path in dot notation, e.g. .status.selector",
+            );
         } else if !sel.value.starts_with(".spec.") && !sel.value.starts_with(".status.") {
             f.push(
                 SUBRESOURCES,
-                FieldError::invalid(sel_path, json_str(&sel.value), "should be a json path under either .spec or .status"),
+                FieldError::invalid(
+                    sel_path,
+                    json_str(&sel.value),
+                    "should be a json path under either .spec or .status",
+                ),
                 "labelSelectorPath must point under .spec or .status, e.g. .status.selector",
             );
         }
@@ -766,7 +807,11 @@ fn validate_column(f: &mut Findings, path: &FieldPath, c: &PrinterColumn) {
     if !format.is_empty() && !COLUMN_FORMATS.split(',').any(|t| t == format) {
         f.push(
             PRINTER_COLUMNS,
-            FieldError::invalid(path.child("format"), format, format!("must be one of {COLUMN_FORMATS}")),
+            FieldError::invalid(
+                path.child("format"),
+                format,
+                format!("must be one of {COLUMN_FORMATS}"),
+            ),
             "use one of the supported formats or remove format",
         );
     }
@@ -780,7 +825,11 @@ fn validate_column(f: &mut Findings, path: &FieldPath, c: &PrinterColumn) {
             "set jsonPath to the field to show, e.g. .spec.replicas",
         );
     } else if let Some(e) = simple_json_path(json_path, &jp) {
-        f.push(PRINTER_COLUMNS, e, "printer column paths start with a dot, e.g. .status.phase");
+        f.push(
+            PRINTER_COLUMNS,
+            e,
+            "printer column paths start with a dot, e.g. .status.phase",
+        );
     }
 }
 
@@ -793,7 +842,11 @@ fn validate_selectable_fields(
     let mut unique = std::collections::HashSet::new();
     for (i, field) in fields.iter().enumerate() {
         let ipath = path.index(i);
-        let jp = field.json_path.as_ref().map(|x| x.value.as_str()).unwrap_or("");
+        let jp = field
+            .json_path
+            .as_ref()
+            .map(|x| x.value.as_str())
+            .unwrap_or("");
         if jp.is_empty() {
             f.push_at(
                 SELECTABLE_FIELDS,
@@ -820,7 +873,10 @@ fn validate_selectable_fields(
                         "metadata.name and metadata.namespace are always selectable; pick a spec or status field",
                     );
                 }
-                if !matches!(found.map(|s| s.generic.type_.as_str()), Some("string" | "boolean" | "integer")) {
+                if !matches!(
+                    found.map(|s| s.generic.type_.as_str()),
+                    Some("string" | "boolean" | "integer")
+                ) {
                     f.push(
                         SELECTABLE_FIELDS,
                         FieldError::invalid(jpath.clone(), jp, "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."),
@@ -854,21 +910,46 @@ pub fn validate_names(d: &Defaulted, f: &mut Findings) {
     let kind = s(&n.kind);
     let names_span = n.key_span;
     let req = |f: &mut Findings, field: &str, help: &str| {
-        f.push_at(NAMES, FieldError::required(path.child(field), ""), names_span, help);
+        f.push_at(
+            NAMES,
+            FieldError::required(path.child(field), ""),
+            names_span,
+            help,
+        );
     };
     if plural.is_empty() {
-        req(f, "plural", "set names.plural to the lowercase plural resource name, e.g. crontabs");
+        req(
+            f,
+            "plural",
+            "set names.plural to the lowercase plural resource name, e.g. crontabs",
+        );
     }
     if d.singular.is_empty() {
-        req(f, "singular", "set names.singular (or names.kind, from which it defaults)");
+        req(
+            f,
+            "singular",
+            "set names.singular (or names.kind, from which it defaults)",
+        );
     }
     if kind.is_empty() {
-        req(f, "kind", "set names.kind to the CamelCase kind, e.g. CronTab");
+        req(
+            f,
+            "kind",
+            "set names.kind to the CamelCase kind, e.g. CronTab",
+        );
     }
     if d.list_kind.is_empty() {
-        req(f, "listKind", "set names.listKind (or names.kind, from which it defaults)");
+        req(
+            f,
+            "listKind",
+            "set names.listKind (or names.kind, from which it defaults)",
+        );
     }
-    let check = |f: &mut Findings, field: &str, value: &str, lower: bool, span: Option<crate::source::Span>| {
+    let check = |f: &mut Findings,
+                 field: &str,
+                 value: &str,
+                 lower: bool,
+                 span: Option<crate::source::Span>| {
         if value.is_empty() {
             return;
         }
@@ -881,7 +962,10 @@ pub fn validate_names(d: &Defaulted, f: &mut Findings) {
             return;
         }
         let detail = if lower {
-            format!("may have mixed case, but should otherwise match: {}", errs.join(","))
+            format!(
+                "may have mixed case, but should otherwise match: {}",
+                errs.join(",")
+            )
         } else {
             errs.join(",")
         };
@@ -914,7 +998,11 @@ pub fn validate_names(d: &Defaulted, f: &mut Findings) {
             if !errs.is_empty() {
                 f.push_at(
                     NAMES,
-                    FieldError::invalid(path.child("shortNames").index(i), sn.value.as_str(), errs.join(",")),
+                    FieldError::invalid(
+                        path.child("shortNames").index(i),
+                        sn.value.as_str(),
+                        errs.join(","),
+                    ),
                     sn.span,
                     "short names must be lowercase DNS-1035 labels, e.g. ct",
                 );
@@ -924,7 +1012,11 @@ pub fn validate_names(d: &Defaulted, f: &mut Findings) {
     if !kind.is_empty() && kind == d.list_kind {
         f.push(
             NAMES,
-            FieldError::invalid(path.child("listKind"), d.list_kind.as_str(), "kind and listKind may not be the same"),
+            FieldError::invalid(
+                path.child("listKind"),
+                d.list_kind.as_str(),
+                "kind and listKind may not be the same",
+            ),
             "listKind is conventionally <kind>List",
         );
     }
@@ -934,7 +1026,11 @@ pub fn validate_names(d: &Defaulted, f: &mut Findings) {
             if !errs.is_empty() {
                 f.push_at(
                     NAMES,
-                    FieldError::invalid(path.child("categories").index(i), c.value.as_str(), errs.join(",")),
+                    FieldError::invalid(
+                        path.child("categories").index(i),
+                        c.value.as_str(),
+                        errs.join(","),
+                    ),
                     c.span,
                     "categories must be lowercase DNS-1035 labels, e.g. all",
                 );
@@ -956,7 +1052,11 @@ pub fn validate_conversion(d: &Defaulted, f: &mut Findings, structural_ok: bool)
     if strategy != "None" && preserve {
         f.push(
             CONVERSION,
-            FieldError::invalid(path.child("strategy"), strategy, "must be None if spec.preserveUnknownFields is true"),
+            FieldError::invalid(
+                path.child("strategy"),
+                strategy,
+                "must be None if spec.preserveUnknownFields is true",
+            ),
             "set spec.preserveUnknownFields to false (required in v1) to use webhook conversion",
         );
     }
@@ -1001,16 +1101,30 @@ pub fn validate_conversion(d: &Defaulted, f: &mut Findings, structural_ok: bool)
                 (None, Some(svc)) => {
                     let spath = cc_path.child("service");
                     if s(&svc.name).is_empty() {
-                        f.push_at(CONVERSION, FieldError::required(spath.child("name"), ""), svc.key_span, "name the Service that serves the conversion webhook");
+                        f.push_at(
+                            CONVERSION,
+                            FieldError::required(spath.child("name"), ""),
+                            svc.key_span,
+                            "name the Service that serves the conversion webhook",
+                        );
                     }
                     if s(&svc.namespace).is_empty() {
-                        f.push_at(CONVERSION, FieldError::required(spath.child("namespace"), ""), svc.key_span, "set the namespace of the webhook Service");
+                        f.push_at(
+                            CONVERSION,
+                            FieldError::required(spath.child("namespace"), ""),
+                            svc.key_span,
+                            "set the namespace of the webhook Service",
+                        );
                     }
                     let port = svc.port.as_ref().map_or(443, |p| p.value);
                     if !(1..=65535).contains(&port) {
                         f.push(
                             CONVERSION,
-                            FieldError::invalid(spath.child("port"), port, "port is not valid: must be between 1 and 65535, inclusive"),
+                            FieldError::invalid(
+                                spath.child("port"),
+                                port,
+                                "port is not valid: must be between 1 and 65535, inclusive",
+                            ),
                             "use a port between 1 and 65535 (default 443)",
                         );
                     }
@@ -1035,11 +1149,25 @@ pub fn validate_conversion(d: &Defaulted, f: &mut Findings, structural_ok: bool)
                 let mut accepted = false;
                 for (i, v) in list.value.iter().enumerate() {
                     if !seen.insert(v.value.as_str()) {
-                        f.push_at(CONVERSION, FieldError::invalid(rpath.index(i), v.value.as_str(), "duplicate version"), v.span, "list each version once");
+                        f.push_at(
+                            CONVERSION,
+                            FieldError::invalid(
+                                rpath.index(i),
+                                v.value.as_str(),
+                                "duplicate version",
+                            ),
+                            v.span,
+                            "list each version once",
+                        );
                         continue;
                     }
                     for e in is_dns1035_label(&v.value) {
-                        f.push_at(CONVERSION, FieldError::invalid(rpath.index(i), v.value.as_str(), e), v.span, "ConversionReview versions look like v1 or v1beta1");
+                        f.push_at(
+                            CONVERSION,
+                            FieldError::invalid(rpath.index(i), v.value.as_str(), e),
+                            v.span,
+                            "ConversionReview versions look like v1 or v1beta1",
+                        );
                     }
                     if v.value == "v1" || v.value == "v1beta1" {
                         accepted = true;
@@ -1063,7 +1191,10 @@ pub fn validate_conversion(d: &Defaulted, f: &mut Findings, structural_ok: bool)
         if let Some(cc) = cc {
             f.push_at(
                 CONVERSION,
-                FieldError::forbidden(cc_path, "should not be set when strategy is not set to Webhook"),
+                FieldError::forbidden(
+                    cc_path,
+                    "should not be set when strategy is not set to Webhook",
+                ),
                 cc.key_span,
                 "remove webhook.clientConfig, or set strategy: Webhook",
             );
@@ -1071,7 +1202,10 @@ pub fn validate_conversion(d: &Defaulted, f: &mut Findings, structural_ok: bool)
         if let Some(r) = review.filter(|r| !r.value.is_empty()) {
             f.push_at(
                 CONVERSION,
-                FieldError::forbidden(path.child("conversionReviewVersions"), "should not be set when strategy is not set to Webhook"),
+                FieldError::forbidden(
+                    path.child("conversionReviewVersions"),
+                    "should not be set when strategy is not set to Webhook",
+                ),
                 r.key_span,
                 "remove webhook.conversionReviewVersions, or set strategy: Webhook",
             );
@@ -1092,19 +1226,64 @@ fn validate_webhook_url(f: &mut Findings, path: &FieldPath, url: &Field<String>)
         }
         Ok(u) => {
             if u.scheme != "https" {
-                f.push_at(CONVERSION, FieldError::invalid(path.clone(), u.scheme.as_str(), format!("'https' is the only allowed URL scheme{FORM}")), url.span, "conversion webhooks must use https");
+                f.push_at(
+                    CONVERSION,
+                    FieldError::invalid(
+                        path.clone(),
+                        u.scheme.as_str(),
+                        format!("'https' is the only allowed URL scheme{FORM}"),
+                    ),
+                    url.span,
+                    "conversion webhooks must use https",
+                );
             }
             if u.host.is_empty() {
-                f.push_at(CONVERSION, FieldError::invalid(path.clone(), u.host.as_str(), format!("host must be specified{FORM}")), url.span, "write an absolute https URL with a host");
+                f.push_at(
+                    CONVERSION,
+                    FieldError::invalid(
+                        path.clone(),
+                        u.host.as_str(),
+                        format!("host must be specified{FORM}"),
+                    ),
+                    url.span,
+                    "write an absolute https URL with a host",
+                );
             }
             if let Some(user) = &u.user {
-                f.push_at(CONVERSION, FieldError::invalid(path.clone(), user.as_str(), "user information is not permitted in the URL"), url.span, "remove user:password@ from the URL; use caBundle and TLS instead");
+                f.push_at(
+                    CONVERSION,
+                    FieldError::invalid(
+                        path.clone(),
+                        user.as_str(),
+                        "user information is not permitted in the URL",
+                    ),
+                    url.span,
+                    "remove user:password@ from the URL; use caBundle and TLS instead",
+                );
             }
             if !u.fragment.is_empty() {
-                f.push_at(CONVERSION, FieldError::invalid(path.clone(), u.fragment.as_str(), "fragments are not permitted in the URL"), url.span, "remove the #fragment from the URL");
+                f.push_at(
+                    CONVERSION,
+                    FieldError::invalid(
+                        path.clone(),
+                        u.fragment.as_str(),
+                        "fragments are not permitted in the URL",
+                    ),
+                    url.span,
+                    "remove the #fragment from the URL",
+                );
             }
             if !u.raw_query.is_empty() {
-                f.push_at(CONVERSION, FieldError::invalid(path.clone(), u.raw_query.as_str(), "query parameters are not permitted in the URL"), url.span, "remove the ?query from the URL");
+                f.push_at(
+                    CONVERSION,
+                    FieldError::invalid(
+                        path.clone(),
+                        u.raw_query.as_str(),
+                        "query parameters are not permitted in the URL",
+                    ),
+                    url.span,
+                    "remove the ?query from the URL",
+                );
             }
         }
     }
@@ -1116,11 +1295,19 @@ fn validate_service_path(f: &mut Findings, path: &FieldPath, p: &str) {
     }
     let help = "service paths start with '/' and consist of DNS-subdomain segments, e.g. /convert";
     if p == "//" {
-        f.push(CONVERSION, FieldError::invalid(path.clone(), p, "segment[0] may not be empty"), help);
+        f.push(
+            CONVERSION,
+            FieldError::invalid(path.clone(), p, "segment[0] may not be empty"),
+            help,
+        );
         return;
     }
     if !p.starts_with('/') {
-        f.push(CONVERSION, FieldError::invalid(path.clone(), p, "must start with a '/'"), help);
+        f.push(
+            CONVERSION,
+            FieldError::invalid(path.clone(), p, "must start with a '/'"),
+            help,
+        );
     }
     let mut check = &p[1.min(p.len())..];
     if let Some(stripped) = check.strip_suffix('/') {
@@ -1128,11 +1315,19 @@ fn validate_service_path(f: &mut Findings, path: &FieldPath, p: &str) {
     }
     for (i, step) in check.split('/').enumerate() {
         if step.is_empty() {
-            f.push(CONVERSION, FieldError::invalid(path.clone(), p, format!("segment[{i}] may not be empty")), help);
+            f.push(
+                CONVERSION,
+                FieldError::invalid(path.clone(), p, format!("segment[{i}] may not be empty")),
+                help,
+            );
             continue;
         }
         for e in is_dns1123_subdomain(step) {
-            f.push(CONVERSION, FieldError::invalid(path.clone(), p, format!("segment[{i}]: {e}")), help);
+            f.push(
+                CONVERSION,
+                FieldError::invalid(path.clone(), p, format!("segment[{i}]: {e}")),
+                help,
+            );
         }
     }
 }
@@ -1173,7 +1368,9 @@ pub fn validate_preserve_and_approval(d: &Defaulted, f: &mut Findings, has_defau
         .and_then(|a| a.value.iter().find(|(k, _)| k.value == ANNOTATION))
         .map(|(_, v)| v.value.as_str())
         .unwrap_or("");
-    let apath = FieldPath::root("metadata").child("annotations").key(ANNOTATION);
+    let apath = FieldPath::root("metadata")
+        .child("annotations")
+        .key(ANNOTATION);
     let help = "CRDs in *.k8s.io / *.kubernetes.io groups need the api-approved.kubernetes.io annotation set to the URL of the approving PR (or a value starting with \"unapproved\")";
     if value.is_empty() {
         f.push(

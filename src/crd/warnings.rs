@@ -7,9 +7,32 @@ use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use super::{SCHEMA_LIST_SET_NON_SCALAR, SCHEMA_UNKNOWN_FORMAT};
 
 const STRING_FORMATS: &[&str] = &[
-    "bsonobjectid", "uri", "email", "hostname", "ipv4", "ipv6", "cidr", "mac", "uuid", "uuid3",
-    "uuid4", "uuid5", "isbn", "isbn10", "isbn13", "creditcard", "ssn", "hexcolor", "rgbcolor",
-    "byte", "password", "date", "duration", "datetime", "k8sshortname", "k8slongname",
+    "bsonobjectid",
+    "uri",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "cidr",
+    "mac",
+    "uuid",
+    "uuid3",
+    "uuid4",
+    "uuid5",
+    "isbn",
+    "isbn10",
+    "isbn13",
+    "creditcard",
+    "ssn",
+    "hexcolor",
+    "rgbcolor",
+    "byte",
+    "password",
+    "date",
+    "duration",
+    "datetime",
+    "k8sshortname",
+    "k8slongname",
 ];
 
 /// `GetUnrecognizedFormats` for one schema node.
@@ -26,7 +49,12 @@ pub fn is_unrecognized_format(ty: &str, format: &str) -> bool {
 }
 
 /// Visits every schema node like the server's `SchemaHas` (with paths).
-pub fn visit<'a>(s: &'a SchemaProps, path: &FieldPath, f: &mut dyn FnMut(&'a SchemaProps, &FieldPath), depth: usize) {
+pub fn visit<'a>(
+    s: &'a SchemaProps,
+    path: &FieldPath,
+    f: &mut dyn FnMut(&'a SchemaProps, &FieldPath),
+    depth: usize,
+) {
     if depth > 1000 {
         return;
     }
@@ -40,7 +68,11 @@ pub fn visit<'a>(s: &'a SchemaProps, path: &FieldPath, f: &mut dyn FnMut(&'a Sch
         }
         None => {}
     }
-    for (key, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+    for (key, list) in [
+        ("allOf", &s.all_of),
+        ("anyOf", &s.any_of),
+        ("oneOf", &s.one_of),
+    ] {
         for (n, i) in list.iter().flatten().enumerate() {
             visit(i, &path.child(key).index(n), f, depth + 1);
         }
@@ -66,14 +98,21 @@ pub fn visit<'a>(s: &'a SchemaProps, path: &FieldPath, f: &mut dyn FnMut(&'a Sch
 }
 
 /// The warnings for one version schema at `path` (`…openAPIV3Schema`).
-pub fn schema_warnings(schema: &SchemaProps, path: &FieldPath, seen_sets: &mut Vec<String>) -> Vec<Diagnostic> {
+pub fn schema_warnings(
+    schema: &SchemaProps,
+    path: &FieldPath,
+    seen_sets: &mut Vec<String>,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    visit(schema, path, &mut |s, p| {
-        let ty = s.type_.as_deref().unwrap_or("");
-        if let Some(format) = s.format.as_deref()
-            && is_unrecognized_format(ty, format)
-        {
-            out.push(
+    visit(
+        schema,
+        path,
+        &mut |s, p| {
+            let ty = s.type_.as_deref().unwrap_or("");
+            if let Some(format) = s.format.as_deref()
+                && is_unrecognized_format(ty, format)
+            {
+                out.push(
                 Diagnostic::warning(
                     SCHEMA_UNKNOWN_FORMAT,
                     format!("unrecognized format {}", crate::diag::gofmt::quote(format)),
@@ -85,25 +124,27 @@ pub fn schema_warnings(schema: &SchemaProps, path: &FieldPath, seen_sets: &mut V
                     if ty.is_empty() || ty == "string" { "" } else { " (integers take int32/int64, numbers float/double)" }
                 )),
             );
-        }
-        if s.x_list_type.as_deref() == Some("set")
-            && let Some(SchemaOrArray::Schema(items)) = &s.items
-            && let Some(it @ ("object" | "array")) = items.type_.as_deref()
-        {
-            let msg = format!(
-                "x-kubernetes-list-type: set for items of type {} is not supported by server-side apply or CEL validation rules",
-                crate::diag::gofmt::quote(it)
-            );
-            if !seen_sets.contains(&msg) {
-                seen_sets.push(msg.clone());
-                out.push(
+            }
+            if s.x_list_type.as_deref() == Some("set")
+                && let Some(SchemaOrArray::Schema(items)) = &s.items
+                && let Some(it @ ("object" | "array")) = items.type_.as_deref()
+            {
+                let msg = format!(
+                    "x-kubernetes-list-type: set for items of type {} is not supported by server-side apply or CEL validation rules",
+                    crate::diag::gofmt::quote(it)
+                );
+                if !seen_sets.contains(&msg) {
+                    seen_sets.push(msg.clone());
+                    out.push(
                     Diagnostic::warning(SCHEMA_LIST_SET_NON_SCALAR, msg)
                         .with_field(p.child("x-kubernetes-list-type").to_string())
                         .with_span(s.value_span("x-kubernetes-list-type"))
                         .with_help("use x-kubernetes-list-type: map with x-kubernetes-list-map-keys for lists of objects"),
                 );
+                }
             }
-        }
-    }, 0);
+        },
+        0,
+    );
     out
 }

@@ -27,9 +27,7 @@ pub fn validate_structural(path: &FieldPath, s: &Structural) -> Vec<FieldError> 
 const MAX_DEPTH: usize = 1000;
 
 fn is_int_or_string_pair(list: &[NestedValueValidation]) -> bool {
-    list.len() == 2
-        && is_only_type(&list[0], "integer")
-        && is_only_type(&list[1], "string")
+    list.len() == 2 && is_only_type(&list[0], "integer") && is_only_type(&list[1], "string")
 }
 
 /// A junctor clause that is exactly `{type: <ty>}`.
@@ -79,19 +77,34 @@ fn is_empty_vv(v: &ValueValidation) -> bool {
         && v.not.is_none()
 }
 
-fn invariants(s: &Structural, lvl: Level, path: &FieldPath, errs: &mut Vec<FieldError>, depth: usize) {
+fn invariants(
+    s: &Structural,
+    lvl: Level,
+    path: &FieldPath,
+    errs: &mut Vec<FieldError>,
+    depth: usize,
+) {
     if depth > MAX_DEPTH {
         return;
     }
     let ty = s.generic.type_.as_str();
     if ty == "array" && s.items.is_none() {
-        errs.push(FieldError::required(path.child("items"), "must be specified"));
+        errs.push(FieldError::required(
+            path.child("items"),
+            "must be specified",
+        ));
     }
     if let Some(items) = &s.items {
         invariants(items, Level::Item, &path.child("items"), errs, depth + 1);
     }
     for (k, v) in &s.properties {
-        invariants(v, Level::Field, &path.child("properties").key(k), errs, depth + 1);
+        invariants(
+            v,
+            Level::Field,
+            &path.child("properties").key(k),
+            errs,
+            depth + 1,
+        );
     }
     if let Some(ap) = &s.additional_properties {
         if lvl == Level::Root {
@@ -101,7 +114,13 @@ fn invariants(s: &Structural, lvl: Level, path: &FieldPath, errs: &mut Vec<Field
             ));
         }
         if let super::StructuralOrBool::Structural(sub) = ap {
-            invariants(sub, Level::Field, &path.child("additionalProperties"), errs, depth + 1);
+            invariants(
+                sub,
+                Level::Field,
+                &path.child("additionalProperties"),
+                errs,
+                depth + 1,
+            );
         }
     }
     let x = &s.extensions;
@@ -125,7 +144,15 @@ fn invariants(s: &Structural, lvl: Level, path: &FieldPath, errs: &mut Vec<Field
             .all_of
             .first()
             .is_some_and(|a| is_int_or_string_pair(&a.value_validation.any_of));
-        value_validation(vv, skip_any_of, skip_first_all_of_any_of, lvl, path, errs, depth);
+        value_validation(
+            vv,
+            skip_any_of,
+            skip_first_all_of_any_of,
+            lvl,
+            path,
+            errs,
+            depth,
+        );
     }
     let check_metadata = lvl == Level::Root || x.x_embedded_resource;
     if x.x_embedded_resource && ty != "object" {
@@ -156,7 +183,11 @@ fn invariants(s: &Structural, lvl: Level, path: &FieldPath, errs: &mut Vec<Field
         ));
     }
     if lvl == Level::Root && !ty.is_empty() && ty != "object" {
-        errs.push(FieldError::invalid(path.child("type"), ty, "must be object at the root"));
+        errs.push(FieldError::invalid(
+            path.child("type"),
+            ty,
+            "must be object at the root",
+        ));
     }
     if check_metadata {
         for key in ["kind", "apiVersion"] {
@@ -172,7 +203,13 @@ fn invariants(s: &Structural, lvl: Level, path: &FieldPath, errs: &mut Vec<Field
         }
     }
     if let Some(metadata) = s.property("metadata") {
-        metadata_invariants(metadata, check_metadata, lvl, &path.child("properties").key("metadata"), errs);
+        metadata_invariants(
+            metadata,
+            check_metadata,
+            lvl,
+            &path.child("properties").key("metadata"),
+            errs,
+        );
     }
     if x.x_embedded_resource && !x.x_preserve_unknown_fields && s.properties.is_empty() {
         errs.push(FieldError::required(
@@ -204,7 +241,8 @@ fn metadata_invariants(
     let names_only = {
         let has = |n: &str| s.property(n).is_some();
         let (name, generate) = (has("name"), has("generateName"));
-        (name && generate && s.properties.len() == 2) || ((name || generate) && s.properties.len() == 1)
+        (name && generate && s.properties.len() == 2)
+            || ((name || generate) && s.properties.len() == 1)
     };
     let g = &s.generic;
     let clean = (s.properties.is_empty() || names_only)
@@ -239,7 +277,14 @@ fn value_validation(
     }
     if !skip_any_of {
         for (i, n) in v.any_of.iter().enumerate() {
-            nested(n, false, lvl, &path.child("anyOf").index(i), errs, depth + 1);
+            nested(
+                n,
+                false,
+                lvl,
+                &path.child("anyOf").index(i),
+                errs,
+                depth + 1,
+            );
         }
     }
     for (i, n) in v.all_of.iter().enumerate() {
@@ -247,7 +292,14 @@ fn value_validation(
         nested(n, skip, lvl, &path.child("allOf").index(i), errs, depth + 1);
     }
     for (i, n) in v.one_of.iter().enumerate() {
-        nested(n, false, lvl, &path.child("oneOf").index(i), errs, depth + 1);
+        nested(
+            n,
+            false,
+            lvl,
+            &path.child("oneOf").index(i),
+            errs,
+            depth + 1,
+        );
     }
     if let Some(n) = &v.not {
         nested(n, false, lvl, &path.child("not"), errs, depth + 1);
@@ -274,16 +326,34 @@ fn nested(
     if depth > MAX_DEPTH {
         return;
     }
-    value_validation(&v.value_validation, skip_any_of, false, lvl, path, errs, depth);
+    value_validation(
+        &v.value_validation,
+        skip_any_of,
+        false,
+        lvl,
+        path,
+        errs,
+        depth,
+    );
     if let Some(items) = &v.items {
         nested(items, false, lvl, &path.child("items"), errs, depth + 1);
     }
     for (k, f) in &v.properties {
-        nested(f, false, Level::Field, &path.child("properties").key(k), errs, depth + 1);
+        nested(
+            f,
+            false,
+            Level::Field,
+            &path.child("properties").key(k),
+            errs,
+            depth + 1,
+        );
     }
     let g = &v.forbidden_generics;
     if !g.type_.is_empty() {
-        errs.push(FieldError::forbidden(path.child("type"), "must be empty to be structural"));
+        errs.push(FieldError::forbidden(
+            path.child("type"),
+            "must be empty to be structural",
+        ));
     }
     if v.additional_properties.is_some() {
         errs.push(FieldError::forbidden(
@@ -292,16 +362,28 @@ fn nested(
         ));
     }
     if g.default.is_some() {
-        errs.push(FieldError::forbidden(path.child("default"), "must be undefined to be structural"));
+        errs.push(FieldError::forbidden(
+            path.child("default"),
+            "must be undefined to be structural",
+        ));
     }
     if !g.title.is_empty() {
-        errs.push(FieldError::forbidden(path.child("title"), "must be empty to be structural"));
+        errs.push(FieldError::forbidden(
+            path.child("title"),
+            "must be empty to be structural",
+        ));
     }
     if !g.description.is_empty() {
-        errs.push(FieldError::forbidden(path.child("description"), "must be empty to be structural"));
+        errs.push(FieldError::forbidden(
+            path.child("description"),
+            "must be empty to be structural",
+        ));
     }
     if g.nullable {
-        errs.push(FieldError::forbidden(path.child("nullable"), "must be false to be structural"));
+        errs.push(FieldError::forbidden(
+            path.child("nullable"),
+            "must be false to be structural",
+        ));
     }
     let x = &v.forbidden_extensions;
     if x.x_preserve_unknown_fields {
@@ -382,13 +464,34 @@ fn vv_completeness(
         nested_completeness(n, Some(s), s_path, &v_path.child("not"), errs, depth + 1);
     }
     for (i, n) in v.all_of.iter().enumerate() {
-        nested_completeness(n, Some(s), s_path, &v_path.child("allOf").index(i), errs, depth + 1);
+        nested_completeness(
+            n,
+            Some(s),
+            s_path,
+            &v_path.child("allOf").index(i),
+            errs,
+            depth + 1,
+        );
     }
     for (i, n) in v.any_of.iter().enumerate() {
-        nested_completeness(n, Some(s), s_path, &v_path.child("anyOf").index(i), errs, depth + 1);
+        nested_completeness(
+            n,
+            Some(s),
+            s_path,
+            &v_path.child("anyOf").index(i),
+            errs,
+            depth + 1,
+        );
     }
     for (i, n) in v.one_of.iter().enumerate() {
-        nested_completeness(n, Some(s), s_path, &v_path.child("oneOf").index(i), errs, depth + 1);
+        nested_completeness(
+            n,
+            Some(s),
+            s_path,
+            &v_path.child("oneOf").index(i),
+            errs,
+            depth + 1,
+        );
     }
 }
 
@@ -410,7 +513,14 @@ fn nested_completeness(
         ));
         return;
     };
-    vv_completeness(&v.value_validation, Some(s), s_path, v_path, errs, depth + 1);
+    vv_completeness(
+        &v.value_validation,
+        Some(s),
+        s_path,
+        v_path,
+        errs,
+        depth + 1,
+    );
     if let Some(items) = &v.items {
         nested_completeness(
             items,
@@ -425,7 +535,10 @@ fn nested_completeness(
         match s.property(k) {
             None => errs.push(FieldError::required(
                 s_path.child("properties").key(k),
-                format!("because it is defined in {}", v_path.child("properties").key(k)),
+                format!(
+                    "because it is defined in {}",
+                    v_path.child("properties").key(k)
+                ),
             )),
             Some(sf) => nested_completeness(
                 vf,
@@ -462,20 +575,29 @@ mod tests {
             ["s.properties[a].type: Required value: must not be empty for specified object fields"]
         );
         assert_eq!(
-            errors(json!({"type": "object", "properties": {"a": {"type": "string"}},
-                "anyOf": [{"type": "string"}, {"properties": {"b": {}}}]})),
+            errors(
+                json!({"type": "object", "properties": {"a": {"type": "string"}},
+                "anyOf": [{"type": "string"}, {"properties": {"b": {}}}]})
+            ),
             [
                 "s.anyOf[0].type: Forbidden: must be empty to be structural",
                 "s.properties[b]: Required value: because it is defined in s.anyOf[1].properties[b]",
             ]
         );
         assert_eq!(
-            errors(json!({"type": "object", "properties": {"metadata": {"type": "object",
-                "properties": {"labels": {"type": "object"}}}}})),
-            ["s.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified"]
+            errors(
+                json!({"type": "object", "properties": {"metadata": {"type": "object",
+                "properties": {"labels": {"type": "object"}}}}})
+            ),
+            [
+                "s.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified"
+            ]
         );
-        assert!(errors(json!({"x-kubernetes-int-or-string": true,
-            "anyOf": [{"type": "integer"}, {"type": "string"}]})).is_empty());
+        assert!(
+            errors(json!({"x-kubernetes-int-or-string": true,
+            "anyOf": [{"type": "integer"}, {"type": "string"}]}))
+            .is_empty()
+        );
         assert_eq!(
             errors(json!({"type": "array"})),
             [
