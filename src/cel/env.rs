@@ -71,6 +71,23 @@ pub struct Overload {
     pub type_params: Vec<String>,
 }
 
+impl Overload {
+    pub fn new(id: &str, member: bool, args: Vec<Type>, result: Type) -> Self {
+        let mut type_params = Vec::new();
+        for a in &args {
+            a.collect_params(&mut type_params);
+        }
+        result.collect_params(&mut type_params);
+        Overload {
+            id: id.to_string(),
+            member,
+            args,
+            result,
+            type_params,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Function {
     pub name: String,
@@ -95,7 +112,7 @@ pub struct Features {
 }
 
 /// Functions and identifiers of one environment, shared read-only.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Env {
     pub version: KubeVersion,
     pub features: Features,
@@ -142,6 +159,29 @@ impl Env {
         self.idents.get(name)
     }
 
+    /// Declares a function (merging overloads with an existing one); for tests and
+    /// embedders that extend the environment.
+    pub fn add_function(&mut self, function: Function) {
+        let existing = self
+            .functions
+            .entry(function.name.clone())
+            .or_insert_with(|| Function {
+                name: function.name.clone(),
+                overloads: Vec::new(),
+            });
+        for o in function.overloads {
+            if !existing.overloads.iter().any(|x| x.id == o.id) {
+                existing.overloads.push(o);
+            }
+        }
+    }
+
+    /// Builds an overload from its signature text (`(int, int) -> int`,
+    /// `string.(string) -> bool`).
+    pub fn overload(id: &str, signature: &str) -> Overload {
+        parse_signature(id, signature)
+    }
+
     pub fn is_overload_disabled(&self, id: &str) -> bool {
         self.disabled.contains(id)
     }
@@ -173,6 +213,28 @@ impl Env {
                 .insert(ty.type_name().to_string(), Type::type_of(ty));
         }
         env.declare(STANDARD);
+        let library_type = |env: &mut Env, name: &str, opaque: bool| {
+            let t = if opaque {
+                Type::Opaque(name.to_string(), vec![])
+            } else {
+                Type::Object(name.to_string())
+            };
+            env.idents.insert(name.to_string(), Type::type_of(t));
+        };
+        library_type(&mut env, "kubernetes.URL", false);
+        if v.at_least(28) {
+            library_type(&mut env, "kubernetes.Quantity", false);
+        }
+        if v.at_least(30) {
+            library_type(&mut env, "net.IP", true);
+            library_type(&mut env, "net.CIDR", true);
+        }
+        if v.at_least(31) {
+            library_type(&mut env, "kubernetes.NamedFormat", false);
+        }
+        if v.at_least(33) {
+            library_type(&mut env, "kubernetes.Semver", false);
+        }
         env.declare(URLS);
         env.declare(REGEX);
         env.declare(K8S_LISTS);

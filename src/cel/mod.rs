@@ -4,6 +4,8 @@
 
 pub mod ast;
 pub mod checker;
+#[cfg(test)]
+mod conformance;
 pub mod errors;
 pub mod env;
 pub mod parse;

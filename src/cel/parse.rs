@@ -38,15 +38,32 @@ impl Default for ParseOptions {
 /// the same way for the constructs rules use.
 const MAX_RECURSION_DEPTH: u16 = 250;
 
+/// Stack for the parser thread; enough for the recursion limit in debug builds.
+const PARSER_STACK: usize = 256 << 20;
+
 /// Parses `text`; on failure the issues carry cel-go's messages and positions.
 pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
     let parser = cel::Env::default()
         .with_optional_support(options.optional_syntax)
         .parser()
         .max_recursion_depth(MAX_RECURSION_DEPTH);
-    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        parser.parse_with_source_info(text)
-    }));
+    // The generated parser recurses deeply per nesting level (megabytes for a dozen
+    // levels in debug builds): parse on a thread with a large, lazily committed stack.
+    let run = || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            parser.parse_with_source_info(text)
+        }))
+    };
+    let parsed = std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .name("cel-parse".into())
+            .stack_size(PARSER_STACK)
+            .spawn_scoped(scope, run)
+        {
+            Ok(handle) => handle.join().unwrap_or_else(Err),
+            Err(_) => Err(Box::new("parser thread") as Box<dyn std::any::Any + Send>),
+        }
+    });
     let mut source = Source::new(text);
     let mut issues = Issues::new(text);
     let (expr, info) = match parsed {
@@ -799,5 +816,18 @@ mod tests {
     fn syntax_errors_have_positions() {
         let err = parse("self.a ==", ParseOptions::default()).unwrap_err();
         assert!(err.display().starts_with("ERROR: <input>:1:"), "{}", err.display());
+    }
+}
+
+
+#[cfg(test)]
+mod depth_tests {
+    #[test]
+    fn deep_nesting_parses_or_fails_cleanly() {
+        let deep = format!("{}1{}", "(".repeat(240), ")".repeat(240));
+        assert!(super::parse(&deep, super::ParseOptions::default()).is_ok());
+        let deeper = format!("{}1{}", "[".repeat(5000), "]".repeat(5000));
+        let err = super::parse(&deeper, super::ParseOptions::default()).unwrap_err();
+        assert!(!err.errors.is_empty());
     }
 }
