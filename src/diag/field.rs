@@ -170,7 +170,11 @@ impl FieldError {
         FieldError::new(ErrorType::Forbidden, field, BadValue::Omit, detail)
     }
 
-    pub fn invalid(field: FieldPath, value: impl Into<BadValue>, detail: impl Into<String>) -> Self {
+    pub fn invalid(
+        field: FieldPath,
+        value: impl Into<BadValue>,
+        detail: impl Into<String>,
+    ) -> Self {
         FieldError::new(ErrorType::Invalid, field, value.into(), detail)
     }
 
@@ -268,7 +272,12 @@ mod tests {
     #[test]
     fn texts_match_apimachinery() {
         assert_eq!(
-            FieldError::invalid(path("spec.replicas"), 15, "spec.replicas in body should be less than or equal to 10").to_string(),
+            FieldError::invalid(
+                path("spec.replicas"),
+                15,
+                "spec.replicas in body should be less than or equal to 10"
+            )
+            .to_string(),
             "spec.replicas: Invalid value: 15: spec.replicas in body should be less than or equal to 10"
         );
         assert_eq!(
@@ -276,7 +285,8 @@ mod tests {
             "spec.scope: Required value"
         );
         assert_eq!(
-            FieldError::not_supported(path("spec.scope"), "Foo", &["Cluster", "Namespaced"]).to_string(),
+            FieldError::not_supported(path("spec.scope"), "Foo", &["Cluster", "Namespaced"])
+                .to_string(),
             "spec.scope: Unsupported value: \"Foo\": supported values: \"Cluster\", \"Namespaced\""
         );
         assert_eq!(
@@ -300,7 +310,12 @@ mod tests {
             "f: Invalid value: 1e+08"
         );
         assert_eq!(
-            FieldError::invalid(path("m"), BadValue::Json(serde_json::json!({"b": 1, "a": "<"})), "d").to_string(),
+            FieldError::invalid(
+                path("m"),
+                BadValue::Json(serde_json::json!({"b": 1, "a": "<"})),
+                "d"
+            )
+            .to_string(),
             "m: Invalid value: {\"a\":\"\\u003c\",\"b\":1}: d"
         );
     }

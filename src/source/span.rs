@@ -113,12 +113,20 @@ mod tests {
         let index = LineIndex::new(text);
         assert_eq!(
             index.position(text, 0),
-            Position { line: 1, column: 1, offset: 0 }
+            Position {
+                line: 1,
+                column: 1,
+                offset: 0
+            }
         );
         let x = text.find('x').unwrap();
         assert_eq!(
             index.position(text, x),
-            Position { line: 2, column: 8, offset: x }
+            Position {
+                line: 2,
+                column: 8,
+                offset: x
+            }
         );
         assert_eq!(index.position(text, text.len()).line, 3);
     }
