@@ -4,14 +4,22 @@
 
 pub mod ast;
 pub mod checker;
+pub mod compile;
 #[cfg(test)]
 mod conformance;
-pub mod errors;
 pub mod env;
+pub mod errors;
+pub mod gotime;
 pub mod parse;
+pub mod re2;
+pub mod schema_types;
 pub mod types;
+pub mod validate;
 
-pub const CODES: &[crate::diag::CodeInfo] = &[];
+pub use compile::{
+    CODES, RuleCompileResult, RuleProgram, SchemaStep, compile_expression, compile_rules,
+};
+pub use env::KubeVersion;
 
 /// Parses and type-checks `text` against `decls` (no AST validators).
 pub fn parse_and_check(
@@ -63,3 +71,7 @@ mod check_tests {
         assert_eq!(check("{'a': 1}.?a.orValue(0)", &[]), Ok("int".into()));
     }
 }
+#[cfg(test)]
+mod compile_tests;
+#[cfg(test)]
+pub(crate) mod testutil;

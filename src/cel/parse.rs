@@ -297,7 +297,8 @@ impl Converter<'_> {
                     _ => self.error(arg.id, "invalid argument to has() macro"),
                 }
             }
-            ("all" | "exists" | "exists_one" | "existsOne", Some(t), 2) => {
+            // `existsOne` with one variable is not a macro in the server's cel-go.
+            ("all" | "exists" | "exists_one", Some(t), 2) => {
                 let kind = match function {
                     "all" => Quantifier::All,
                     "exists" => Quantifier::Exists,
