@@ -236,7 +236,8 @@ impl Walker<'_> {
                     }
                 }
                 Some(decl) => {
-                    let mut registry = TypeRegistry::default();
+                    let mut registry =
+                        TypeRegistry::new(self.env.version >= KubeVersion::new(1, 31));
                     let self_type = registry.declare(decl, SELF_TYPE_NAME);
                     for (i, rule) in s.x_validations.iter().enumerate() {
                         let r = &mut results[i];

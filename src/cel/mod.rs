@@ -6,7 +6,7 @@ pub mod ast;
 pub mod checker;
 pub mod compile;
 #[cfg(test)]
-mod conformance;
+pub(crate) mod conformance;
 pub mod env;
 pub mod errors;
 pub mod gotime;

@@ -319,9 +319,19 @@ pub fn escape(ident: &str) -> Option<String> {
 #[derive(Clone, Debug, Default)]
 pub struct TypeRegistry {
     structs: HashMap<String, Vec<(String, Type)>>,
+    /// From compatibility version 1.31 a field named by a CEL keyword is also reachable
+    /// by its plain name (`self.namespace` for `__namespace__`).
+    pub recognize_keywords_as_field_names: bool,
 }
 
 impl TypeRegistry {
+    pub fn new(recognize_keywords_as_field_names: bool) -> Self {
+        TypeRegistry {
+            structs: HashMap::new(),
+            recognize_keywords_as_field_names,
+        }
+    }
+
     /// Registers `decl` under `name`, returning its CEL type.
     pub fn declare(&mut self, decl: &DeclType, name: &str) -> Type {
         match &decl.kind {
@@ -347,11 +357,13 @@ impl TypeProvider for TypeRegistry {
     }
 
     fn field_type(&self, type_name: &str, field: &str) -> Option<Type> {
-        self.structs
-            .get(type_name)?
-            .iter()
-            .find(|(n, _)| n == field)
-            .map(|(_, t)| t.clone())
+        let fields = self.structs.get(type_name)?;
+        let find = |name: &str| fields.iter().find(|(n, _)| n == name).map(|(_, t)| t.clone());
+        find(field).or_else(|| {
+            (self.recognize_keywords_as_field_names && RESERVED.contains(&field))
+                .then(|| find(&format!("__{field}__")))
+                .flatten()
+        })
     }
 }
 
