@@ -8,18 +8,22 @@ pub mod compile;
 #[cfg(test)]
 pub(crate) mod conformance;
 pub mod env;
+pub mod eval;
 pub mod errors;
 pub mod gotime;
+pub mod interp;
 pub mod parse;
 pub mod re2;
 pub mod schema_types;
 pub mod types;
 pub mod validate;
+pub mod value;
 
 pub use compile::{
     CODES, RuleCompileResult, RuleProgram, SchemaStep, compile_expression, compile_rules,
 };
 pub use env::KubeVersion;
+pub use eval::{EvalOutcome, NotEvaluated, evaluate};
 
 /// Parses and type-checks `text` against `decls` (no AST validators).
 pub fn parse_and_check(
@@ -73,5 +77,7 @@ mod check_tests {
 }
 #[cfg(test)]
 mod compile_tests;
+#[cfg(test)]
+mod eval_tests;
 #[cfg(test)]
 pub(crate) mod testutil;
