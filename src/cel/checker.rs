@@ -11,7 +11,9 @@ use std::collections::HashMap;
 use super::ast::{Ast, Expr, ExprId, ExprKind, Literal};
 use super::env::{Env, Function};
 use super::errors::{CelError, Issues};
-use super::types::{Mapping, Type, format_function, is_assignable, is_assignable_list, most_general, substitute};
+use super::types::{
+    Mapping, Type, format_function, is_assignable, is_assignable_list, most_general, substitute,
+};
 
 /// Object types the checker can look into (schema object types, library types).
 pub trait TypeProvider {
@@ -349,7 +351,9 @@ impl Checker<'_, '_> {
         let target = target.clone();
         let result = match &target {
             Type::Map(_, v) => (**v).clone(),
-            Type::Object(name) => self.lookup_field_type(id, name, field).unwrap_or(Type::Error),
+            Type::Object(name) => self
+                .lookup_field_type(id, name, field)
+                .unwrap_or(Type::Error),
             Type::TypeParam(_) => {
                 self.is_assignable(&Type::Dyn, &target);
                 Type::Dyn
@@ -391,7 +395,11 @@ impl Checker<'_, '_> {
             return;
         };
         if args.len() != 2 || target.is_some() {
-            let t = if target.is_some() { " member call with" } else { "" };
+            let t = if target.is_some() {
+                " member call with"
+            } else {
+                ""
+            };
             let n = args.len();
             self.error(
                 id,
@@ -512,10 +520,7 @@ impl Checker<'_, '_> {
                 for (i, at) in arg_types.iter().enumerate() {
                     if !self.is_assignable(at, &Type::Bool) {
                         let aid = arg_ids.get(i).copied().unwrap_or(id);
-                        self.error(
-                            aid,
-                            format!("expected type 'bool' but found '{at}'"),
-                        );
+                        self.error(aid, format!("expected type 'bool' but found '{at}'"));
                         failed = true;
                     }
                 }
@@ -595,7 +600,10 @@ impl Checker<'_, '_> {
         };
         let Some((full, ident_type)) = self.lookup_ident(type_name) else {
             let n = type_name.clone();
-            self.error(id, format!("undeclared reference to '{n}' (in container '')"));
+            self.error(
+                id,
+                format!("undeclared reference to '{n}' (in container '')"),
+            );
             self.set_type(id, Type::Error);
             return;
         };
@@ -664,7 +672,8 @@ impl Checker<'_, '_> {
         self.check(&mut c.accu_init);
         let range_type = substitute(&self.mappings, &self.get_type(c.iter_range.id), false);
         let accu_type = self.get_type(c.accu_init.id);
-        self.scopes.push(vec![(c.accu_var.clone(), accu_type.clone())]);
+        self.scopes
+            .push(vec![(c.accu_var.clone(), accu_type.clone())]);
         let two = c.iter_var2.is_some();
         let (var_type, var2_type) = match &range_type {
             Type::List(elem) => {
@@ -725,9 +734,10 @@ fn replace_params(t: &Type, fresh: &[(Type, Type)]) -> Type {
         Type::List(e) => Type::list(replace_params(e, fresh)),
         Type::Map(k, v) => Type::map(replace_params(k, fresh), replace_params(v, fresh)),
         Type::Type(Some(inner)) => Type::type_of(replace_params(inner, fresh)),
-        Type::Opaque(n, ps) => {
-            Type::Opaque(n.clone(), ps.iter().map(|p| replace_params(p, fresh)).collect())
-        }
+        Type::Opaque(n, ps) => Type::Opaque(
+            n.clone(),
+            ps.iter().map(|p| replace_params(p, fresh)).collect(),
+        ),
         other => other.clone(),
     }
 }

@@ -147,11 +147,9 @@ impl Walker<'_> {
                 None
             };
             let child_scope = in_scope || !prop.x_validations.is_empty();
-            let child_decl = decl.as_ref().map(|d| {
-                escape(name)
-                    .and_then(|e| d.field(&e))
-                    .map(|f| f.ty.clone())
-            });
+            let child_decl = decl
+                .as_ref()
+                .map(|d| escape(name).and_then(|e| d.field(&e)).map(|f| f.ty.clone()));
             steps.push(SchemaStep::Property(name.clone()));
             self.node(
                 prop,
@@ -166,13 +164,12 @@ impl Walker<'_> {
             steps.pop();
         }
         if let Some(items) = &s.items {
-            let unc = if uncorrelatable.is_none()
-                && s.extensions.x_list_type.as_deref() != Some("map")
-            {
-                Some(path.clone())
-            } else {
-                None
-            };
+            let unc =
+                if uncorrelatable.is_none() && s.extensions.x_list_type.as_deref() != Some("map") {
+                    Some(path.clone())
+                } else {
+                    None
+                };
             let child_scope = in_scope || !items.x_validations.is_empty();
             let child_decl = decl.as_ref().map(|d| d.elem().cloned());
             steps.push(SchemaStep::Items);
@@ -241,7 +238,15 @@ impl Walker<'_> {
                     let self_type = registry.declare(decl, SELF_TYPE_NAME);
                     for (i, rule) in s.x_validations.iter().enumerate() {
                         let r = &mut results[i];
-                        self.compile_one(s, rule, &list_path.index(i), &self_type, &registry, uncorrelatable, r);
+                        self.compile_one(
+                            s,
+                            rule,
+                            &list_path.index(i),
+                            &self_type,
+                            &registry,
+                            uncorrelatable,
+                            r,
+                        );
                     }
                 }
             }
@@ -282,17 +287,21 @@ impl Walker<'_> {
         let checked = match compile_expression(&rule.rule, &decls) {
             Err(issues) => {
                 let detail = format!("compilation failed: {}", issues.display());
-                r.error_offset = issues
-                    .first()
-                    .and_then(|e| e.char_offset(&rule.rule));
+                r.error_offset = issues.first().and_then(|e| e.char_offset(&rule.rule));
                 r.diagnostics.push(
-                    invalid(CEL_COMPILE, &rpath.child("rule"), &value, &detail, rule_span)
-                        .with_label(
-                            issues
-                                .first()
-                                .map(|e| e.message.clone())
-                                .unwrap_or_default(),
-                        ),
+                    invalid(
+                        CEL_COMPILE,
+                        &rpath.child("rule"),
+                        &value,
+                        &detail,
+                        rule_span,
+                    )
+                    .with_label(
+                        issues
+                            .first()
+                            .map(|e| e.message.clone())
+                            .unwrap_or_default(),
+                    ),
                 );
                 return;
             }
@@ -368,7 +377,11 @@ impl Walker<'_> {
             }
         } else if let Some(v) = rule.optional_old_self {
             let f = rpath.child("optionalOldSelf");
-            let err = crate::diag::FieldError::invalid(f, v, "may not be set if oldSelf is not used in rule");
+            let err = crate::diag::FieldError::invalid(
+                f,
+                v,
+                "may not be set if oldSelf is not used in rule",
+            );
             r.diagnostics.push(Diagnostic::from_field_error(
                 CEL_TRANSITION_RULE,
                 &err,
@@ -408,7 +421,10 @@ fn rule_json(rule: &ValidationRule) -> String {
         s(&rule.rule),
         s(rule.message.as_deref().unwrap_or("")),
         s(rule.message_expression.as_deref().unwrap_or("")),
-        rule.reason.as_deref().map(s).unwrap_or_else(|| "null".into()),
+        rule.reason
+            .as_deref()
+            .map(s)
+            .unwrap_or_else(|| "null".into()),
         s(rule.field_path.as_deref().unwrap_or("")),
         rule.optional_old_self
             .map(|b| b.to_string())
@@ -416,12 +432,21 @@ fn rule_json(rule: &ValidationRule) -> String {
     )
 }
 
-fn invalid(code: &'static str, field: &FieldPath, value_json: &str, detail: &str, span: Span) -> Diagnostic {
-    Diagnostic::error(code, format!("{field}: Invalid value: {value_json}: {detail}"))
-        .with_field(field.to_string())
-        .with_reason("FieldValueInvalid")
-        .with_detail(detail)
-        .with_span(span)
+fn invalid(
+    code: &'static str,
+    field: &FieldPath,
+    value_json: &str,
+    detail: &str,
+    span: Span,
+) -> Diagnostic {
+    Diagnostic::error(
+        code,
+        format!("{field}: Invalid value: {value_json}: {detail}"),
+    )
+    .with_field(field.to_string())
+    .with_reason("FieldValueInvalid")
+    .with_detail(detail)
+    .with_span(span)
 }
 
 fn has_newlines(s: &str) -> bool {
@@ -447,13 +472,21 @@ fn rule_field_checks(s: &Structural, rule: &ValidationRule, rpath: &FieldPath) -
         );
     } else if !message.is_empty() && trimmed_msg.is_empty() {
         push(
-            FieldError::invalid(rpath.child("message"), message, "must be non-empty if specified"),
+            FieldError::invalid(
+                rpath.child("message"),
+                message,
+                "must be non-empty if specified",
+            ),
             msg_span,
             "remove `message` or write one",
         );
     } else if has_newlines(trimmed_msg) {
         push(
-            FieldError::invalid(rpath.child("message"), message, "must not contain line breaks"),
+            FieldError::invalid(
+                rpath.child("message"),
+                message,
+                "must not contain line breaks",
+            ),
             msg_span,
             "write the message on one line (use a folded `>-` scalar in YAML)",
         );
@@ -496,21 +529,33 @@ fn rule_field_checks(s: &Structural, rule: &ValidationRule, rpath: &FieldPath) -
         let span = rule.field_path_span.unwrap_or(rule.span);
         if !fp.is_empty() && fp.trim().is_empty() {
             push(
-                FieldError::invalid(rpath.child("fieldPath"), fp.as_str(), "must be non-empty if specified"),
+                FieldError::invalid(
+                    rpath.child("fieldPath"),
+                    fp.as_str(),
+                    "must be non-empty if specified",
+                ),
                 span,
                 "remove `fieldPath` or write one",
             );
         }
         if has_newlines(fp) {
             push(
-                FieldError::invalid(rpath.child("fieldPath"), fp.as_str(), "must not contain line breaks"),
+                FieldError::invalid(
+                    rpath.child("fieldPath"),
+                    fp.as_str(),
+                    "must not contain line breaks",
+                ),
                 span,
                 "write the path on one line",
             );
         }
         if !fp.is_empty() && valid_field_path(fp, s).is_err() {
             push(
-                FieldError::invalid(rpath.child("fieldPath"), fp.as_str(), "must be a valid path"),
+                FieldError::invalid(
+                    rpath.child("fieldPath"),
+                    fp.as_str(),
+                    "must be a valid path",
+                ),
                 span,
                 "use a relative path to a declared field, like `.spec.replicas` or `['key']`; list indices are not allowed",
             );
@@ -520,12 +565,18 @@ fn rule_field_checks(s: &Structural, rule: &ValidationRule, rpath: &FieldPath) -
 }
 
 /// `ValidFieldPath`: the normalised path and the schema it reaches.
-pub fn valid_field_path<'s>(path: &str, schema: &'s Structural) -> Result<(String, &'s Structural), String> {
+pub fn valid_field_path<'s>(
+    path: &str,
+    schema: &'s Structural,
+) -> Result<(String, &'s Structural), String> {
     let tokens = tokenize_field_path(path);
     let mut cur = schema;
     let mut out = FieldPath::empty();
     let mut it = tokens.into_iter();
-    let step = |cur: &'s Structural, out: &FieldPath, name: &str| -> Result<(&'s Structural, FieldPath), String> {
+    let step = |cur: &'s Structural,
+                out: &FieldPath,
+                name: &str|
+     -> Result<(&'s Structural, FieldPath), String> {
         if !cur.properties.is_empty() {
             let p = cur
                 .property(name)

@@ -39,7 +39,11 @@ fn spec_schema(rule: &str) -> serde_json::Value {
 /// name normalised.
 fn detail(rule: &str, version: KubeVersion) -> String {
     let s = structural(&spec_schema(rule));
-    let results = compile_rules(&s, version, &FieldPath::root("spec.validation.openAPIV3Schema"));
+    let results = compile_rules(
+        &s,
+        version,
+        &FieldPath::root("spec.validation.openAPIV3Schema"),
+    );
     let mut out = Vec::new();
     for r in results {
         for d in r.diagnostics {
@@ -77,10 +81,18 @@ fn compile_errors_match_the_server() {
         let expected = normalise(expected);
         let got = normalise(&detail(rule, KubeVersion::new(1, 35)));
         if got != expected {
-            failures.push(format!("RULE: {rule}\n  expected: {expected}\n  got:      {got}"));
+            failures.push(format!(
+                "RULE: {rule}\n  expected: {expected}\n  got:      {got}"
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 /// The server names `self`'s type `selfType<nanoseconds>`; cost errors (recorded in
@@ -89,9 +101,16 @@ fn normalise(s: &str) -> String {
     let re = regex::Regex::new(r"selfType\d+").unwrap();
     let kept: Vec<&str> = s
         .lines()
-        .filter(|l| !l.starts_with("Forbidden: estimated rule cost") && !l.starts_with("Forbidden: contributed to"))
+        .filter(|l| {
+            !l.starts_with("Forbidden: estimated rule cost")
+                && !l.starts_with("Forbidden: contributed to")
+        })
         .collect();
-    let joined = if kept.is_empty() { "OK".to_string() } else { kept.join("\n") };
+    let joined = if kept.is_empty() {
+        "OK".to_string()
+    } else {
+        kept.join("\n")
+    };
     re.replace_all(&joined, "selfType").into_owned()
 }
 
@@ -109,14 +128,24 @@ fn rule_field_checks() {
         ],
         "properties": {"x": {"type": "string"}}
     }));
-    let results = compile_rules(&s, KubeVersion::NEWEST, &FieldPath::root("spec.validation.openAPIV3Schema"));
-    let msgs: Vec<String> = results.iter().flat_map(|r| r.diagnostics.iter().map(|d| d.message.clone())).collect();
-    assert_eq!(msgs, vec![
-        "spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule: Required value: rule is not specified",
-        "spec.validation.openAPIV3Schema.x-kubernetes-validations[1].reason: Unsupported value: \"Bogus\": supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", \"FieldValueRequired\"",
-        "spec.validation.openAPIV3Schema.x-kubernetes-validations[2].fieldPath: Invalid value: \".nope\": must be a valid path",
-        "spec.validation.openAPIV3Schema.x-kubernetes-validations[3].message: Invalid value: \"a\\nb\": must not contain line breaks",
-    ]);
+    let results = compile_rules(
+        &s,
+        KubeVersion::NEWEST,
+        &FieldPath::root("spec.validation.openAPIV3Schema"),
+    );
+    let msgs: Vec<String> = results
+        .iter()
+        .flat_map(|r| r.diagnostics.iter().map(|d| d.message.clone()))
+        .collect();
+    assert_eq!(
+        msgs,
+        vec![
+            "spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule: Required value: rule is not specified",
+            "spec.validation.openAPIV3Schema.x-kubernetes-validations[1].reason: Unsupported value: \"Bogus\": supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", \"FieldValueRequired\"",
+            "spec.validation.openAPIV3Schema.x-kubernetes-validations[2].fieldPath: Invalid value: \".nope\": must be a valid path",
+            "spec.validation.openAPIV3Schema.x-kubernetes-validations[3].message: Invalid value: \"a\\nb\": must not contain line breaks",
+        ]
+    );
 }
 
 #[test]
@@ -129,12 +158,22 @@ fn transition_rules_need_correlatable_ancestors() {
             "properties": {"a": {"type": "string"}}
         }}}
     }));
-    let results = compile_rules(&s, KubeVersion::NEWEST, &FieldPath::root("spec.validation.openAPIV3Schema"));
-    let msgs: Vec<String> = results.iter().flat_map(|r| r.diagnostics.iter().map(|d| d.message.clone())).collect();
-    assert_eq!(msgs, vec![
-        "spec.validation.openAPIV3Schema.properties[items].items.x-kubernetes-validations[0].rule: Invalid value: \"self.a == oldSelf.a\": oldSelf cannot be used on the uncorrelatable portion of the schema within spec.validation.openAPIV3Schema.properties[items]",
-        "spec.validation.openAPIV3Schema.properties[items].items.x-kubernetes-validations[1].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule",
-    ]);
+    let results = compile_rules(
+        &s,
+        KubeVersion::NEWEST,
+        &FieldPath::root("spec.validation.openAPIV3Schema"),
+    );
+    let msgs: Vec<String> = results
+        .iter()
+        .flat_map(|r| r.diagnostics.iter().map(|d| d.message.clone()))
+        .collect();
+    assert_eq!(
+        msgs,
+        vec![
+            "spec.validation.openAPIV3Schema.properties[items].items.x-kubernetes-validations[0].rule: Invalid value: \"self.a == oldSelf.a\": oldSelf cannot be used on the uncorrelatable portion of the schema within spec.validation.openAPIV3Schema.properties[items]",
+            "spec.validation.openAPIV3Schema.properties[items].items.x-kubernetes-validations[1].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule",
+        ]
+    );
 }
 
 #[test]
@@ -148,8 +187,16 @@ fn root_metadata_exposes_only_name_and_generate_name() {
         "properties": {"metadata": {"type": "object"}}
     }));
     let results = compile_rules(&s, KubeVersion::NEWEST, &FieldPath::root("x"));
-    assert!(results[0].diagnostics.is_empty(), "{:?}", results[0].diagnostics);
-    assert!(results[1].diagnostics[0].message.contains("undefined field 'labels'"));
+    assert!(
+        results[0].diagnostics.is_empty(),
+        "{:?}",
+        results[0].diagnostics
+    );
+    assert!(
+        results[1].diagnostics[0]
+            .message
+            .contains("undefined field 'labels'")
+    );
     assert_eq!(results[1].error_offset, Some(3));
 }
 
@@ -164,12 +211,17 @@ fn corpus_rules_compile() {
     let mut files = Vec::new();
     let mut stack = vec![dir];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if matches!(p.extension().and_then(|x| x.to_str()), Some("yaml" | "yml" | "json")) {
+            } else if matches!(
+                p.extension().and_then(|x| x.to_str()),
+                Some("yaml" | "yml" | "json")
+            ) {
                 files.push(p);
             }
         }
@@ -177,7 +229,9 @@ fn corpus_rules_compile() {
     files.sort();
     let (mut rules, mut errors) = (0usize, Vec::new());
     for f in &files {
-        let Ok(text) = std::fs::read_to_string(f) else { continue };
+        let Ok(text) = std::fs::read_to_string(f) else {
+            continue;
+        };
         for doc in super::testutil::yaml_documents(&text) {
             if doc.get("kind").and_then(|k| k.as_str()) != Some("CustomResourceDefinition") {
                 continue;
@@ -192,10 +246,18 @@ fn corpus_rules_compile() {
             }
         }
     }
-    eprintln!("corpus: {rules} rules in {} files, {} errors", files.len(), errors.len());
+    eprintln!(
+        "corpus: {rules} rules in {} files, {} errors",
+        files.len(),
+        errors.len()
+    );
     for e in errors.iter().take(40) {
         eprintln!("  {e}");
     }
     assert!(rules > 0);
-    assert!(errors.is_empty(), "{} false errors on the corpus", errors.len());
+    assert!(
+        errors.is_empty(),
+        "{} false errors on the corpus",
+        errors.len()
+    );
 }

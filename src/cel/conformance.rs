@@ -26,7 +26,10 @@ impl Tp {
         }
     }
     fn get(&self, name: &str) -> Option<&Tp> {
-        self.fields().iter().find(|(n, _)| n == name).map(|(_, v)| v)
+        self.fields()
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
     }
     fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Tp> + 'a {
         self.fields()
@@ -142,7 +145,8 @@ impl TpParser<'_> {
                                             .is_some_and(|c| c.is_ascii_hexdigit())
                                     {
                                         self.i += 1;
-                                        v = v * 16 + (self.s[self.i] as char).to_digit(16).unwrap_or(0);
+                                        v = v * 16
+                                            + (self.s[self.i] as char).to_digit(16).unwrap_or(0);
                                         n += 1;
                                     }
                                     bytes.push(v as u8);
@@ -151,7 +155,10 @@ impl TpParser<'_> {
                                     let mut v = (c - b'0') as u32;
                                     let mut n = 1;
                                     while n < 3
-                                        && self.s.get(self.i + 1).is_some_and(|c| (b'0'..=b'7').contains(c))
+                                        && self
+                                            .s
+                                            .get(self.i + 1)
+                                            .is_some_and(|c| (b'0'..=b'7').contains(c))
                                     {
                                         self.i += 1;
                                         v = v * 8 + (self.s[self.i] - b'0') as u32;
@@ -175,7 +182,10 @@ impl TpParser<'_> {
             _ => {
                 let start = self.i;
                 while self.i < self.s.len()
-                    && !matches!(self.s[self.i], b' ' | b'\n' | b'\t' | b'\r' | b',' | b';' | b'}' | b'>' | b'#')
+                    && !matches!(
+                        self.s[self.i],
+                        b' ' | b'\n' | b'\t' | b'\r' | b',' | b';' | b'}' | b'>' | b'#'
+                    )
                 {
                     self.i += 1;
                 }
@@ -256,7 +266,8 @@ const SKIPPED_FILES: &[&str] = &[
 /// Tests the Kubernetes environment must fail, because the server does not enable
 /// the feature they use (backtick-escaped fields; strings extension version 3).
 fn k8s_rejects(file: &str, expr: &str) -> bool {
-    (file == "fields" && expr.contains('`')) || (file == "string_ext" && expr.contains(".reverse()"))
+    (file == "fields" && expr.contains('`'))
+        || (file == "string_ext" && expr.contains(".reverse()"))
 }
 
 #[derive(Default)]
@@ -285,10 +296,16 @@ fn run_test(env_base: &Env, test: &Tp, tally: &mut Tally, file: &str) {
     }
     if k8s_rejects(file, expr) {
         let env = env_base.clone();
-        let decls = Declarations { env: &env, variables: &[], provider: &NoTypes };
+        let decls = Declarations {
+            env: &env,
+            variables: &[],
+            provider: &NoTypes,
+        };
         if super::parse_and_check(expr, &decls).is_ok() {
             tally.fail += 1;
-            tally.failures.push(format!("{file}/{name}: `{expr}`: accepted, but the server rejects it"));
+            tally.failures.push(format!(
+                "{file}/{name}: `{expr}`: accepted, but the server rejects it"
+            ));
         } else {
             tally.pass += 1;
         }
@@ -347,9 +364,9 @@ fn run_test(env_base: &Env, test: &Tp, tally: &mut Tally, file: &str) {
                 .collect()
         })
         .unwrap_or_default();
-    let expects_check_error = expected_errors
-        .iter()
-        .any(|m| m.starts_with("found no matching overload") || m.starts_with("undeclared reference"));
+    let expects_check_error = expected_errors.iter().any(|m| {
+        m.starts_with("found no matching overload") || m.starts_with("undeclared reference")
+    });
     match super::parse_and_check(expr, &decls) {
         Ok(_) if expects_check_error => {
             tally.fail += 1;
@@ -358,7 +375,11 @@ fn run_test(env_base: &Env, test: &Tp, tally: &mut Tally, file: &str) {
             ));
         }
         Err(issues) if expects_check_error => {
-            if issues.errors.iter().any(|e| expected_errors.contains(&e.message.as_str())) {
+            if issues
+                .errors
+                .iter()
+                .any(|e| expected_errors.contains(&e.message.as_str()))
+            {
                 tally.pass += 1;
             } else {
                 tally.fail += 1;
@@ -423,7 +444,11 @@ fn conformance_parse_and_check() {
         if path.extension().and_then(|e| e.to_str()) != Some("textproto") {
             continue;
         }
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("").to_string();
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("")
+            .to_string();
         if SKIPPED_FILES.contains(&stem.as_str()) {
             continue;
         }
@@ -437,7 +462,10 @@ fn conformance_parse_and_check() {
     }
     let (mut pass, mut fail, mut skip) = (0, 0, 0);
     for (file, t) in &files {
-        eprintln!("{file:>16}: {} pass, {} fail, {} skipped", t.pass, t.fail, t.skip);
+        eprintln!(
+            "{file:>16}: {} pass, {} fail, {} skipped",
+            t.pass, t.fail, t.skip
+        );
         pass += t.pass;
         fail += t.fail;
         skip += t.skip;

@@ -130,8 +130,7 @@ impl Env {
 
     /// The environment at a compatibility version (cached).
     pub fn for_compatibility(version: KubeVersion) -> Arc<Env> {
-        static CACHE: OnceLock<std::sync::Mutex<HashMap<KubeVersion, Arc<Env>>>> =
-            OnceLock::new();
+        static CACHE: OnceLock<std::sync::Mutex<HashMap<KubeVersion, Arc<Env>>>> = OnceLock::new();
         let cache = CACHE.get_or_init(Default::default);
         let mut guard = match cache.lock() {
             Ok(g) => g,
@@ -252,9 +251,7 @@ impl Env {
                 Type::type_of(Type::optional(Type::param("A"))),
             );
         } else {
-            for f in [
-                "_<_", "_<=_", "_>_", "_>=_",
-            ] {
+            for f in ["_<_", "_<=_", "_>_", "_>=_"] {
                 if let Some(func) = env.functions.get(f) {
                     for o in &func.overloads {
                         if o.args[0] != o.args[1] {
@@ -409,7 +406,10 @@ const STANDARD: Table = &[
     ("_&&_", &[("logical_and", "(bool, bool) -> bool")]),
     ("_||_", &[("logical_or", "(bool, bool) -> bool")]),
     ("!_", &[("logical_not", "(bool) -> bool")]),
-    ("@not_strictly_false", &[("not_strictly_false", "(bool) -> bool")]),
+    (
+        "@not_strictly_false",
+        &[("not_strictly_false", "(bool) -> bool")],
+    ),
     ("_==_", &[("equals", "(A, A) -> bool")]),
     ("_!=_", &[("not_equals", "(A, A) -> bool")]),
     (
@@ -418,8 +418,14 @@ const STANDARD: Table = &[
             ("add_bytes", "(bytes, bytes) -> bytes"),
             ("add_double", "(double, double) -> double"),
             ("add_duration_duration", "(duration, duration) -> duration"),
-            ("add_duration_timestamp", "(duration, timestamp) -> timestamp"),
-            ("add_timestamp_duration", "(timestamp, duration) -> timestamp"),
+            (
+                "add_duration_timestamp",
+                "(duration, timestamp) -> timestamp",
+            ),
+            (
+                "add_timestamp_duration",
+                "(timestamp, duration) -> timestamp",
+            ),
             ("add_int64", "(int, int) -> int"),
             ("add_list", "(list(A), list(A)) -> list(A)"),
             ("add_string", "(string, string) -> string"),
@@ -460,10 +466,19 @@ const STANDARD: Table = &[
         "_-_",
         &[
             ("subtract_double", "(double, double) -> double"),
-            ("subtract_duration_duration", "(duration, duration) -> duration"),
+            (
+                "subtract_duration_duration",
+                "(duration, duration) -> duration",
+            ),
             ("subtract_int64", "(int, int) -> int"),
-            ("subtract_timestamp_duration", "(timestamp, duration) -> timestamp"),
-            ("subtract_timestamp_timestamp", "(timestamp, timestamp) -> duration"),
+            (
+                "subtract_timestamp_duration",
+                "(timestamp, duration) -> timestamp",
+            ),
+            (
+                "subtract_timestamp_timestamp",
+                "(timestamp, timestamp) -> duration",
+            ),
             ("subtract_uint64", "(uint, uint) -> uint"),
         ],
     ),
@@ -501,7 +516,10 @@ const STANDARD: Table = &[
     ("type", &[("type", "(A) -> type(A)")]),
     (
         "bool",
-        &[("bool_to_bool", "(bool) -> bool"), ("string_to_bool", "(string) -> bool")],
+        &[
+            ("bool_to_bool", "(bool) -> bool"),
+            ("string_to_bool", "(string) -> bool"),
+        ],
     ),
     (
         "bytes",
@@ -569,9 +587,18 @@ const STANDARD: Table = &[
             ("string_to_uint64", "(string) -> uint"),
         ],
     ),
-    ("contains", &[("contains_string", "string.(string) -> bool")]),
-    ("endsWith", &[("ends_with_string", "string.(string) -> bool")]),
-    ("startsWith", &[("starts_with_string", "string.(string) -> bool")]),
+    (
+        "contains",
+        &[("contains_string", "string.(string) -> bool")],
+    ),
+    (
+        "endsWith",
+        &[("ends_with_string", "string.(string) -> bool")],
+    ),
+    (
+        "startsWith",
+        &[("starts_with_string", "string.(string) -> bool")],
+    ),
     (
         "matches",
         &[
@@ -582,8 +609,14 @@ const STANDARD: Table = &[
     ("getFullYear", &time_overloads!("timestamp_to_year")),
     ("getMonth", &time_overloads!("timestamp_to_month")),
     ("getDayOfYear", &time_overloads!("timestamp_to_day_of_year")),
-    ("getDayOfMonth", &time_overloads!("timestamp_to_day_of_month")),
-    ("getDate", &time_overloads!("timestamp_to_day_of_month_1_based")),
+    (
+        "getDayOfMonth",
+        &time_overloads!("timestamp_to_day_of_month"),
+    ),
+    (
+        "getDate",
+        &time_overloads!("timestamp_to_day_of_month_1_based"),
+    ),
     ("getDayOfWeek", &time_overloads!("timestamp_to_day_of_week")),
     (
         "getHours",
@@ -603,17 +636,21 @@ const STANDARD: Table = &[
     ),
 ];
 
-
-
 const OPTIONAL: Table = &[
     ("optional.of", &[("optional_of", "(V) -> optional_type(V)")]),
     (
         "optional.ofNonZeroValue",
         &[("optional_ofNonZeroValue", "(V) -> optional_type(V)")],
     ),
-    ("optional.none", &[("optional_none", "() -> optional_type(V)")]),
+    (
+        "optional.none",
+        &[("optional_none", "() -> optional_type(V)")],
+    ),
     ("value", &[("optional_value", "optional_type(V).() -> V")]),
-    ("hasValue", &[("optional_hasValue", "optional_type(V).() -> bool")]),
+    (
+        "hasValue",
+        &[("optional_hasValue", "optional_type(V).() -> bool")],
+    ),
     (
         "or",
         &[(
@@ -632,12 +669,18 @@ const OPTIONAL: Table = &[
     (
         "_[?_]",
         &[
-            ("list_optindex_optional_int", "(list(V), int) -> optional_type(V)"),
+            (
+                "list_optindex_optional_int",
+                "(list(V), int) -> optional_type(V)",
+            ),
             (
                 "optional_list_optindex_optional_int",
                 "(optional_type(list(V)), int) -> optional_type(V)",
             ),
-            ("map_optindex_optional_value", "(map(K, V), K) -> optional_type(V)"),
+            (
+                "map_optindex_optional_value",
+                "(map(K, V), K) -> optional_type(V)",
+            ),
             (
                 "optional_map_optindex_optional_value",
                 "(optional_type(map(K, V)), K) -> optional_type(V)",
@@ -670,7 +713,10 @@ const OPTIONAL: Table = &[
 ];
 
 const STRINGS_V0: Table = &[
-    ("charAt", &[("string_char_at_int", "string.(int) -> string")]),
+    (
+        "charAt",
+        &[("string_char_at_int", "string.(int) -> string")],
+    ),
     (
         "indexOf",
         &[
@@ -682,14 +728,23 @@ const STRINGS_V0: Table = &[
         "lastIndexOf",
         &[
             ("string_last_index_of_string", "string.(string) -> int"),
-            ("string_last_index_of_string_int", "string.(string, int) -> int"),
+            (
+                "string_last_index_of_string_int",
+                "string.(string, int) -> int",
+            ),
         ],
     ),
-    ("lowerAscii", &[("string_lower_ascii", "string.() -> string")]),
+    (
+        "lowerAscii",
+        &[("string_lower_ascii", "string.() -> string")],
+    ),
     (
         "replace",
         &[
-            ("string_replace_string_string", "string.(string, string) -> string"),
+            (
+                "string_replace_string_string",
+                "string.(string, string) -> string",
+            ),
             (
                 "string_replace_string_string_int",
                 "string.(string, string, int) -> string",
@@ -700,7 +755,10 @@ const STRINGS_V0: Table = &[
         "split",
         &[
             ("string_split_string", "string.(string) -> list(string)"),
-            ("string_split_string_int", "string.(string, int) -> list(string)"),
+            (
+                "string_split_string_int",
+                "string.(string, int) -> list(string)",
+            ),
         ],
     ),
     (
@@ -711,11 +769,17 @@ const STRINGS_V0: Table = &[
         ],
     ),
     ("trim", &[("string_trim", "string.() -> string")]),
-    ("upperAscii", &[("string_upper_ascii", "string.() -> string")]),
+    (
+        "upperAscii",
+        &[("string_upper_ascii", "string.() -> string")],
+    ),
 ];
 
 const STRINGS_V2: Table = &[
-    ("format", &[("string_format", "string.(list(dyn)) -> string")]),
+    (
+        "format",
+        &[("string_format", "string.(list(dyn)) -> string")],
+    ),
     ("strings.quote", &[("strings_quote", "(string) -> string")]),
     (
         "join",
@@ -727,7 +791,10 @@ const STRINGS_V2: Table = &[
 ];
 
 const SETS: Table = &[
-    ("sets.contains", &[("list_sets_contains_list", "(list(T), list(T)) -> bool")]),
+    (
+        "sets.contains",
+        &[("list_sets_contains_list", "(list(T), list(T)) -> bool")],
+    ),
     (
         "sets.equivalent",
         &[("list_sets_equivalent_list", "(list(T), list(T)) -> bool")],
@@ -777,10 +844,22 @@ const EXT_LISTS: Table = &[
     (
         "@sortByAssociatedKeys",
         &[
-            ("list_int_sortByAssociatedKeys", "list(T).(list(int)) -> list(T)"),
-            ("list_uint_sortByAssociatedKeys", "list(T).(list(uint)) -> list(T)"),
-            ("list_double_sortByAssociatedKeys", "list(T).(list(double)) -> list(T)"),
-            ("list_bool_sortByAssociatedKeys", "list(T).(list(bool)) -> list(T)"),
+            (
+                "list_int_sortByAssociatedKeys",
+                "list(T).(list(int)) -> list(T)",
+            ),
+            (
+                "list_uint_sortByAssociatedKeys",
+                "list(T).(list(uint)) -> list(T)",
+            ),
+            (
+                "list_double_sortByAssociatedKeys",
+                "list(T).(list(double)) -> list(T)",
+            ),
+            (
+                "list_bool_sortByAssociatedKeys",
+                "list(T).(list(bool)) -> list(T)",
+            ),
             (
                 "list_google.protobuf.Duration_sortByAssociatedKeys",
                 "list(T).(list(duration)) -> list(T)",
@@ -789,8 +868,14 @@ const EXT_LISTS: Table = &[
                 "list_google.protobuf.Timestamp_sortByAssociatedKeys",
                 "list(T).(list(timestamp)) -> list(T)",
             ),
-            ("list_string_sortByAssociatedKeys", "list(T).(list(string)) -> list(T)"),
-            ("list_bytes_sortByAssociatedKeys", "list(T).(list(bytes)) -> list(T)"),
+            (
+                "list_string_sortByAssociatedKeys",
+                "list(T).(list(string)) -> list(T)",
+            ),
+            (
+                "list_bytes_sortByAssociatedKeys",
+                "list(T).(list(bytes)) -> list(T)",
+            ),
         ],
     ),
     ("lists.range", &[("lists_range", "(int) -> list(int)")]),
@@ -807,7 +892,10 @@ const K8S_LISTS: Table = &[
             ("list_double_is_sorted_bool", "list(double).() -> bool"),
             ("list_bool_is_sorted_bool", "list(bool).() -> bool"),
             ("list_duration_is_sorted_bool", "list(duration).() -> bool"),
-            ("list_timestamp_is_sorted_bool", "list(timestamp).() -> bool"),
+            (
+                "list_timestamp_is_sorted_bool",
+                "list(timestamp).() -> bool",
+            ),
             ("list_string_is_sorted_bool", "list(string).() -> bool"),
             ("list_bytes_is_sorted_bool", "list(bytes).() -> bool"),
         ],
@@ -818,7 +906,10 @@ const K8S_LISTS: Table = &[
             ("list_int_sum_int", "list(int).() -> int"),
             ("list_uint_sum_uint", "list(uint).() -> uint"),
             ("list_double_sum_double", "list(double).() -> double"),
-            ("list_duration_sum_duration", "list(duration).() -> duration"),
+            (
+                "list_duration_sum_duration",
+                "list(duration).() -> duration",
+            ),
         ],
     ),
     (
@@ -828,8 +919,14 @@ const K8S_LISTS: Table = &[
             ("list_uint_max_uint", "list(uint).() -> uint"),
             ("list_double_max_double", "list(double).() -> double"),
             ("list_bool_max_bool", "list(bool).() -> bool"),
-            ("list_duration_max_duration", "list(duration).() -> duration"),
-            ("list_timestamp_max_timestamp", "list(timestamp).() -> timestamp"),
+            (
+                "list_duration_max_duration",
+                "list(duration).() -> duration",
+            ),
+            (
+                "list_timestamp_max_timestamp",
+                "list(timestamp).() -> timestamp",
+            ),
             ("list_string_max_string", "list(string).() -> string"),
             ("list_bytes_max_bytes", "list(bytes).() -> bytes"),
         ],
@@ -841,8 +938,14 @@ const K8S_LISTS: Table = &[
             ("list_uint_min_uint", "list(uint).() -> uint"),
             ("list_double_min_double", "list(double).() -> double"),
             ("list_bool_min_bool", "list(bool).() -> bool"),
-            ("list_duration_min_duration", "list(duration).() -> duration"),
-            ("list_timestamp_min_timestamp", "list(timestamp).() -> timestamp"),
+            (
+                "list_duration_min_duration",
+                "list(duration).() -> duration",
+            ),
+            (
+                "list_timestamp_min_timestamp",
+                "list(timestamp).() -> timestamp",
+            ),
             ("list_string_min_string", "list(string).() -> string"),
             ("list_bytes_min_bytes", "list(bytes).() -> bytes"),
         ],
@@ -855,22 +958,40 @@ const K8S_LISTS: Table = &[
 ];
 
 const REGEX: Table = &[
-    ("find", &[("string_find_string", "string.(string) -> string")]),
+    (
+        "find",
+        &[("string_find_string", "string.(string) -> string")],
+    ),
     (
         "findAll",
         &[
             ("string_find_all_string", "string.(string) -> list(string)"),
-            ("string_find_all_string_int", "string.(string, int) -> list(string)"),
+            (
+                "string_find_all_string_int",
+                "string.(string, int) -> list(string)",
+            ),
         ],
     ),
 ];
 
 const URLS: Table = &[
     ("url", &[("string_to_url", "(string) -> kubernetes.URL")]),
-    ("getScheme", &[("url_get_scheme", "kubernetes.URL.() -> string")]),
-    ("getHost", &[("url_get_host", "kubernetes.URL.() -> string")]),
-    ("getHostname", &[("url_get_hostname", "kubernetes.URL.() -> string")]),
-    ("getPort", &[("url_get_port", "kubernetes.URL.() -> string")]),
+    (
+        "getScheme",
+        &[("url_get_scheme", "kubernetes.URL.() -> string")],
+    ),
+    (
+        "getHost",
+        &[("url_get_host", "kubernetes.URL.() -> string")],
+    ),
+    (
+        "getHostname",
+        &[("url_get_hostname", "kubernetes.URL.() -> string")],
+    ),
+    (
+        "getPort",
+        &[("url_get_port", "kubernetes.URL.() -> string")],
+    ),
     (
         "getEscapedPath",
         &[("url_get_escaped_path", "kubernetes.URL.() -> string")],
@@ -889,7 +1010,10 @@ const IP: Table = &[
     ("ip", &[("string_to_ip", "(string) -> net.IP")]),
     ("family", &[("ip_family", "net.IP.() -> int")]),
     ("ip.isCanonical", &[("ip_is_canonical", "(string) -> bool")]),
-    ("isUnspecified", &[("ip_is_unspecified", "net.IP.() -> bool")]),
+    (
+        "isUnspecified",
+        &[("ip_is_unspecified", "net.IP.() -> bool")],
+    ),
     ("isLoopback", &[("ip_is_loopback", "net.IP.() -> bool")]),
     (
         "isLinkLocalMulticast",
@@ -899,7 +1023,10 @@ const IP: Table = &[
         "isLinkLocalUnicast",
         &[("ip_is_link_local_unicast", "net.IP.() -> bool")],
     ),
-    ("isGlobalUnicast", &[("ip_is_global_unicast", "net.IP.() -> bool")]),
+    (
+        "isGlobalUnicast",
+        &[("ip_is_global_unicast", "net.IP.() -> bool")],
+    ),
     ("isIP", &[("is_ip", "(string) -> bool")]),
     ("string", &[("ip_to_string", "(net.IP) -> string")]),
 ];
@@ -921,14 +1048,20 @@ const CIDR: Table = &[
         ],
     ),
     ("ip", &[("cidr_ip", "net.CIDR.() -> net.IP")]),
-    ("prefixLength", &[("cidr_prefix_length", "net.CIDR.() -> int")]),
+    (
+        "prefixLength",
+        &[("cidr_prefix_length", "net.CIDR.() -> int")],
+    ),
     ("masked", &[("cidr_masked", "net.CIDR.() -> net.CIDR")]),
     ("isCIDR", &[("is_cidr", "(string) -> bool")]),
     ("string", &[("cidr_to_string", "(net.CIDR) -> string")]),
 ];
 
 const QUANTITY: Table = &[
-    ("quantity", &[("string_to_quantity", "(string) -> kubernetes.Quantity")]),
+    (
+        "quantity",
+        &[("string_to_quantity", "(string) -> kubernetes.Quantity")],
+    ),
     ("isQuantity", &[("is_quantity_string", "(string) -> bool")]),
     ("sign", &[("quantity_sign", "(kubernetes.Quantity) -> int")]),
     (
@@ -956,8 +1089,14 @@ const QUANTITY: Table = &[
         "asApproximateFloat",
         &[("quantity_get_float", "kubernetes.Quantity.() -> double")],
     ),
-    ("asInteger", &[("quantity_get_int", "kubernetes.Quantity.() -> int")]),
-    ("isInteger", &[("quantity_is_integer", "kubernetes.Quantity.() -> bool")]),
+    (
+        "asInteger",
+        &[("quantity_get_int", "kubernetes.Quantity.() -> int")],
+    ),
+    (
+        "isInteger",
+        &[("quantity_is_integer", "kubernetes.Quantity.() -> bool")],
+    ),
     (
         "add",
         &[
@@ -965,7 +1104,10 @@ const QUANTITY: Table = &[
                 "quantity_add",
                 "kubernetes.Quantity.(kubernetes.Quantity) -> kubernetes.Quantity",
             ),
-            ("quantity_add_int", "kubernetes.Quantity.(int) -> kubernetes.Quantity"),
+            (
+                "quantity_add_int",
+                "kubernetes.Quantity.(int) -> kubernetes.Quantity",
+            ),
         ],
     ),
     (
@@ -975,7 +1117,10 @@ const QUANTITY: Table = &[
                 "quantity_sub",
                 "kubernetes.Quantity.(kubernetes.Quantity) -> kubernetes.Quantity",
             ),
-            ("quantity_sub_int", "kubernetes.Quantity.(int) -> kubernetes.Quantity"),
+            (
+                "quantity_sub_int",
+                "kubernetes.Quantity.(int) -> kubernetes.Quantity",
+            ),
         ],
     ),
 ];
@@ -990,33 +1135,66 @@ const FORMAT: Table = &[
     ),
     (
         "format.named",
-        &[("format-named", "(string) -> optional_type(kubernetes.NamedFormat)")],
+        &[(
+            "format-named",
+            "(string) -> optional_type(kubernetes.NamedFormat)",
+        )],
     ),
-    ("format.dns1123Label", &[("format.dns1123Label", "() -> kubernetes.NamedFormat")]),
+    (
+        "format.dns1123Label",
+        &[("format.dns1123Label", "() -> kubernetes.NamedFormat")],
+    ),
     (
         "format.dns1123Subdomain",
         &[("format.dns1123Subdomain", "() -> kubernetes.NamedFormat")],
     ),
-    ("format.dns1035Label", &[("format.dns1035Label", "() -> kubernetes.NamedFormat")]),
-    ("format.qualifiedName", &[("format.qualifiedName", "() -> kubernetes.NamedFormat")]),
+    (
+        "format.dns1035Label",
+        &[("format.dns1035Label", "() -> kubernetes.NamedFormat")],
+    ),
+    (
+        "format.qualifiedName",
+        &[("format.qualifiedName", "() -> kubernetes.NamedFormat")],
+    ),
     (
         "format.dns1123LabelPrefix",
         &[("format.dns1123LabelPrefix", "() -> kubernetes.NamedFormat")],
     ),
     (
         "format.dns1123SubdomainPrefix",
-        &[("format.dns1123SubdomainPrefix", "() -> kubernetes.NamedFormat")],
+        &[(
+            "format.dns1123SubdomainPrefix",
+            "() -> kubernetes.NamedFormat",
+        )],
     ),
     (
         "format.dns1035LabelPrefix",
         &[("format.dns1035LabelPrefix", "() -> kubernetes.NamedFormat")],
     ),
-    ("format.labelValue", &[("format.labelValue", "() -> kubernetes.NamedFormat")]),
-    ("format.uri", &[("format.uri", "() -> kubernetes.NamedFormat")]),
-    ("format.uuid", &[("format.uuid", "() -> kubernetes.NamedFormat")]),
-    ("format.byte", &[("format.byte", "() -> kubernetes.NamedFormat")]),
-    ("format.date", &[("format.date", "() -> kubernetes.NamedFormat")]),
-    ("format.datetime", &[("format.datetime", "() -> kubernetes.NamedFormat")]),
+    (
+        "format.labelValue",
+        &[("format.labelValue", "() -> kubernetes.NamedFormat")],
+    ),
+    (
+        "format.uri",
+        &[("format.uri", "() -> kubernetes.NamedFormat")],
+    ),
+    (
+        "format.uuid",
+        &[("format.uuid", "() -> kubernetes.NamedFormat")],
+    ),
+    (
+        "format.byte",
+        &[("format.byte", "() -> kubernetes.NamedFormat")],
+    ),
+    (
+        "format.date",
+        &[("format.date", "() -> kubernetes.NamedFormat")],
+    ),
+    (
+        "format.datetime",
+        &[("format.datetime", "() -> kubernetes.NamedFormat")],
+    ),
 ];
 
 const SEMVER: Table = &[
@@ -1024,7 +1202,10 @@ const SEMVER: Table = &[
         "semver",
         &[
             ("string_to_semver", "(string) -> kubernetes.Semver"),
-            ("string_bool_to_semver", "(string, bool) -> kubernetes.Semver"),
+            (
+                "string_bool_to_semver",
+                "(string, bool) -> kubernetes.Semver",
+            ),
         ],
     ),
     (
@@ -1127,19 +1308,31 @@ const AUTHZ: Table = &[
     ),
     (
         "errored",
-        &[("decision_errored", "kubernetes.authorization.Decision.() -> bool")],
+        &[(
+            "decision_errored",
+            "kubernetes.authorization.Decision.() -> bool",
+        )],
     ),
     (
         "error",
-        &[("decision_error", "kubernetes.authorization.Decision.() -> string")],
+        &[(
+            "decision_error",
+            "kubernetes.authorization.Decision.() -> string",
+        )],
     ),
     (
         "allowed",
-        &[("decision_allowed", "kubernetes.authorization.Decision.() -> bool")],
+        &[(
+            "decision_allowed",
+            "kubernetes.authorization.Decision.() -> bool",
+        )],
     ),
     (
         "reason",
-        &[("decision_reason", "kubernetes.authorization.Decision.() -> string")],
+        &[(
+            "decision_reason",
+            "kubernetes.authorization.Decision.() -> string",
+        )],
     ),
 ];
 
@@ -1182,6 +1375,10 @@ mod tests {
         assert!(old.function("isCIDR").is_none());
         let new = Env::for_server(KubeVersion::new(1, 31));
         assert!(new.function("isCIDR").is_some());
-        assert!(Env::for_server(KubeVersion::NEWEST).function("reverse").is_some());
+        assert!(
+            Env::for_server(KubeVersion::NEWEST)
+                .function("reverse")
+                .is_some()
+        );
     }
 }

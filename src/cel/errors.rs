@@ -177,6 +177,9 @@ mod tests {
         let src = Source::new(text);
         let e = CelError::at(&src, Some(5), "x");
         assert_eq!(e.column, 4);
-        assert_eq!(e.display(text), "ERROR: <input>:1:5: x\n | 'é' + 1\n | .\u{ff0e}..^");
+        assert_eq!(
+            e.display(text),
+            "ERROR: <input>:1:5: x\n | 'é' + 1\n | .\u{ff0e}..^"
+        );
     }
 }

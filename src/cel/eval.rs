@@ -12,7 +12,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::compile::{CEL_RULE_FAILED, CEL_RUNTIME_ERROR, RuleCompileResult, RuleProgram, SchemaStep};
+use super::compile::{
+    CEL_RULE_FAILED, CEL_RUNTIME_ERROR, RuleCompileResult, RuleProgram, SchemaStep,
+};
 use super::interp::{self, EvalError, PER_CALL_LIMIT};
 use super::value::{Val, from_node};
 use crate::diag::{BadValue, Diagnostic, ErrorType, FieldError, FieldPath};
@@ -44,7 +46,10 @@ pub fn evaluate(
     let mut by_node: HashMap<&[SchemaStep], Vec<(usize, &Arc<RuleProgram>)>> = HashMap::new();
     for r in compiled {
         if let Some(p) = &r.program {
-            by_node.entry(r.node.as_slice()).or_default().push((r.index, p));
+            by_node
+                .entry(r.node.as_slice())
+                .or_default()
+                .push((r.index, p));
         }
     }
     let mut out = EvalOutcome::default();
@@ -67,7 +72,14 @@ struct Walker<'a, 'o> {
 }
 
 impl Walker<'_, '_> {
-    fn node(&mut self, s: &Structural, v: &Node, old: Option<&Node>, path: &FieldPath, depth: usize) {
+    fn node(
+        &mut self,
+        s: &Structural,
+        v: &Node,
+        old: Option<&Node>,
+        path: &FieldPath,
+        depth: usize,
+    ) {
         if depth > 1000 || v.is_null() {
             return;
         }
@@ -79,7 +91,8 @@ impl Walker<'_, '_> {
                         self.steps.push(SchemaStep::Property(k.to_string()));
                         self.node(prop, child, old_child, &path.child(k), depth + 1);
                         self.steps.pop();
-                    } else if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
+                    } else if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties
+                    {
                         self.steps.push(SchemaStep::AdditionalProperties);
                         self.node(ap, child, old_child, &path.key(k), depth + 1);
                         self.steps.pop();
@@ -132,7 +145,11 @@ impl Walker<'_, '_> {
             (false, None) => Val::Null,
         };
         let vars = [("self", self_val.clone()), ("oldSelf", old_binding)];
-        let type_name = if s.generic.type_.is_empty() { "" } else { s.generic.type_.as_str() };
+        let type_name = if s.generic.type_.is_empty() {
+            ""
+        } else {
+            s.generic.type_.as_str()
+        };
         let rule_text = rule_error_string(rule);
         let (result, _cost) = interp::eval(&p.rule, &vars, PER_CALL_LIMIT);
         let span = node.span;
@@ -152,10 +169,11 @@ impl Walker<'_, '_> {
                         detail = Some(m.to_string());
                     }
                 }
-                let detail = detail.unwrap_or_else(|| match rule.message.as_deref().map(str::trim) {
-                    Some(m) if !m.is_empty() => m.to_string(),
-                    _ => format!("failed rule: {rule_text}"),
-                });
+                let detail =
+                    detail.unwrap_or_else(|| match rule.message.as_deref().map(str::trim) {
+                        Some(m) if !m.is_empty() => m.to_string(),
+                        _ => format!("failed rule: {rule_text}"),
+                    });
                 let value = if matches!(type_name, "object" | "array") {
                     BadValue::Omit
                 } else {
@@ -164,10 +182,16 @@ impl Walker<'_, '_> {
                 let err = match rule.reason.as_deref() {
                     Some("FieldValueForbidden") => FieldError::forbidden(field, detail),
                     Some("FieldValueRequired") => FieldError::required(field, detail),
-                    Some("FieldValueDuplicate") => FieldError::new(ErrorType::Duplicate, field, value, ""),
+                    Some("FieldValueDuplicate") => {
+                        FieldError::new(ErrorType::Duplicate, field, value, "")
+                    }
                     _ => FieldError::new(ErrorType::Invalid, field, value, detail),
                 };
-                self.out.diagnostics.push(Diagnostic::from_field_error(CEL_RULE_FAILED, &err, span));
+                self.out.diagnostics.push(Diagnostic::from_field_error(
+                    CEL_RULE_FAILED,
+                    &err,
+                    span,
+                ));
             }
             Ok(_) => self.runtime_error(path, type_name, "no such overload", &rule_text, span),
             Err(EvalError::Unsupported(what)) => self.out.not_evaluated.push(NotEvaluated {
@@ -180,20 +204,35 @@ impl Walker<'_, '_> {
                     "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {rule_text}"
                 );
                 let err = FieldError::invalid(path.clone(), type_name, detail);
-                self.out.diagnostics.push(Diagnostic::from_field_error(CEL_RUNTIME_ERROR, &err, span));
+                self.out.diagnostics.push(Diagnostic::from_field_error(
+                    CEL_RUNTIME_ERROR,
+                    &err,
+                    span,
+                ));
             }
             Err(EvalError::Message(m)) => self.runtime_error(path, type_name, &m, &rule_text, span),
         }
     }
 
-    fn runtime_error(&mut self, path: &FieldPath, type_name: &str, message: &str, rule: &str, span: crate::source::Span) {
+    fn runtime_error(
+        &mut self,
+        path: &FieldPath,
+        type_name: &str,
+        message: &str,
+        rule: &str,
+        span: crate::source::Span,
+    ) {
         let detail = if message.starts_with("no such overload") {
-            format!("'{message}': call arguments did not match a supported operator, function or macro signature for rule: {rule}")
+            format!(
+                "'{message}': call arguments did not match a supported operator, function or macro signature for rule: {rule}"
+            )
         } else {
             format!("{message} evaluating rule: {rule}")
         };
         let err = FieldError::invalid(path.clone(), type_name, detail);
-        self.out.diagnostics.push(Diagnostic::from_field_error(CEL_RUNTIME_ERROR, &err, span));
+        self.out
+            .diagnostics
+            .push(Diagnostic::from_field_error(CEL_RUNTIME_ERROR, &err, span));
     }
 }
 

@@ -40,7 +40,11 @@ fn schema() -> serde_json::Value {
 #[test]
 fn failures_and_runtime_errors_match_the_server() {
     let s = structural(&schema());
-    let compiled = compile_rules(&s, KubeVersion::new(1, 35), &FieldPath::root("spec.validation.openAPIV3Schema"));
+    let compiled = compile_rules(
+        &s,
+        KubeVersion::new(1, 35),
+        &FieldPath::root("spec.validation.openAPIV3Schema"),
+    );
     assert!(compiled.iter().all(|r| r.diagnostics.is_empty()));
     let cr = Node::from_json(
         &json!({
@@ -75,36 +79,83 @@ fn library_functions_evaluate() {
     use super::interp::{PER_CALL_LIMIT, eval};
     use super::value::Val;
     let env = Env::for_server(KubeVersion::NEWEST);
-    let decls = Declarations { env: &env, variables: &[], provider: &NoTypes };
+    let decls = Declarations {
+        env: &env,
+        variables: &[],
+        provider: &NoTypes,
+    };
     let cases: &[(&str, bool)] = &[
         ("[1, 2, 3].all(x, x > 0)", true),
         ("[1, 2, 3].exists_one(x, x > 2)", true),
         ("[3, 1, 2].sort() == [1, 2, 3]", true),
         ("[3, 1, 2].sortBy(x, -x) == [3, 2, 1]", true),
-        ("[1, 2, 3].isSorted() && [1, 2].sum() == 3 && [4, 2].min() == 2 && [4, 2].max() == 4", true),
-        ("[1, 2, 1].indexOf(1) == 0 && [1, 2, 1].lastIndexOf(1) == 2", true),
-        ("'abc'.indexOf('c') == 2 && 'abcabc'.lastIndexOf('b') == 4", true),
-        ("'a,b'.split(',') == ['a', 'b'] && ['a', 'b'].join('-') == 'a-b'", true),
-        ("'Hello'.lowerAscii() == 'hello' && ' x '.trim() == 'x' && 'abc'.substring(1) == 'bc'", true),
-        ("'abc123'.find('[0-9]+') == '123' && 'a1b2'.findAll('[0-9]') == ['1', '2']", true),
+        (
+            "[1, 2, 3].isSorted() && [1, 2].sum() == 3 && [4, 2].min() == 2 && [4, 2].max() == 4",
+            true,
+        ),
+        (
+            "[1, 2, 1].indexOf(1) == 0 && [1, 2, 1].lastIndexOf(1) == 2",
+            true,
+        ),
+        (
+            "'abc'.indexOf('c') == 2 && 'abcabc'.lastIndexOf('b') == 4",
+            true,
+        ),
+        (
+            "'a,b'.split(',') == ['a', 'b'] && ['a', 'b'].join('-') == 'a-b'",
+            true,
+        ),
+        (
+            "'Hello'.lowerAscii() == 'hello' && ' x '.trim() == 'x' && 'abc'.substring(1) == 'bc'",
+            true,
+        ),
+        (
+            "'abc123'.find('[0-9]+') == '123' && 'a1b2'.findAll('[0-9]') == ['1', '2']",
+            true,
+        ),
         ("'abc'.matches('^a') && !'abc'.matches('^b')", true),
-        ("{'a': 1}.all(k, v, v == 1) && [5].exists(i, v, i == 0 && v == 5)", true),
+        (
+            "{'a': 1}.all(k, v, v == 1) && [5].exists(i, v, i == 0 && v == 5)",
+            true,
+        ),
         ("{'a': 1}.transformMap(k, v, v + 1) == {'a': 2}", true),
         ("[1, 2].transformList(i, v, v * 2) == [2, 4]", true),
-        ("sets.contains([1, 2], [1]) && sets.intersects([1], [1, 3]) && sets.equivalent([1, 2], [2, 1])", true),
-        ("lists.range(3) == [0, 1, 2] && [[1], [2]].flatten() == [1, 2] && [1, 1].distinct() == [1]", true),
-        ("optional.of(1).orValue(2) == 1 && optional.none().orValue(2) == 2", true),
-        ("{'a': 1}.?b.orValue(0) == 0 && [1][?3].hasValue() == false", true),
-        ("duration('1h30m') == duration('90m') && timestamp('2020-01-01T00:00:00Z').getFullYear() == 2020", true),
-        ("timestamp('2020-01-01T00:00:00Z') + duration('24h') == timestamp('2020-01-02T00:00:00Z')", true),
+        (
+            "sets.contains([1, 2], [1]) && sets.intersects([1], [1, 3]) && sets.equivalent([1, 2], [2, 1])",
+            true,
+        ),
+        (
+            "lists.range(3) == [0, 1, 2] && [[1], [2]].flatten() == [1, 2] && [1, 1].distinct() == [1]",
+            true,
+        ),
+        (
+            "optional.of(1).orValue(2) == 1 && optional.none().orValue(2) == 2",
+            true,
+        ),
+        (
+            "{'a': 1}.?b.orValue(0) == 0 && [1][?3].hasValue() == false",
+            true,
+        ),
+        (
+            "duration('1h30m') == duration('90m') && timestamp('2020-01-01T00:00:00Z').getFullYear() == 2020",
+            true,
+        ),
+        (
+            "timestamp('2020-01-01T00:00:00Z') + duration('24h') == timestamp('2020-01-02T00:00:00Z')",
+            true,
+        ),
         ("1 < 1.5 && 2u > 1 && dyn(1.0) == 1", true),
-        ("'abc'.charAt(1) == 'b' && 'aaa'.replace('a', 'b', 2) == 'bba'", true),
+        (
+            "'abc'.charAt(1) == 'b' && 'aaa'.replace('a', 'b', 2) == 'bba'",
+            true,
+        ),
         ("strings.quote('a\"b') == '\"a\\\\\"b\"'", true),
         ("[1, 2].map(x, x * 2).filter(x, x > 2) == [4]", true),
         ("type(1) == int && type('a') == string", true),
     ];
     for (expr, want) in cases {
-        let checked = super::compile::compile_expression(expr, &decls).unwrap_or_else(|e| panic!("{expr}: {}", e.display()));
+        let checked = super::compile::compile_expression(expr, &decls)
+            .unwrap_or_else(|e| panic!("{expr}: {}", e.display()));
         let (r, _) = eval(&checked, &[], PER_CALL_LIMIT);
         assert!(matches!(r, Ok(Val::Bool(b)) if b == *want), "{expr}: {r:?}");
     }
@@ -116,7 +167,11 @@ fn evaluation_always_terminates() {
     use super::env::Env;
     use super::interp::{EvalError, PER_CALL_LIMIT, eval};
     let env = Env::for_server(KubeVersion::NEWEST);
-    let decls = Declarations { env: &env, variables: &[], provider: &NoTypes };
+    let decls = Declarations {
+        env: &env,
+        variables: &[],
+        provider: &NoTypes,
+    };
     let checked = super::compile::compile_expression(
         "lists.range(2000).all(x, lists.range(2000).all(y, x + y >= 0))",
         &decls,

@@ -78,11 +78,7 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
             return Err(invalid());
         }
     }
-    let signed = if neg {
-        -(total as i128)
-    } else {
-        total as i128
-    };
+    let signed = if neg { -(total as i128) } else { total as i128 };
     if signed > i64::MAX as i128 || signed < i64::MIN as i128 {
         return Err(invalid());
     }
@@ -137,7 +133,9 @@ fn days_in_month(y: i64, m: u32) -> u32 {
 /// `time.Parse(time.RFC3339, s)` plus CEL's year range check.
 pub fn parse_rfc3339(s: &str) -> Result<Timestamp, String> {
     let err = || {
-        format!("parsing time \"{s}\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"{s}\" as \"2006\"")
+        format!(
+            "parsing time \"{s}\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"{s}\" as \"2006\""
+        )
     };
     let b = s.as_bytes();
     let num = |from: usize, len: usize| -> Option<u32> {
@@ -205,7 +203,9 @@ pub fn parse_rfc3339(s: &str) -> Result<Timestamp, String> {
             }
             let om = num(i + 4, 2).ok_or_else(err)?;
             if oh > 23 || om > 59 {
-                return Err(format!("parsing time \"{s}\": time zone offset hour out of range"));
+                return Err(format!(
+                    "parsing time \"{s}\": time zone offset hour out of range"
+                ));
             }
             i += 6;
             sign * (i64::from(oh) * 3600 + i64::from(om) * 60)
@@ -222,12 +222,14 @@ pub fn parse_rfc3339(s: &str) -> Result<Timestamp, String> {
         return Err(format!("parsing time \"{s}\": day out of range"));
     }
     if hour > 23 || minute > 59 || second > 59 {
-        return Err(format!("parsing time \"{s}\": hour, minute or second out of range"));
+        return Err(format!(
+            "parsing time \"{s}\": hour, minute or second out of range"
+        ));
     }
     let days = days_from_civil(year, month, day);
-    let seconds = days * 86_400 + i64::from(hour) * 3600 + i64::from(minute) * 60
-        + i64::from(second)
-        - offset;
+    let seconds =
+        days * 86_400 + i64::from(hour) * 3600 + i64::from(minute) * 60 + i64::from(second)
+            - offset;
     if !(MIN_UNIX_SECONDS..=MAX_UNIX_SECONDS).contains(&seconds) {
         return Err("timestamp out of range".into());
     }
@@ -293,7 +295,10 @@ mod tests {
     #[test]
     fn timestamps_like_go() {
         assert_eq!(parse_rfc3339("1970-01-01T00:00:00Z").unwrap().seconds, 0);
-        assert_eq!(parse_rfc3339("2020-01-01T01:00:00+01:00").unwrap().seconds, 1_577_836_800);
+        assert_eq!(
+            parse_rfc3339("2020-01-01T01:00:00+01:00").unwrap().seconds,
+            1_577_836_800
+        );
         assert!(parse_rfc3339("2020-01-01t00:00:00Z").is_err());
         assert!(parse_rfc3339("2020-01-01 00:00:00Z").is_err());
         assert!(parse_rfc3339("2020-01-01T00:00:60Z").is_err());

@@ -59,7 +59,10 @@ pub fn eval(checked: &CheckedAst, vars: &[(&str, Val)], limit: u64) -> (R, u64) 
         checked,
         cost: 0,
         limit,
-        scope: vars.iter().map(|(n, v)| (n.to_string(), v.clone())).collect(),
+        scope: vars
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.clone()))
+            .collect(),
     };
     let r = it.eval(&checked.ast.expr, 0);
     (r, it.cost)
@@ -108,7 +111,9 @@ impl Interp<'_> {
             ExprKind::Ident(name) => match self.lookup(name) {
                 Some(v) => Ok(v),
                 None => match self.checked.types.get(&e.id) {
-                    Some(super::types::Type::Type(Some(t))) => Ok(Val::Type(t.type_name().to_string())),
+                    Some(super::types::Type::Type(Some(t))) => {
+                        Ok(Val::Type(t.type_name().to_string()))
+                    }
                     _ => Err(err(format!("no such attribute: {name}"))),
                 },
             },
@@ -165,9 +170,9 @@ impl Interp<'_> {
                 }
                 Ok(Val::Map(Arc::new(out)))
             }
-            ExprKind::Struct { type_name, .. } => {
-                Err(EvalError::Unsupported(format!("object construction of {type_name}")))
-            }
+            ExprKind::Struct { type_name, .. } => Err(EvalError::Unsupported(format!(
+                "object construction of {type_name}"
+            ))),
             ExprKind::Comprehension(c) => {
                 let range = self.eval(&c.iter_range, depth + 1)?;
                 let items: Vec<(Val, Val)> = match &range {
@@ -189,7 +194,8 @@ impl Interp<'_> {
                     let len = self.scope.len();
                     if two {
                         self.scope.push((c.iter_var.clone(), k));
-                        self.scope.push((c.iter_var2.clone().unwrap_or_default(), v));
+                        self.scope
+                            .push((c.iter_var2.clone().unwrap_or_default(), v));
                     } else if is_list {
                         self.scope.push((c.iter_var.clone(), v));
                     } else {
@@ -229,7 +235,14 @@ impl Interp<'_> {
         }
     }
 
-    fn call(&mut self, e: &Expr, function: &str, target: Option<&Expr>, args: &[Expr], depth: usize) -> R {
+    fn call(
+        &mut self,
+        e: &Expr,
+        function: &str,
+        target: Option<&Expr>,
+        args: &[Expr],
+        depth: usize,
+    ) -> R {
         // Non-strict operators first.
         match function {
             "_&&_" | "_||_" => {
@@ -312,7 +325,9 @@ fn display(v: &Val) -> String {
 fn select(v: &Val, field: &str, test_only: bool, optional: bool) -> R {
     match v {
         Val::Map(m) => {
-            let found = m.iter().find(|(k, _)| matches!(k, Val::String(s) if &**s == field));
+            let found = m
+                .iter()
+                .find(|(k, _)| matches!(k, Val::String(s) if &**s == field));
             if test_only {
                 return Ok(Val::Bool(found.is_some()));
             }
@@ -365,7 +380,10 @@ fn ts_nanos(s: i64, n: u32) -> i128 {
 }
 
 fn from_nanos(t: i128) -> (i64, u32) {
-    (t.div_euclid(1_000_000_000) as i64, t.rem_euclid(1_000_000_000) as u32)
+    (
+        t.div_euclid(1_000_000_000) as i64,
+        t.rem_euclid(1_000_000_000) as u32,
+    )
 }
 
 fn contains(haystack: &Val, needle: &Val) -> R {
@@ -473,22 +491,29 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         ("dyn", [x]) => Ok(x.clone()),
         ("int", [x]) => match x {
             Int(i) => Ok(Int(*i)),
-            Uint(u) => i64::try_from(*u).map(Int).map_err(|_| err("integer overflow")),
+            Uint(u) => i64::try_from(*u)
+                .map(Int)
+                .map_err(|_| err("integer overflow")),
             Double(d) => {
-                if d.is_finite() && *d > -9.223372036854775808e18 && *d < 9.223372036854775807e18 {
+                if d.is_finite() && *d > -9.223_372_036_854_776e18 && *d < 9.223_372_036_854_776e18 {
                     Ok(Int(*d as i64))
                 } else {
                     Err(err("integer overflow"))
                 }
             }
-            String(s) => s.parse::<i64>().map(Int).map_err(|_| err(format!("type conversion error from 'string' to 'int'"))),
+            String(s) => s
+                .parse::<i64>()
+                .map(Int)
+                .map_err(|_| err("type conversion error from 'string' to 'int'")),
             Timestamp(s, _) => Ok(Int(*s)),
             Duration(n) => Ok(Int(*n)),
             _ => Err(no_overload()),
         },
         ("uint", [x]) => match x {
             Uint(u) => Ok(Uint(*u)),
-            Int(i) => u64::try_from(*i).map(Uint).map_err(|_| err("integer overflow")),
+            Int(i) => u64::try_from(*i)
+                .map(Uint)
+                .map_err(|_| err("integer overflow")),
             Double(d) => {
                 if d.is_finite() && *d >= 0.0 && *d < 1.8446744073709552e19 {
                     Ok(Uint(*d as u64))
@@ -496,14 +521,20 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
                     Err(err("integer overflow"))
                 }
             }
-            String(s) => s.parse::<u64>().map(Uint).map_err(|_| err("type conversion error from 'string' to 'uint'")),
+            String(s) => s
+                .parse::<u64>()
+                .map(Uint)
+                .map_err(|_| err("type conversion error from 'string' to 'uint'")),
             _ => Err(no_overload()),
         },
         ("double", [x]) => match x {
             Double(d) => Ok(Double(*d)),
             Int(i) => Ok(Double(*i as f64)),
             Uint(u) => Ok(Double(*u as f64)),
-            String(s) => s.parse::<f64>().map(Double).map_err(|_| err("type conversion error from 'string' to 'double'")),
+            String(s) => s
+                .parse::<f64>()
+                .map(Double)
+                .map_err(|_| err("type conversion error from 'string' to 'double'")),
             _ => Err(no_overload()),
         },
         ("string", [x]) => match x {
@@ -515,7 +546,10 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             Bytes(b) => std::str::from_utf8(b)
                 .map(Val::str)
                 .map_err(|_| err("invalid UTF-8 in bytes, cannot convert to string")),
-            Timestamp(s, n) => Ok(Val::str(&gotime::format_rfc3339(gotime::Timestamp { seconds: *s, nanos: *n }))),
+            Timestamp(s, n) => Ok(Val::str(&gotime::format_rfc3339(gotime::Timestamp {
+                seconds: *s,
+                nanos: *n,
+            }))),
             Duration(n) => Ok(Val::str(&gotime::format_duration(*n))),
             Ext(_, s) => Ok(String(s.clone())),
             _ => Err(no_overload()),
@@ -538,20 +572,26 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             Duration(n) => Ok(Duration(*n)),
             Int(i) => Ok(Duration(*i)),
             String(s) => {
-                let n = gotime::parse_duration(s).map_err(|e| err(format!("type conversion error from 'string' to 'google.protobuf.Duration': {e}")))?;
+                let n = gotime::parse_duration(s).map_err(|e| {
+                    err(format!(
+                        "type conversion error from 'string' to 'google.protobuf.Duration': {e}"
+                    ))
+                })?;
                 dur_result(n as i128)
             }
             _ => Err(no_overload()),
         },
-        ("timestamp", [x]) => match x {
-            Timestamp(s, n) => Ok(Timestamp(*s, *n)),
-            Int(i) => ts_result(*i, 0),
-            String(s) => {
-                let t = gotime::parse_rfc3339(s).map_err(|e| err(format!("type conversion error from 'string' to 'google.protobuf.Timestamp': {e}")))?;
-                Ok(Timestamp(t.seconds, t.nanos))
+        ("timestamp", [x]) => {
+            match x {
+                Timestamp(s, n) => Ok(Timestamp(*s, *n)),
+                Int(i) => ts_result(*i, 0),
+                String(s) => {
+                    let t = gotime::parse_rfc3339(s).map_err(|e| err(format!("type conversion error from 'string' to 'google.protobuf.Timestamp': {e}")))?;
+                    Ok(Timestamp(t.seconds, t.nanos))
+                }
+                _ => Err(no_overload()),
             }
-            _ => Err(no_overload()),
-        },
+        }
         ("contains", [String(s), String(t)]) => Ok(Bool(s.contains(&**t))),
         ("startsWith", [String(s), String(t)]) => Ok(Bool(s.starts_with(&**t))),
         ("endsWith", [String(s), String(t)]) => Ok(Bool(s.ends_with(&**t))),
@@ -570,14 +610,24 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
                 Some(Int(_)) | None => usize::MAX,
                 _ => return Err(no_overload()),
             };
-            Ok(List(Arc::new(re.find_iter(s).take(limit).map(|m| Val::str(m.as_str())).collect())))
+            Ok(List(Arc::new(
+                re.find_iter(s)
+                    .take(limit)
+                    .map(|m| Val::str(m.as_str()))
+                    .collect(),
+            )))
         }
         ("charAt", [String(s), Int(i)]) => {
             let n = s.chars().count() as i64;
             if *i < 0 || *i > n {
                 return Err(err(format!("index out of range: {i}")));
             }
-            Ok(Val::str(&s.chars().nth(*i as usize).map(|c| c.to_string()).unwrap_or_default()))
+            Ok(Val::str(
+                &s.chars()
+                    .nth(*i as usize)
+                    .map(|c| c.to_string())
+                    .unwrap_or_default(),
+            ))
         }
         ("indexOf" | "lastIndexOf", [String(s), String(t), rest @ ..]) => {
             let chars: Vec<char> = s.chars().collect();
@@ -585,14 +635,22 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             let last = f == "lastIndexOf";
             let start = match rest.first() {
                 Some(Int(i)) => *i,
-                None => if last { chars.len() as i64 } else { 0 },
+                None => {
+                    if last {
+                        chars.len() as i64
+                    } else {
+                        0
+                    }
+                }
                 _ => return Err(no_overload()),
             };
             if start < 0 || start > chars.len() as i64 {
                 return Err(err(format!("index out of range: {start}")));
             }
             let start = start as usize;
-            let matches_at = |i: usize| i + needle.len() <= chars.len() && chars[i..i + needle.len()] == needle[..];
+            let matches_at = |i: usize| {
+                i + needle.len() <= chars.len() && chars[i..i + needle.len()] == needle[..]
+            };
             let found = if last {
                 (0..=start.min(chars.len())).rev().find(|&i| matches_at(i))
             } else {
@@ -617,7 +675,11 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
                 None => -1,
                 _ => return Err(no_overload()),
             };
-            Ok(Val::str(&if n < 0 { s.replace(&**from, to) } else { s.replacen(&**from, to, n as usize) }))
+            Ok(Val::str(&if n < 0 {
+                s.replace(&**from, to)
+            } else {
+                s.replacen(&**from, to, n as usize)
+            }))
         }
         ("split", [String(s), String(sep), rest @ ..]) => {
             let n = match rest.first() {
@@ -650,9 +712,15 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
                 return Err(err(format!("index out of range: {e}")));
             }
             if *b > e {
-                return Err(err(format!("invalid substring range. start: {b}, end: {e}")));
+                return Err(err(format!(
+                    "invalid substring range. start: {b}, end: {e}"
+                )));
             }
-            Ok(Val::str(&chars[*b as usize..e as usize].iter().collect::<std::string::String>()))
+            Ok(Val::str(
+                &chars[*b as usize..e as usize]
+                    .iter()
+                    .collect::<std::string::String>(),
+            ))
         }
         ("join", [List(l), rest @ ..]) => {
             let sep = match rest.first() {
@@ -664,7 +732,10 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             Ok(Val::str(&parts?.join(&sep)))
         }
         ("strings.quote", [String(s)]) => Ok(Val::str(&quote(s))),
-        ("isSorted", [List(l)]) => Ok(Bool(l.windows(2).all(|w| w[0].compare(&w[1]) != Some(Ordering::Greater)))),
+        ("isSorted", [List(l)]) => Ok(Bool(
+            l.windows(2)
+                .all(|w| w[0].compare(&w[1]) != Some(Ordering::Greater)),
+        )),
         ("sum", [List(l)]) => {
             let zero = match overloads.first().map(std::string::String::as_str) {
                 Some("list_uint_sum_uint") => Uint(0),
@@ -672,7 +743,9 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
                 Some("list_duration_sum_duration") => Duration(0),
                 _ => Int(0),
             };
-            l.iter().try_fold(zero, |acc, x| call_function("_+_", false, &[acc, x.clone()], &[]))
+            l.iter().try_fold(zero, |acc, x| {
+                call_function("_+_", false, &[acc, x.clone()], &[])
+            })
         }
         ("min" | "max", [List(l)]) => {
             let mut best: Option<&Val> = None;
@@ -681,7 +754,9 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
                     None => Some(x),
                     Some(b) => {
                         let o = x.compare(b).ok_or_else(no_overload)?;
-                        if (f == "min" && o == Ordering::Less) || (f == "max" && o == Ordering::Greater) {
+                        if (f == "min" && o == Ordering::Less)
+                            || (f == "max" && o == Ordering::Greater)
+                        {
                             Some(x)
                         } else {
                             Some(b)
@@ -689,7 +764,8 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
                     }
                 };
             }
-            best.cloned().ok_or_else(|| err(format!("{f} called on empty list")))
+            best.cloned()
+                .ok_or_else(|| err(format!("{f} called on empty list")))
         }
         ("slice", [List(l), Int(s), Int(e)]) => {
             if *s < 0 || *e < 0 || s > e || *e as usize > l.len() {
@@ -723,11 +799,15 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         }
         ("@sortByAssociatedKeys", [List(l), List(keys)]) => {
             if l.len() != keys.len() {
-                return Err(err("@sortByAssociatedKeys() expected a list of the same size as the associated keys list"));
+                return Err(err(
+                    "@sortByAssociatedKeys() expected a list of the same size as the associated keys list",
+                ));
             }
             let mut idx: Vec<usize> = (0..l.len()).collect();
             idx.sort_by(|&i, &j| keys[i].compare(&keys[j]).unwrap_or(Ordering::Equal));
-            Ok(List(Arc::new(idx.into_iter().map(|i| l[i].clone()).collect())))
+            Ok(List(Arc::new(
+                idx.into_iter().map(|i| l[i].clone()).collect(),
+            )))
         }
         ("reverse", [List(l)]) => Ok(List(Arc::new(l.iter().rev().cloned().collect()))),
         ("distinct", [List(l)]) => {
@@ -740,14 +820,22 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             Ok(List(Arc::new(out)))
         }
         ("lists.range", [Int(n)]) => Ok(List(Arc::new((0..(*n).max(0)).map(Int).collect()))),
-        ("sets.contains", [List(a), List(b)]) => Ok(Bool(b.iter().all(|x| a.iter().any(|y| y.equals(x))))),
-        ("sets.intersects", [List(a), List(b)]) => Ok(Bool(b.iter().any(|x| a.iter().any(|y| y.equals(x))))),
+        ("sets.contains", [List(a), List(b)]) => {
+            Ok(Bool(b.iter().all(|x| a.iter().any(|y| y.equals(x)))))
+        }
+        ("sets.intersects", [List(a), List(b)]) => {
+            Ok(Bool(b.iter().any(|x| a.iter().any(|y| y.equals(x)))))
+        }
         ("sets.equivalent", [List(a), List(b)]) => Ok(Bool(
-            b.iter().all(|x| a.iter().any(|y| y.equals(x))) && a.iter().all(|x| b.iter().any(|y| y.equals(x))),
+            b.iter().all(|x| a.iter().any(|y| y.equals(x)))
+                && a.iter().all(|x| b.iter().any(|y| y.equals(x))),
         )),
         ("cel.@mapInsert", [Map(m), k, v]) => {
             if m.iter().any(|(k2, _)| k2.equals(k)) {
-                return Err(err(format!("insert failed: key {} already exists", display(k))));
+                return Err(err(format!(
+                    "insert failed: key {} already exists",
+                    display(k)
+                )));
             }
             let mut out = (**m).clone();
             out.push((k.clone(), v.clone()));
@@ -757,7 +845,10 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             let mut out = (**m).clone();
             for (k, v) in n.iter() {
                 if out.iter().any(|(k2, _)| k2.equals(k)) {
-                    return Err(err(format!("insert failed: key {} already exists", display(k))));
+                    return Err(err(format!(
+                        "insert failed: key {} already exists",
+                        display(k)
+                    )));
                 }
                 out.push((k.clone(), v.clone()));
             }
@@ -765,11 +856,24 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         }
         ("optional.of", [x]) => Ok(Optional(Some(Box::new(x.clone())))),
         ("optional.none", []) => Ok(Optional(None)),
-        ("optional.ofNonZeroValue", [x]) => Ok(if is_zero(x) { Optional(None) } else { Optional(Some(Box::new(x.clone()))) }),
-        ("value", [Optional(o)]) => o.as_deref().cloned().ok_or_else(|| err("optional.none() dereference")),
+        ("optional.ofNonZeroValue", [x]) => Ok(if is_zero(x) {
+            Optional(None)
+        } else {
+            Optional(Some(Box::new(x.clone())))
+        }),
+        ("value", [Optional(o)]) => o
+            .as_deref()
+            .cloned()
+            .ok_or_else(|| err("optional.none() dereference")),
         ("hasValue", [Optional(o)]) => Ok(Bool(o.is_some())),
-        ("or", [Optional(o), other]) => Ok(if o.is_some() { Optional(o.clone()) } else { other.clone() }),
-        ("orValue", [Optional(o), other]) => Ok(o.as_deref().cloned().unwrap_or_else(|| other.clone())),
+        ("or", [Optional(o), other]) => Ok(if o.is_some() {
+            Optional(o.clone())
+        } else {
+            other.clone()
+        }),
+        ("orValue", [Optional(o), other]) => {
+            Ok(o.as_deref().cloned().unwrap_or_else(|| other.clone()))
+        }
         ("first" | "last", [List(l)]) => {
             let x = if f == "first" { l.first() } else { l.last() };
             Ok(Optional(x.cloned().map(Box::new)))
@@ -782,10 +886,15 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
                 })
                 .collect(),
         ))),
-        ("getFullYear" | "getMonth" | "getDayOfYear" | "getDayOfMonth" | "getDate" | "getDayOfWeek" | "getHours" | "getMinutes" | "getSeconds" | "getMilliseconds", [Timestamp(s, n), rest @ ..]) => {
+        (
+            "getFullYear" | "getMonth" | "getDayOfYear" | "getDayOfMonth" | "getDate"
+            | "getDayOfWeek" | "getHours" | "getMinutes" | "getSeconds" | "getMilliseconds",
+            [Timestamp(s, n), rest @ ..],
+        ) => {
             let offset = match rest.first() {
                 None => 0,
-                Some(String(tz)) => fixed_offset(tz).ok_or_else(|| EvalError::Unsupported(format!("time zone {tz}")))?,
+                Some(String(tz)) => fixed_offset(tz)
+                    .ok_or_else(|| EvalError::Unsupported(format!("time zone {tz}")))?,
                 _ => return Err(no_overload()),
             };
             let local = s + offset;
@@ -823,8 +932,20 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
 fn is_library_function(f: &str) -> bool {
     matches!(
         f,
-        "url" | "isURL" | "ip" | "isIP" | "ip.isCanonical" | "cidr" | "isCIDR" | "quantity"
-            | "isQuantity" | "semver" | "isSemver" | "format" | "format.named" | "validate"
+        "url"
+            | "isURL"
+            | "ip"
+            | "isIP"
+            | "ip.isCanonical"
+            | "cidr"
+            | "isCIDR"
+            | "quantity"
+            | "isQuantity"
+            | "semver"
+            | "isSemver"
+            | "format"
+            | "format.named"
+            | "validate"
     ) || f.starts_with("format.")
 }
 
@@ -861,7 +982,11 @@ fn fixed_offset(tz: &str) -> Option<i64> {
 
 fn format_double(d: f64) -> String {
     if d.is_infinite() {
-        return if d > 0.0 { "+Inf".into() } else { "-Inf".into() };
+        return if d > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
     }
     if d.is_nan() {
         return "NaN".into();

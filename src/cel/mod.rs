@@ -8,8 +8,8 @@ pub mod compile;
 #[cfg(test)]
 pub(crate) mod conformance;
 pub mod env;
-pub mod eval;
 pub mod errors;
+pub mod eval;
 pub mod gotime;
 pub mod interp;
 pub mod parse;
@@ -42,8 +42,15 @@ mod check_tests {
 
     fn check(text: &str, vars: &[(&str, Type)]) -> Result<String, String> {
         let env = Env::for_server(KubeVersion::NEWEST);
-        let vars: Vec<(String, Type)> = vars.iter().map(|(n, t)| (n.to_string(), t.clone())).collect();
-        let decls = Declarations { env: &env, variables: &vars, provider: &NoTypes };
+        let vars: Vec<(String, Type)> = vars
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.clone()))
+            .collect();
+        let decls = Declarations {
+            env: &env,
+            variables: &vars,
+            provider: &NoTypes,
+        };
         super::parse_and_check(text, &decls)
             .map(|c| c.output_type().to_string())
             .map_err(|i| i.display())
@@ -55,21 +62,35 @@ mod check_tests {
         assert_eq!(check("[1, 2].map(x, x * 2)", &[]), Ok("list(int)".into()));
         assert_eq!(check("{'a': 1}.a", &[]), Ok("int".into()));
         assert_eq!(check("[1].all(x, x > 0)", &[]), Ok("bool".into()));
-        assert_eq!(check("size('a') == 1u", &[]).unwrap_err(),
-            "ERROR: <input>:1:11: found no matching overload for '_==_' applied to '(int, uint)'\n | size('a') == 1u\n | ..........^");
+        assert_eq!(
+            check("size('a') == 1u", &[]).unwrap_err(),
+            "ERROR: <input>:1:11: found no matching overload for '_==_' applied to '(int, uint)'\n | size('a') == 1u\n | ..........^"
+        );
         assert_eq!(check("optional.of(1).orValue(2)", &[]), Ok("int".into()));
         assert_eq!(check("[1, 'a']", &[]), Ok("list(dyn)".into()));
-        assert_eq!(check("x.y", &[("x", Type::map(Type::String, Type::Int))]), Ok("int".into()));
+        assert_eq!(
+            check("x.y", &[("x", Type::map(Type::String, Type::Int))]),
+            Ok("int".into())
+        );
         assert_eq!(check("lists.range(3).sum()", &[]), Ok("int".into()));
-        assert_eq!(check("'abc'.reverse()", &[]).unwrap_err(),
-            "ERROR: <input>:1:14: found no matching overload for 'reverse' applied to 'string.()'\n | 'abc'.reverse()\n | .............^");
-        assert_eq!(check("math.greatest(1, 2)", &[]).unwrap_err(),
-            "ERROR: <input>:1:1: undeclared reference to 'math' (in container '')\n | math.greatest(1, 2)\n | ^\nERROR: <input>:1:14: undeclared reference to 'greatest' (in container '')\n | math.greatest(1, 2)\n | .............^");
-        assert_eq!(check("y", &[]).unwrap_err(),
-            "ERROR: <input>:1:1: undeclared reference to 'y' (in container '')\n | y\n | ^");
+        assert_eq!(
+            check("'abc'.reverse()", &[]).unwrap_err(),
+            "ERROR: <input>:1:14: found no matching overload for 'reverse' applied to 'string.()'\n | 'abc'.reverse()\n | .............^"
+        );
+        assert_eq!(
+            check("math.greatest(1, 2)", &[]).unwrap_err(),
+            "ERROR: <input>:1:1: undeclared reference to 'math' (in container '')\n | math.greatest(1, 2)\n | ^\nERROR: <input>:1:14: undeclared reference to 'greatest' (in container '')\n | math.greatest(1, 2)\n | .............^"
+        );
+        assert_eq!(
+            check("y", &[]).unwrap_err(),
+            "ERROR: <input>:1:1: undeclared reference to 'y' (in container '')\n | y\n | ^"
+        );
         assert_eq!(check("{'a': 1}.all(k, v, v > 0)", &[]), Ok("bool".into()));
         assert_eq!(check("[3, 1].sortBy(x, -x)", &[]), Ok("list(int)".into()));
-        assert_eq!(check("quantity('1Gi').isGreaterThan(quantity('1'))", &[]), Ok("bool".into()));
+        assert_eq!(
+            check("quantity('1Gi').isGreaterThan(quantity('1'))", &[]),
+            Ok("bool".into())
+        );
         assert_eq!(check("type(1) == int", &[]), Ok("bool".into()));
         assert_eq!(check("1 < 2.0", &[]), Ok("bool".into()));
         assert_eq!(check("{'a': 1}.?a.orValue(0)", &[]), Ok("int".into()));

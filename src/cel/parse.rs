@@ -7,8 +7,7 @@
 use cel::common::ast as cast;
 
 use super::ast::{
-    ACCUMULATOR, Ast, Comprehension, Expr, ExprId, ExprKind, Literal, MapEntry, Source,
-    StructField,
+    ACCUMULATOR, Ast, Comprehension, Expr, ExprId, ExprKind, Literal, MapEntry, Source, StructField,
 };
 use super::errors::{CelError, Issues};
 
@@ -79,7 +78,11 @@ pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
             return Err(issues);
         }
         Err(_) => {
-            issues.push(CelError::at(&source, Some(0), "Syntax error: internal parser failure"));
+            issues.push(CelError::at(
+                &source,
+                Some(0),
+                "Syntax error: internal parser failure",
+            ));
             return Err(issues);
         }
     };
@@ -151,11 +154,7 @@ fn offset_of_line_col(text: &str, line: isize, column: isize) -> Option<usize> {
     for (i, l) in text.split('\n').enumerate() {
         if i as isize + 1 == line {
             let col = (column.max(1) - 1) as usize;
-            let within = l
-                .char_indices()
-                .nth(col)
-                .map(|(b, _)| b)
-                .unwrap_or(l.len());
+            let within = l.char_indices().nth(col).map(|(b, _)| b).unwrap_or(l.len());
             return Some(start + within);
         }
         start += l.len() + 1;
@@ -284,9 +283,7 @@ impl Converter<'_> {
             ("has", None, 1) => {
                 let arg = args.pop().expect("one argument");
                 match arg.kind {
-                    ExprKind::Select {
-                        operand, field, ..
-                    } => self.node(
+                    ExprKind::Select { operand, field, .. } => self.node(
                         id,
                         ExprKind::Select {
                             operand,
@@ -791,7 +788,10 @@ mod tests {
     #[test]
     fn positions_follow_cel_go() {
         let ast = parse("self.size > 'a'", ParseOptions::default()).unwrap();
-        let call = offset_of(&ast, |e| matches!(&e.kind, ExprKind::Call { function, .. } if function == "_>_"));
+        let call = offset_of(
+            &ast,
+            |e| matches!(&e.kind, ExprKind::Call { function, .. } if function == "_>_"),
+        );
         assert_eq!(call, Some(10));
         let sel = offset_of(&ast, |e| matches!(&e.kind, ExprKind::Select { .. }));
         assert_eq!(sel, Some(4));
@@ -816,10 +816,13 @@ mod tests {
     #[test]
     fn syntax_errors_have_positions() {
         let err = parse("self.a ==", ParseOptions::default()).unwrap_err();
-        assert!(err.display().starts_with("ERROR: <input>:1:"), "{}", err.display());
+        assert!(
+            err.display().starts_with("ERROR: <input>:1:"),
+            "{}",
+            err.display()
+        );
     }
 }
-
 
 #[cfg(test)]
 mod depth_tests {

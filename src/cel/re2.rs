@@ -26,7 +26,9 @@ fn translate(p: &str) -> Result<String, String> {
         let c = chars[i];
         if c == '\\' {
             let Some(&n) = chars.get(i + 1) else {
-                return Err("error parsing regexp: trailing backslash at end of expression: ``".into());
+                return Err(
+                    "error parsing regexp: trailing backslash at end of expression: ``".into(),
+                );
             };
             match n {
                 'Q' if !in_class => {
@@ -40,9 +42,17 @@ fn translate(p: &str) -> Result<String, String> {
                 }
                 'd' => out.push_str(if in_class { "0-9" } else { "[0-9]" }),
                 'D' => out.push_str(if in_class { "\\D" } else { "[^0-9]" }),
-                'w' => out.push_str(if in_class { "0-9A-Za-z_" } else { "[0-9A-Za-z_]" }),
+                'w' => out.push_str(if in_class {
+                    "0-9A-Za-z_"
+                } else {
+                    "[0-9A-Za-z_]"
+                }),
                 'W' => out.push_str(if in_class { "\\W" } else { "[^0-9A-Za-z_]" }),
-                's' => out.push_str(if in_class { "\\t\\n\\f\\r " } else { "[\\t\\n\\f\\r ]" }),
+                's' => out.push_str(if in_class {
+                    "\\t\\n\\f\\r "
+                } else {
+                    "[\\t\\n\\f\\r ]"
+                }),
                 'S' => out.push_str(if in_class { "\\S" } else { "[^\\t\\n\\f\\r ]" }),
                 'b' if !in_class => out.push_str("(?-u:\\b)"),
                 'B' if !in_class => out.push_str("(?-u:\\B)"),
@@ -55,7 +65,9 @@ fn translate(p: &str) -> Result<String, String> {
                     }
                     if n != '0' && j == i + 2 {
                         // `\1`: Go has no backreferences.
-                        return Err(format!("error parsing regexp: invalid escape sequence: `\\{n}`"));
+                        return Err(format!(
+                            "error parsing regexp: invalid escape sequence: `\\{n}`"
+                        ));
                     }
                     out.push_str(&format!("\\x{{{v:x}}}"));
                     i = j;
@@ -147,7 +159,11 @@ mod tests {
         assert!(compile("[").is_err());
         assert!(compile("a{1001}").is_err());
         assert!(compile(r"\1").is_err());
-        assert!(compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$").unwrap().is_match("ab-c"));
+        assert!(
+            compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+                .unwrap()
+                .is_match("ab-c")
+        );
         assert!(!compile(r"^\d+$").unwrap().is_match("٣"));
         assert!(compile(r"\Qa.b\E").unwrap().is_match("a.b"));
         assert!(!compile(r"^\Qa.b\E$").unwrap().is_match("axb"));

@@ -112,7 +112,11 @@ pub fn schema_decl_type(s: &Structural, is_resource_root: bool) -> Option<DeclTy
     schema_decl_type_depth(s, is_resource_root, 0)
 }
 
-fn schema_decl_type_depth(s: &Structural, is_resource_root: bool, depth: usize) -> Option<DeclType> {
+fn schema_decl_type_depth(
+    s: &Structural,
+    is_resource_root: bool,
+    depth: usize,
+) -> Option<DeclType> {
     if depth > 1000 {
         return None;
     }
@@ -277,9 +281,27 @@ fn has_type_and_object_meta(s: &Structural) -> bool {
 }
 
 const RESERVED: &[&str] = &[
-    "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
-    "function", "if", "import", "let", "loop", "package", "namespace", "return", "var",
-    "void", "while",
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
 ];
 
 /// The CEL name of a property (`apiserver/pkg/cel.Escape`), or `None` when the property
@@ -358,7 +380,12 @@ impl TypeProvider for TypeRegistry {
 
     fn field_type(&self, type_name: &str, field: &str) -> Option<Type> {
         let fields = self.structs.get(type_name)?;
-        let find = |name: &str| fields.iter().find(|(n, _)| n == name).map(|(_, t)| t.clone());
+        let find = |name: &str| {
+            fields
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, t)| t.clone())
+        };
         find(field).or_else(|| {
             (self.recognize_keywords_as_field_names && RESERVED.contains(&field))
                 .then(|| find(&format!("__{field}__")))

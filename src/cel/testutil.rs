@@ -89,7 +89,9 @@ fn scalar(s: &str, style: ScalarStyle) -> Value {
     if let Ok(i) = s.parse::<i64>() {
         return Value::from(i);
     }
-    if s.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '-' || c == '.')
+    if s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit() || c == '-' || c == '.')
         && let Ok(f) = s.parse::<f64>()
         && f.is_finite()
     {

@@ -198,7 +198,9 @@ impl Type {
             return true;
         }
         let (p1, p2) = (self.params(), from.params());
-        if self.kind() != from.kind() || self.type_name() != from.type_name() || p1.len() != p2.len()
+        if self.kind() != from.kind()
+            || self.type_name() != from.type_name()
+            || p1.len() != p2.len()
         {
             return false;
         }
@@ -551,13 +553,22 @@ mod tests {
 
     #[test]
     fn formats_like_cel_go() {
-        assert_eq!(Type::map(Type::String, Type::list(Type::Int)).to_string(), "map(string, list(int))");
-        assert_eq!(Type::optional(Type::Timestamp).to_string(), "optional_type(timestamp)");
+        assert_eq!(
+            Type::map(Type::String, Type::list(Type::Int)).to_string(),
+            "map(string, list(int))"
+        );
+        assert_eq!(
+            Type::optional(Type::Timestamp).to_string(),
+            "optional_type(timestamp)"
+        );
         assert_eq!(Type::type_of(Type::Int).to_string(), "type(int)");
         assert_eq!(Type::Null.to_string(), "null");
         assert_eq!(Type::Error.to_string(), "!error!");
         assert_eq!(parse_type("net.IP").to_string(), "net.IP");
-        assert_eq!(format_function(None, &[Type::String, Type::Int], true), "string.(int)");
+        assert_eq!(
+            format_function(None, &[Type::String, Type::Int], true),
+            "string.(int)"
+        );
     }
 
     #[test]

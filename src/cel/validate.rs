@@ -16,7 +16,13 @@ pub fn validate(checked: &CheckedAst, env: &Env) -> Result<(), Issues> {
     // Lists and maps under a `format` call are exempt once the strings extension's
     // format validator is present.
     let exempt_format = env.features.strings_version >= 1;
-    homogeneous(&checked.ast.expr, checked, exempt_format, false, &mut report);
+    homogeneous(
+        &checked.ast.expr,
+        checked,
+        exempt_format,
+        false,
+        &mut report,
+    );
     if env.features.extended_validations {
         checked.ast.expr.walk(&mut |e| {
             let ExprKind::Call { function, args, .. } = &e.kind else {
@@ -32,9 +38,9 @@ pub fn validate(checked: &CheckedAst, env: &Env) -> Result<(), Issues> {
                 ("duration", Literal::String(s)) => super::gotime::parse_duration(s)
                     .is_ok_and(|n| super::gotime::duration_in_range(n as i128)),
                 ("timestamp", Literal::String(s)) => super::gotime::parse_rfc3339(s).is_ok(),
-                ("timestamp", Literal::Int(i)) => (super::gotime::MIN_UNIX_SECONDS
-                    ..=super::gotime::MAX_UNIX_SECONDS)
-                    .contains(i),
+                ("timestamp", Literal::Int(i)) => {
+                    (super::gotime::MIN_UNIX_SECONDS..=super::gotime::MAX_UNIX_SECONDS).contains(i)
+                }
                 ("matches", Literal::String(s)) => super::re2::compile(s).is_ok(),
                 ("duration" | "timestamp" | "matches", _) => true,
                 _ => return,
@@ -100,7 +106,10 @@ fn homogeneous(
                                 report(en.key.id, format!("expected type '{fk}' but found '{kt}'"));
                             }
                             if !fv.is_equivalent(&vt) {
-                                report(en.value.id, format!("expected type '{fv}' but found '{vt}'"));
+                                report(
+                                    en.value.id,
+                                    format!("expected type '{fv}' but found '{vt}'"),
+                                );
                             }
                         }
                     }

@@ -95,8 +95,16 @@ impl Val {
             (Int(a), Int(b)) => Some(a.cmp(b)),
             (Uint(a), Uint(b)) => Some(a.cmp(b)),
             (Double(a), Double(b)) => a.partial_cmp(b),
-            (Int(a), Uint(b)) => Some(if *a < 0 { Ordering::Less } else { (*a as u64).cmp(b) }),
-            (Uint(a), Int(b)) => Some(if *b < 0 { Ordering::Greater } else { a.cmp(&(*b as u64)) }),
+            (Int(a), Uint(b)) => Some(if *a < 0 {
+                Ordering::Less
+            } else {
+                (*a as u64).cmp(b)
+            }),
+            (Uint(a), Int(b)) => Some(if *b < 0 {
+                Ordering::Greater
+            } else {
+                a.cmp(&(*b as u64))
+            }),
             (Int(a), Double(b)) => cmp_i_d(*a as i128, *b),
             (Double(a), Int(b)) => cmp_i_d(*b as i128, *a).map(Ordering::reverse),
             (Uint(a), Double(b)) => cmp_i_d(*a as i128, *b),
@@ -125,7 +133,7 @@ fn cmp_i_d(i: i128, d: f64) -> Option<Ordering> {
     if d >= 1.8446744073709552e19 {
         return Some(Ordering::Less);
     }
-    if d <= -9.223372036854775808e18 - 1.0 {
+    if d < -9.223_372_036_854_776e18 {
         return Some(Ordering::Greater);
     }
     let fl = d.floor();
@@ -196,9 +204,12 @@ pub fn from_node(node: &Node, schema: Option<&Structural>, depth: usize) -> Val 
                     Some(s) if !s.properties.is_empty() => {
                         if let Some(prop) = s.property(k) {
                             if let Some(name) = escape(k) {
-                                entries.push((Val::str(&name), from_node(v, Some(prop), depth + 1)));
+                                entries
+                                    .push((Val::str(&name), from_node(v, Some(prop), depth + 1)));
                             }
-                        } else if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
+                        } else if let Some(StructuralOrBool::Structural(ap)) =
+                            &s.additional_properties
+                        {
                             entries.push((Val::str(k), from_node(v, Some(ap), depth + 1)));
                         }
                     }
