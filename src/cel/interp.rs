@@ -495,7 +495,8 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
                 .map(Int)
                 .map_err(|_| err("integer overflow")),
             Double(d) => {
-                if d.is_finite() && *d > -9.223_372_036_854_776e18 && *d < 9.223_372_036_854_776e18 {
+                if d.is_finite() && *d > -9.223_372_036_854_776e18 && *d < 9.223_372_036_854_776e18
+                {
                     Ok(Int(*d as i64))
                 } else {
                     Err(err("integer overflow"))

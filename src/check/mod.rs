@@ -167,7 +167,19 @@ pub fn run(options: &CheckOptions) -> CheckResult {
 /// Runs the CRD checks on reported CRDs and the resource checks on custom resources.
 /// (The CRD and custom-resource validators plug in here.)
 fn check_documents(classified: &Classified<'_>, diagnostics: &mut Vec<Diagnostic>) {
-    let _ = (classified, diagnostics);
+    let crd_findings: Vec<Diagnostic> = classified
+        .crds
+        .values()
+        .filter(|doc| doc.reported)
+        .collect::<Vec<_>>()
+        .par_iter()
+        .flat_map_iter(|doc| {
+            crate::crd::validate(&doc.root)
+                .into_iter()
+                .map(|d| doc.diagnostic(d))
+        })
+        .collect();
+    diagnostics.extend(crd_findings);
 }
 
 /// Turns a parsed document into pipeline documents, expanding `kind: List` items.
@@ -298,11 +310,12 @@ fn missing_type_meta(root: &Node) -> Diagnostic {
         return Diagnostic::error(
             NOT_AN_OBJECT,
             format!(
-                "document is a {}, not a Kubernetes object",
-                root.json_type()
+                "document is {}, not a Kubernetes object",
+                with_article(root.json_type())
             ),
         )
         .with_span(root.span)
+        .with_label("not a mapping")
         .with_help("a manifest document must be a mapping with apiVersion, kind and metadata");
     };
     let missing: Vec<&str> = ["apiVersion", "kind"]

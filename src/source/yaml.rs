@@ -13,8 +13,8 @@
 //!   makes it a string; tags on collections are ignored;
 //! - `<<` merges a mapping or a sequence of mappings (earlier ones win), applied in entry
 //!   order: it replaces keys written before it, keys after it replace merged ones;
-//! - a duplicate key is reported (`mapping key "x" already defined at line N`, the
-//!   message of go-yaml v3's strict mode) and the last value kept.
+//! - a duplicate key is reported (`key "x" already set in map (first set on line N)`,
+//!   worded like go-yaml v2's strict decoding error) and the last value kept.
 //!
 //! saphyr 0.3.3 checks indentation inside flow collections and quoted scalars, where
 //! go-yaml does not; such documents are re-parsed with those lines indented (see
@@ -865,7 +865,7 @@ impl<'t> Builder<'t> {
                 let lines = self.lines.get_or_insert_with(|| LineIndex::new(text));
                 let line = lines.line_of(first.start) + 1;
                 let message = format!(
-                    "mapping key {} already defined at line {line}",
+                    "key {} already set in map (first set on line {line})",
                     go_quote(&key)
                 );
                 self.error(YamlErrorKind::DuplicateKey, message, second);

@@ -192,8 +192,8 @@ fn keys_convert_like_sigs_k8s_yaml() {
     assert_eq!(
         messages,
         vec![
-            "mapping key \"true\" already defined at line 1",
-            "mapping key \"1\" already defined at line 3",
+            "key \"true\" already set in map (first set on line 1)",
+            "key \"1\" already set in map (first set on line 3)",
         ]
     );
     assert!(
@@ -206,7 +206,7 @@ fn keys_convert_like_sigs_k8s_yaml() {
     assert_eq!(json(&out.documents[0].root), r#"{"false":"z"}"#);
     assert_eq!(
         out.errors[0].message,
-        "mapping key \"false\" already defined at line 1"
+        "key \"false\" already set in map (first set on line 1)"
     );
 }
 
@@ -218,7 +218,7 @@ fn duplicate_keys_keep_the_last_value() {
         out.errors,
         vec![YamlError {
             kind: YamlErrorKind::DuplicateKey,
-            message: "mapping key \"replicas\" already defined at line 6".into(),
+            message: "key \"replicas\" already set in map (first set on line 6)".into(),
             span: Span::new(91, 99),
             document: 0,
         }]
@@ -245,7 +245,7 @@ fn duplicate_keys_keep_the_last_value() {
     assert_eq!(out.errors.len(), 1);
     assert_eq!(
         out.errors[0].message,
-        "mapping key \"k42\" already defined at line 1"
+        "key \"k42\" already set in map (first set on line 1)"
     );
     let root = &out.documents[0].root;
     assert_eq!(root.as_object().unwrap().len(), 100);
