@@ -78,6 +78,18 @@ pub fn compile_rules(
     version: KubeVersion,
     base: &FieldPath,
 ) -> Vec<RuleCompileResult> {
+    compile_rules_at(root, true, version, base)
+}
+
+/// [`compile_rules`] for a schema node that is a resource root only when
+/// `is_resource_root` (the server's `NewValidator(s, isResourceRoot)`, used to check
+/// defaults against the rules of the node they stand in).
+pub fn compile_rules_at(
+    root: &Structural,
+    is_resource_root: bool,
+    version: KubeVersion,
+    base: &FieldPath,
+) -> Vec<RuleCompileResult> {
     let env = Env::for_server(version);
     let mut out = Vec::new();
     let mut walker = Walker {
@@ -85,7 +97,16 @@ pub fn compile_rules(
         out: &mut out,
     };
     let scope = !root.x_validations.is_empty();
-    walker.node(root, base, &mut Vec::new(), None, scope, true, None, 0);
+    walker.node(
+        root,
+        base,
+        &mut Vec::new(),
+        None,
+        scope,
+        is_resource_root,
+        None,
+        0,
+    );
     out
 }
 

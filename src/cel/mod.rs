@@ -21,6 +21,7 @@ pub mod value;
 
 pub use compile::{
     CODES, RuleCompileResult, RuleProgram, SchemaStep, compile_expression, compile_rules,
+    compile_rules_at,
 };
 pub use env::KubeVersion;
 pub use eval::{EvalOutcome, NotEvaluated, evaluate};

@@ -174,7 +174,7 @@ fn check_documents(classified: &Classified<'_>, diagnostics: &mut Vec<Diagnostic
         .collect::<Vec<_>>()
         .par_iter()
         .flat_map_iter(|doc| {
-            crate::crd::validate(&doc.root)
+            crate::crd::validate_source(&doc.root, &doc.file.text)
                 .into_iter()
                 .map(|d| doc.diagnostic(d))
         })

@@ -8,7 +8,7 @@ use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::schema::structural::{self, Structural};
 
 use super::findings::Findings;
-use super::hooks::{CelRuleInput, Hooks};
+use super::hooks::{CelRuleInput, CelSchemaInput, Options};
 use super::{
     SCHEMA_EXTENSION, SCHEMA_FORBIDDEN_FIELD, SCHEMA_INVALID_DEFAULT, SCHEMA_INVALID_PATTERN,
     SCHEMA_INVALID_TYPE, SCHEMA_NOT_STRUCTURAL, SCHEMA_STATUS_ROOT, SCHEMA_VALIDATION_RULE,
@@ -105,8 +105,9 @@ pub fn validate(
     schema: &SchemaProps,
     path: &FieldPath,
     status_enabled: bool,
-    hooks: &Hooks,
+    options: &Options<'_>,
 ) {
+    let hooks = &options.hooks;
     let root_path = path.child("openAPIV3Schema");
     let start = f.len();
     if status_enabled {
@@ -181,26 +182,40 @@ pub fn validate(
                     f.push(code, e, &help);
                 }
             } else {
-                let errs = defaults::validate_defaults(&root_path, &ss, hooks);
-                if !errs.is_empty() {
-                    for e in errs {
-                        let help = default_help(&e);
-                        f.push(SCHEMA_INVALID_DEFAULT, e, &help);
-                    }
-                } else {
-                    cel_allowed = true;
-                }
+                let found = defaults::validate_defaults(&root_path, &ss, hooks);
+                cel_allowed = !found
+                    .iter()
+                    .any(|x| x.severity == crate::diag::Severity::Error);
+                f.items.extend(found);
             }
             structural_ok = Some(ss);
         }
     }
 
+    // The server compiles rules node by node during the walk; compiling the whole
+    // schema once gives the same results, reported below only for the nodes the
+    // server would compile.
+    let mut compiled: std::collections::HashMap<String, Vec<crate::diag::Diagnostic>> =
+        std::collections::HashMap::new();
+    if cel_allowed && let (Some(compile), Some(ss)) = (hooks.cel_rules, structural_ok.as_ref()) {
+        let input = CelSchemaInput {
+            schema,
+            structural: ss,
+            path: &root_path,
+            source: options.source,
+            kube_version: options.kube_version,
+        };
+        for node in compile(&input) {
+            compiled
+                .entry(node.node.as_str().to_string())
+                .or_default()
+                .extend(node.diagnostics);
+        }
+    }
     let mut walker = Walker {
         f,
-        hooks,
-        root: schema,
-        root_path: &root_path,
-        cel_allowed,
+        compiled,
+        cel_out: Vec::new(),
     };
     let ssv = Ssv {
         allow_defaults: true,
@@ -209,7 +224,8 @@ pub fn validate(
         uncorrelatable: None,
     };
     walker.walk(schema, &root_path, &ssv, true, 0);
-    let _ = structural_ok;
+    let cel_out = std::mem::take(&mut walker.cel_out);
+    f.prebuilt.extend(cel_out);
 
     if f.len() == start
         && let Some(e) = structural_init
@@ -281,13 +297,6 @@ fn structural_help(e: &FieldError) -> String {
     "structural schemas are required in apiextensions.k8s.io/v1; see https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#specifying-a-structural-schema".into()
 }
 
-fn default_help(e: &FieldError) -> String {
-    if e.detail == "must not have unknown fields" {
-        return "the default would be pruned: remove fields the schema does not declare".into();
-    }
-    "make the default valid against the schema where it stands".into()
-}
-
 /// `specStandardValidatorV3` state.
 #[derive(Clone)]
 struct Ssv {
@@ -317,12 +326,11 @@ impl Ssv {
     }
 }
 
-struct Walker<'a, 'f> {
+struct Walker<'f> {
     f: &'f mut Findings,
-    hooks: &'a Hooks,
-    root: &'a SchemaProps,
-    root_path: &'a FieldPath,
-    cel_allowed: bool,
+    /// CEL findings by schema node path, reported when the node has no schema errors.
+    compiled: std::collections::HashMap<String, Vec<crate::diag::Diagnostic>>,
+    cel_out: Vec<crate::diag::Diagnostic>,
 }
 
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
@@ -346,7 +354,7 @@ fn has_newlines(s: &str) -> bool {
     s.contains(['\n', '\r'])
 }
 
-impl Walker<'_, '_> {
+impl Walker<'_> {
     fn push(&mut self, code: &'static str, e: FieldError, help: &str) {
         self.f.push(code, e, help);
     }
@@ -568,22 +576,11 @@ impl Walker<'_, '_> {
         }
         self.extensions(s, path);
         self.rules(s, path);
+        // CEL is compiled only where this node and everything below it is free of
+        // schema errors (CEL findings of children do not count).
         let schema_errors_here = self.f.len() > start;
-        if !schema_errors_here
-            && self.cel_allowed
-            && s.x_validations.as_ref().is_some_and(|r| !r.is_empty())
-            && let Some(compile) = self.hooks.cel_rules
-        {
-            let input = CelRuleInput {
-                path,
-                schema: s,
-                root: self.root,
-                root_path: self.root_path,
-                uncorrelatable: ssv.uncorrelatable.as_ref(),
-            };
-            for finding in compile(&input) {
-                self.f.items.push(finding);
-            }
+        if !schema_errors_here && let Some(found) = self.compiled.remove(path.as_str()) {
+            self.cel_out.extend(found);
         }
     }
 
