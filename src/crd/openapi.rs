@@ -221,7 +221,6 @@ pub fn validate(
         allow_defaults: true,
         disallow_reason: String::new(),
         inside_resource_meta: false,
-        uncorrelatable: None,
     };
     walker.walk(schema, &root_path, &ssv, true, 0);
     let cel_out = std::mem::take(&mut walker.cel_out);
@@ -303,7 +302,6 @@ struct Ssv {
     allow_defaults: bool,
     disallow_reason: String,
     inside_resource_meta: bool,
-    uncorrelatable: Option<FieldPath>,
 }
 
 impl Ssv {
@@ -311,16 +309,6 @@ impl Ssv {
         Ssv {
             allow_defaults: false,
             disallow_reason: reason,
-            ..self.clone()
-        }
-    }
-
-    fn forbid_old_self(&self, path: &FieldPath) -> Ssv {
-        if self.uncorrelatable.is_some() {
-            return self.clone();
-        }
-        Ssv {
-            uncorrelatable: Some(path.clone()),
             ..self.clone()
         }
     }
@@ -490,10 +478,8 @@ impl Walker<'_> {
         }
         if let Some(props) = &s.properties {
             for (name, sub) in props {
+                // (Where oldSelf cannot be correlated is decided by the CEL compiler.)
                 let mut sub_ssv = ssv.clone();
-                if !matches!(s.x_map_type.as_deref(), None | Some("granular" | "atomic")) {
-                    sub_ssv = sub_ssv.forbid_old_self(path);
-                }
                 if (is_root || s.x_embedded_resource)
                     && matches!(name.as_str(), "metadata" | "kind" | "apiVersion")
                 {
@@ -535,11 +521,7 @@ impl Walker<'_> {
             }
         }
         if let Some(items) = &s.items {
-            let sub_ssv = if s.x_list_type.as_deref() != Some("map") {
-                ssv.forbid_old_self(path)
-            } else {
-                ssv.clone()
-            };
+            let sub_ssv = ssv.clone();
             match items {
                 SchemaOrArray::Schema(sub) => {
                     self.walk(sub, &path.child("items"), &sub_ssv, false, depth + 1);
