@@ -6,6 +6,8 @@ use crate::diag::CodeInfo;
 pub fn all() -> Vec<&'static CodeInfo> {
     [
         crate::source::CODES,
+        crate::model::CODES,
+        crate::check::CODES,
         crate::crd::CODES,
         crate::schema::CODES,
         crate::cel::CODES,

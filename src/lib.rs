@@ -2,6 +2,7 @@
 //! with the API server's verdicts and messages, pointing at lines and columns.
 
 pub mod cel;
+pub mod check;
 pub mod cli;
 pub mod codes;
 pub mod crd;

@@ -1,1 +1,66 @@
-//! (module under construction)
+//! The command line: clap definitions, one file per subcommand. Each subcommand turns
+//! its arguments into library options, runs, prints, and returns the exit code.
+
+pub mod check;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Exit codes, as documented in the README.
+pub mod exit {
+    /// Nothing at or above the failure threshold.
+    pub const CLEAN: u8 = 0;
+    /// Findings at error severity (or warnings with --warnings-as-errors).
+    pub const FINDINGS: u8 = 1;
+    /// Usage or I/O error.
+    pub const TROUBLE: u8 = 2;
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "crdlint",
+    version,
+    about = "Validate Kubernetes CustomResourceDefinitions and custom resources offline, with the API server's verdicts",
+    long_about = None,
+    after_help = "Examples:\n  crdlint check config/crd/          check every CRD and resource under a directory\n  crdlint check --crds crds/ examples/  check resources against CRDs kept elsewhere\n  kustomize build . | crdlint check -   check a rendered stream from stdin",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Check CRDs and custom resources for everything the API server would reject.
+    Check(check::CheckArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal and NO_COLOR is unset.
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    pub fn enabled(self) -> bool {
+        use std::io::IsTerminal;
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::io::stdout().is_terminal()
+            }
+        }
+    }
+}
+
+/// Parses arguments, runs the subcommand, returns the exit code.
+pub fn main() -> u8 {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check(args) => check::run(&args),
+    }
+}

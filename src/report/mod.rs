@@ -1,1 +1,51 @@
-//! (module under construction)
+//! Renderers: the same diagnostics as a human report (miette), one line each
+//! (`short`), or the JSON contract. Renderers know diagnostics; nothing here decides
+//! what is wrong.
+
+pub mod human;
+pub mod json;
+pub mod short;
+mod source_code;
+
+use crate::check::Summary;
+use crate::diag::Diagnostic;
+
+/// Output formats of `crdlint check`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Short,
+    Json,
+}
+
+/// Renders diagnostics and the summary in `format`.
+pub fn render(
+    format: Format,
+    diagnostics: &[Diagnostic],
+    summary: &Summary,
+    color: bool,
+) -> String {
+    match format {
+        Format::Human => human::render(diagnostics, summary, color),
+        Format::Short => short::render(diagnostics, summary),
+        Format::Json => json::render(diagnostics, summary),
+    }
+}
+
+/// `1 error`, `2 warnings`.
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The closing line of human and short output.
+pub fn summary_line(summary: &Summary) -> String {
+    format!(
+        "{}, {} ({}, {}): {}, {}",
+        plural(summary.files, "file", "files"),
+        plural(summary.documents, "document", "documents"),
+        plural(summary.crds, "CRD", "CRDs"),
+        plural(summary.resources, "custom resource", "custom resources"),
+        plural(summary.errors, "error", "errors"),
+        plural(summary.warnings, "warning", "warnings"),
+    )
+}

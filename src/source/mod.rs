@@ -5,6 +5,7 @@
 pub mod file;
 pub mod inner;
 pub mod node;
+pub mod read;
 pub mod scalar;
 pub mod span;
 pub mod walk;

@@ -1,1 +1,249 @@
-//! Turning the user's paths into the list of files to read.
+//! Turning the user's paths into the list of files to read: directories are walked
+//! with ripgrep's walker (`.gitignore` honoured, hidden directories and `target/`
+//! skipped, symlinks followed with loop detection); files named explicitly are always
+//! read, whatever their extension.
+
+use std::path::{Path, PathBuf};
+
+use ignore::WalkBuilder;
+use ignore::overrides::OverrideBuilder;
+
+/// Where a document comes from.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Input {
+    Path(PathBuf),
+    Stdin,
+}
+
+impl Input {
+    /// The name shown in diagnostics.
+    pub fn display(&self) -> String {
+        match self {
+            Input::Path(p) => display_path(p),
+            Input::Stdin => "-".to_string(),
+        }
+    }
+}
+
+/// Paths are shown as the user gave them, without a leading `./` added by walking.
+fn display_path(path: &Path) -> String {
+    let s = path.to_string_lossy();
+    match s.strip_prefix("./") {
+        Some(rest) if !rest.is_empty() => rest.to_string(),
+        _ => s.into_owned(),
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct WalkOptions {
+    /// Globs of paths to leave out (gitignore syntax, relative to each walked root).
+    pub exclude: Vec<String>,
+    /// Do not honour `.gitignore` / `.ignore` files.
+    pub no_ignore: bool,
+}
+
+/// A path that could not be walked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WalkError {
+    pub path: String,
+    pub message: String,
+}
+
+const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
+
+fn has_manifest_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
+}
+
+/// Expands `paths` (`-` is stdin) into inputs, sorted and deduplicated.
+pub fn collect(paths: &[PathBuf], options: &WalkOptions) -> (Vec<Input>, Vec<WalkError>) {
+    let mut inputs = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            inputs.push(Input::Stdin);
+            continue;
+        }
+        match std::fs::metadata(path) {
+            Err(e) => errors.push(WalkError {
+                path: display_path(path),
+                message: describe_io_error(&e),
+            }),
+            Ok(meta) if meta.is_dir() => walk_dir(path, options, &mut inputs, &mut errors),
+            // A file named explicitly is read whatever its extension or type; the
+            // reader rejects FIFOs and devices with a clear message.
+            Ok(_) => inputs.push(Input::Path(path.clone())),
+        }
+    }
+    inputs.sort();
+    inputs.dedup();
+    (inputs, errors)
+}
+
+fn walk_dir(
+    root: &Path,
+    options: &WalkOptions,
+    inputs: &mut Vec<Input>,
+    errors: &mut Vec<WalkError>,
+) {
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .follow_links(true)
+        .hidden(true)
+        .git_ignore(!options.no_ignore)
+        .git_exclude(!options.no_ignore)
+        .git_global(false)
+        .ignore(!options.no_ignore)
+        .parents(!options.no_ignore)
+        .require_git(false)
+        .filter_entry(|entry| {
+            // Build output is never a manifest source.
+            !(entry.depth() > 0
+                && entry.file_type().is_some_and(|t| t.is_dir())
+                && entry.file_name() == "target")
+        });
+    if !options.exclude.is_empty() {
+        let mut overrides = OverrideBuilder::new(root);
+        for glob in &options.exclude {
+            if let Err(e) = overrides.add(&format!("!{glob}")) {
+                errors.push(WalkError {
+                    path: glob.clone(),
+                    message: format!("invalid --exclude glob: {e}"),
+                });
+            }
+        }
+        match overrides.build() {
+            Ok(o) => {
+                builder.overrides(o);
+            }
+            Err(e) => errors.push(WalkError {
+                path: root.display().to_string(),
+                message: format!("invalid --exclude globs: {e}"),
+            }),
+        }
+    }
+    for entry in builder.build() {
+        match entry {
+            Ok(entry) => {
+                let is_file = entry.file_type().is_some_and(|t| t.is_file());
+                if is_file && entry.depth() > 0 && has_manifest_extension(entry.path()) {
+                    inputs.push(Input::Path(entry.into_path()));
+                }
+            }
+            Err(e) => errors.push(WalkError {
+                path: error_path(&e).unwrap_or_else(|| display_path(root)),
+                message: describe_walk_error(&e),
+            }),
+        }
+    }
+}
+
+fn error_path(error: &ignore::Error) -> Option<String> {
+    match error {
+        ignore::Error::WithPath { path, .. } => Some(display_path(path)),
+        ignore::Error::Loop { child, .. } => Some(display_path(child)),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        _ => None,
+    }
+}
+
+fn describe_walk_error(error: &ignore::Error) -> String {
+    match error {
+        ignore::Error::Loop { ancestor, .. } => format!(
+            "symbolic link loop: this directory is its own ancestor {}; not followed",
+            display_path(ancestor)
+        ),
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => describe_walk_error(err),
+        ignore::Error::Io(e) => describe_io_error(e),
+        other => other.to_string(),
+    }
+}
+
+/// I/O errors in words a user acts on.
+pub fn describe_io_error(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(inputs: &[Input]) -> Vec<String> {
+        inputs.iter().map(|i| i.display()).collect()
+    }
+
+    #[test]
+    fn walks_manifests_skipping_hidden_target_and_excluded() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in [
+            "a.yaml",
+            "b.yml",
+            "c.json",
+            "d.txt",
+            ".hidden/e.yaml",
+            "target/f.yaml",
+            "sub/g.YAML",
+            "vendor/h.yaml",
+        ] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "a: 1").unwrap();
+        }
+        let options = WalkOptions {
+            exclude: vec!["vendor/".into()],
+            no_ignore: false,
+        };
+        let (inputs, errors) = collect(&[root.to_path_buf()], &options);
+        assert!(errors.is_empty(), "{errors:?}");
+        let prefix = format!("{}/", root.display());
+        let rel: Vec<String> = names(&inputs)
+            .into_iter()
+            .map(|n| n.trim_start_matches(&prefix).to_string())
+            .collect();
+        assert_eq!(rel, ["a.yaml", "b.yml", "c.json", "sub/g.YAML"]);
+    }
+
+    #[test]
+    fn missing_path_is_an_error_and_stdin_is_an_input() {
+        let (inputs, errors) = collect(
+            &[PathBuf::from("-"), PathBuf::from("no/such/file.yaml")],
+            &WalkOptions::default(),
+        );
+        assert_eq!(inputs, [Input::Stdin]);
+        assert_eq!(
+            errors,
+            [WalkError {
+                path: "no/such/file.yaml".into(),
+                message: "no such file or directory".into()
+            }]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_are_reported_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("d")).unwrap();
+        std::fs::write(root.join("d/x.yaml"), "a: 1").unwrap();
+        std::os::unix::fs::symlink(root.join("d"), root.join("d/loop")).unwrap();
+        let (inputs, errors) = collect(&[root.to_path_buf()], &WalkOptions::default());
+        assert_eq!(inputs.len(), 1);
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0].message.starts_with("symbolic link loop"),
+            "{errors:?}"
+        );
+    }
+}

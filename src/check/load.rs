@@ -1,0 +1,95 @@
+//! Reading and parsing one input into documents, turning every problem on the way
+//! into a diagnostic for that file (the run goes on with other files).
+
+use std::sync::Arc;
+
+use crate::diag::Diagnostic;
+use crate::source::read::{ReadError, read_input};
+use crate::source::walk::Input;
+use crate::source::yaml::{self, Limits, ParsedDocument, YamlErrorKind};
+use crate::source::{self as src, SourceFile};
+
+/// A file after reading and parsing.
+pub struct LoadedFile {
+    pub file: Arc<SourceFile>,
+    pub documents: Vec<ParsedDocument>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The file could not be read at all (I/O error): exit code 2.
+    pub io_error: bool,
+}
+
+pub fn load(input: &Input, max_file_size: u64, limits: &Limits) -> LoadedFile {
+    let name = input.display();
+    let text = match read_input(input, max_file_size) {
+        Ok(text) => text,
+        Err(error) => return unreadable(name, error),
+    };
+    let file = SourceFile::new(name, text);
+    let parsed = yaml::parse(&file.text, limits);
+    let diagnostics = parsed
+        .errors
+        .iter()
+        .map(|e| {
+            let (code, help) = match e.kind {
+                YamlErrorKind::Syntax => (
+                    src::YAML_SYNTAX,
+                    "fix the YAML syntax here; the rest of this file was not checked",
+                ),
+                YamlErrorKind::DuplicateKey => (
+                    src::DUPLICATE_KEY,
+                    "remove one of the two keys: the API server's strict decoding rejects duplicates",
+                ),
+                YamlErrorKind::AliasLimit | YamlErrorKind::DepthLimit => (
+                    src::YAML_LIMIT,
+                    "this document was not checked; manifests never need this much expansion or nesting",
+                ),
+                YamlErrorKind::NotJson => (
+                    src::NOT_JSON,
+                    "Kubernetes converts YAML to JSON; use string keys and finite numbers",
+                ),
+            };
+            Diagnostic::error(code, e.message.clone())
+                .with_span(e.span)
+                .with_help(help)
+                .in_document(&file, e.document)
+        })
+        .collect();
+    LoadedFile {
+        file,
+        documents: parsed.documents,
+        diagnostics,
+        io_error: false,
+    }
+}
+
+fn unreadable(name: String, error: ReadError) -> LoadedFile {
+    let file = SourceFile::new(name, String::new());
+    let (code, io_error, help) = match &error {
+        ReadError::Io(_) => (src::IO_ERROR, true, None),
+        ReadError::NotRegular(_) => (
+            src::IO_ERROR,
+            true,
+            Some("crdlint reads regular files only; pipe the content to `crdlint check -` instead"),
+        ),
+        ReadError::TooLarge { .. } => (
+            src::FILE_TOO_LARGE,
+            false,
+            Some("raise the limit with --max-file-size BYTES if this file really is a manifest"),
+        ),
+        ReadError::Binary { .. } | ReadError::NotUtf8 { .. } => (
+            src::BINARY_FILE,
+            false,
+            Some("exclude it with --exclude GLOB, or save it as UTF-8 text"),
+        ),
+    };
+    let mut diagnostic = Diagnostic::error(code, error.message()).in_file(&file);
+    if let Some(help) = help {
+        diagnostic = diagnostic.with_help(help);
+    }
+    LoadedFile {
+        file,
+        documents: Vec::new(),
+        diagnostics: vec![diagnostic],
+        io_error,
+    }
+}

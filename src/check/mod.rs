@@ -1,0 +1,384 @@
+//! The `check` pipeline: inputs → files → documents → classification → CRD checks and
+//! custom-resource checks → sorted diagnostics and a summary. Each stage lives in its
+//! own module; this one only wires them in the server's order.
+
+pub mod classify;
+pub mod load;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::diag::{self, Diagnostic, ObjectRef, Severity};
+use crate::source::walk::{self, Input, WalkOptions};
+use crate::source::yaml::Limits;
+use crate::source::{Node, SourceFile, Span, Value};
+use classify::TypeMeta;
+
+crate::declare_codes! {
+    MISSING_CRD = "missing-crd", Warning, "A document's apiVersion/kind is neither built in nor defined by a CRD in the run";
+    CRD_V1BETA1 = "crd-v1beta1-removed", Error, "apiextensions.k8s.io/v1beta1 CustomResourceDefinitions were removed in Kubernetes 1.22";
+    DUPLICATE_CRD = "duplicate-crd", Warning, "Two CRDs with the same name in one run; the later one replaces the earlier";
+    MISSING_TYPE_META = "missing-type-meta", Error, "A document has no apiVersion or kind";
+    NOT_AN_OBJECT = "not-an-object", Error, "A document is not a mapping, so it is not a Kubernetes object";
+}
+
+/// What to do with documents whose kind no CRD in the run defines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum MissingCrdPolicy {
+    Error,
+    #[default]
+    Warn,
+    Ignore,
+}
+
+#[derive(Clone, Debug)]
+pub struct CheckOptions {
+    /// Paths to check (`-` is stdin).
+    pub paths: Vec<PathBuf>,
+    /// Paths whose CRDs resolve custom resources but are not themselves reported on.
+    pub crd_paths: Vec<PathBuf>,
+    pub walk: WalkOptions,
+    pub max_file_size: u64,
+    pub limits: Limits,
+    pub missing_crd: MissingCrdPolicy,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            paths: vec![PathBuf::from(".")],
+            crd_paths: Vec::new(),
+            walk: WalkOptions::default(),
+            max_file_size: 32 * 1024 * 1024,
+            limits: Limits::default(),
+            missing_crd: MissingCrdPolicy::Warn,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub files: usize,
+    pub documents: usize,
+    pub crds: usize,
+    pub resources: usize,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+pub struct CheckResult {
+    /// Sorted by file, document, position.
+    pub diagnostics: Vec<Diagnostic>,
+    pub summary: Summary,
+    /// A path could not be read: the run exits with status 2.
+    pub io_error: bool,
+}
+
+/// One document (after `List` flattening) with what the pipeline knows about it.
+pub struct Document {
+    pub file: Arc<SourceFile>,
+    pub index: usize,
+    pub root: Node,
+    pub object: ObjectRef,
+    /// Whether findings about it are reported (false for `--crds` sources).
+    pub reported: bool,
+}
+
+impl Document {
+    fn diagnostic(&self, d: Diagnostic) -> Diagnostic {
+        d.in_document(&self.file, self.index)
+            .for_object(&self.object)
+    }
+}
+
+pub fn run(options: &CheckOptions) -> CheckResult {
+    let (checked, mut walk_errors) = walk::collect(&options.paths, &options.walk);
+    let (crd_sources, crd_walk_errors) = walk::collect(&options.crd_paths, &options.walk);
+    walk_errors.extend(crd_walk_errors);
+
+    let mut inputs: Vec<(Input, bool)> = checked.into_iter().map(|i| (i, true)).collect();
+    inputs.extend(
+        crd_sources
+            .into_iter()
+            .filter(|i| !inputs.iter().any(|(c, _)| c == i))
+            .map(|i| (i, false))
+            .collect::<Vec<_>>(),
+    );
+
+    let loaded: Vec<(load::LoadedFile, bool)> = inputs
+        .par_iter()
+        .map(|(input, reported)| {
+            (
+                load::load(input, options.max_file_size, &options.limits),
+                *reported,
+            )
+        })
+        .collect();
+
+    let mut diagnostics: Vec<Diagnostic> = walk_errors
+        .into_iter()
+        .map(|e| {
+            let file = SourceFile::new(e.path.clone(), String::new());
+            Diagnostic::error(crate::source::IO_ERROR, e.message).in_file(&file)
+        })
+        .collect();
+    let mut io_error = !diagnostics.is_empty();
+    let mut summary = Summary::default();
+    let mut documents = Vec::new();
+    for (file, reported) in loaded {
+        io_error |= file.io_error;
+        if reported {
+            summary.files += 1;
+        }
+        diagnostics.extend(file.diagnostics);
+        for parsed in file.documents {
+            flatten(
+                &file.file,
+                parsed.index,
+                parsed.root,
+                reported,
+                &mut documents,
+            );
+        }
+    }
+
+    let classified = classify_all(&documents, options, &mut diagnostics, &mut summary);
+    check_documents(&classified, &mut diagnostics);
+
+    diag::sort(&mut diagnostics);
+    summary.errors = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    summary.warnings = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .count();
+    CheckResult {
+        diagnostics,
+        summary,
+        io_error,
+    }
+}
+
+/// Runs the CRD checks on reported CRDs and the resource checks on custom resources.
+/// (The CRD and custom-resource validators plug in here.)
+fn check_documents(classified: &Classified<'_>, diagnostics: &mut Vec<Diagnostic>) {
+    let _ = (classified, diagnostics);
+}
+
+/// Turns a parsed document into pipeline documents, expanding `kind: List` items.
+fn flatten(
+    file: &Arc<SourceFile>,
+    index: usize,
+    root: Node,
+    reported: bool,
+    out: &mut Vec<Document>,
+) {
+    let is_list = classify::type_meta(&root).is_some_and(|m| classify::is_list(&m));
+    if is_list && let Value::Object(mut map) = root.value {
+        if let Some(Node {
+            value: Value::Array(items),
+            ..
+        }) = map.remove("items")
+        {
+            for item in items {
+                let object = classify::object_ref(&item);
+                out.push(Document {
+                    file: file.clone(),
+                    index,
+                    root: item,
+                    object,
+                    reported,
+                });
+            }
+        }
+        return;
+    }
+    let object = classify::object_ref(&root);
+    out.push(Document {
+        file: file.clone(),
+        index,
+        root,
+        object,
+        reported,
+    });
+}
+
+/// The documents sorted into CRDs and custom resources; every other document has been
+/// counted or reported.
+pub struct Classified<'a> {
+    /// CRDs by `metadata.name`; the last definition wins, as on a server.
+    pub crds: BTreeMap<String, &'a Document>,
+    /// Custom resources with the (group, kind) of their CRD.
+    pub resources: Vec<(&'a Document, TypeMeta)>,
+}
+
+fn classify_all<'a>(
+    documents: &'a [Document],
+    options: &CheckOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+    summary: &mut Summary,
+) -> Classified<'a> {
+    let mut crds: BTreeMap<String, &Document> = BTreeMap::new();
+    // (group, kind) → CRD, to resolve custom resources.
+    let mut kinds: BTreeMap<(String, String), &Document> = BTreeMap::new();
+    let mut others = Vec::new();
+    for doc in documents {
+        if doc.reported {
+            summary.documents += 1;
+        }
+        let Some(meta) = classify::type_meta(&doc.root) else {
+            if doc.reported {
+                diagnostics.push(doc.diagnostic(missing_type_meta(&doc.root)));
+            }
+            continue;
+        };
+        if !classify::is_crd(&meta) {
+            others.push((doc, meta));
+            continue;
+        }
+        if meta.version == "v1beta1" {
+            if doc.reported {
+                diagnostics.push(doc.diagnostic(v1beta1_removed(&doc.root)));
+            }
+            continue;
+        }
+        if meta.version != "v1" {
+            others.push((doc, meta));
+            continue;
+        }
+        if doc.reported {
+            summary.crds += 1;
+        }
+        let name = doc
+            .root
+            .get_path(&["metadata", "name"])
+            .and_then(Node::as_str)
+            .unwrap_or_default()
+            .to_string();
+        if let Some(previous) = crds.insert(name.clone(), doc)
+            && doc.reported
+            && !name.is_empty()
+        {
+            diagnostics.push(doc.diagnostic(duplicate_crd(&name, doc, previous)));
+        }
+        let group = doc.root.get_path(&["spec", "group"]).and_then(Node::as_str);
+        let kind = doc
+            .root
+            .get_path(&["spec", "names", "kind"])
+            .and_then(Node::as_str);
+        if let (Some(group), Some(kind)) = (group, kind) {
+            kinds.insert((group.to_string(), kind.to_string()), doc);
+        }
+    }
+
+    let mut resources = Vec::new();
+    for (doc, meta) in others {
+        if !doc.reported {
+            continue;
+        }
+        if kinds.contains_key(&(meta.group.clone(), meta.kind.clone())) {
+            summary.resources += 1;
+            resources.push((doc, meta));
+        } else if classify::is_built_in_group(&meta.group) {
+            // Built-in kinds are counted, not checked.
+        } else if let Some(d) = missing_crd(doc, &meta, options.missing_crd) {
+            diagnostics.push(doc.diagnostic(d));
+        }
+    }
+    Classified { crds, resources }
+}
+
+fn missing_type_meta(root: &Node) -> Diagnostic {
+    let Some(map) = root.as_object() else {
+        return Diagnostic::error(
+            NOT_AN_OBJECT,
+            format!(
+                "document is a {}, not a Kubernetes object",
+                root.json_type()
+            ),
+        )
+        .with_span(root.span)
+        .with_help("a manifest document must be a mapping with apiVersion, kind and metadata");
+    };
+    let missing: Vec<&str> = ["apiVersion", "kind"]
+        .into_iter()
+        .filter(|k| {
+            map.get(k)
+                .is_none_or(|v| v.as_str().is_none_or(str::is_empty))
+        })
+        .collect();
+    let message = missing
+        .iter()
+        .map(|k| format!("{k} not set"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Diagnostic::error(MISSING_TYPE_META, message)
+        .with_span(Span::new(root.span.start, root.span.start))
+        .with_help("every Kubernetes object needs a string apiVersion and kind")
+}
+
+fn v1beta1_removed(root: &Node) -> Diagnostic {
+    let span = root.get("apiVersion").map(|n| n.span).unwrap_or(root.span);
+    Diagnostic::error(
+        CRD_V1BETA1,
+        "no matches for kind \"CustomResourceDefinition\" in version \"apiextensions.k8s.io/v1beta1\": apiextensions.k8s.io/v1beta1 was removed in Kubernetes 1.22",
+    )
+    .with_span(span)
+    .with_help(
+        "migrate to apiextensions.k8s.io/v1: move spec.validation into each spec.versions[*].schema, spec.subresources and spec.additionalPrinterColumns into each version (JSONPath becomes jsonPath), set preserveUnknownFields to false or drop it, and give every schema a type",
+    )
+}
+
+fn duplicate_crd(name: &str, doc: &Document, previous: &Document) -> Diagnostic {
+    let span = doc
+        .root
+        .get_path(&["metadata", "name"])
+        .map(|n| n.span)
+        .unwrap_or(doc.root.span);
+    let mut d = Diagnostic::warning(
+        DUPLICATE_CRD,
+        format!(
+            "CustomResourceDefinition \"{name}\" is defined more than once; this definition replaces the one in {}",
+            previous.file.path
+        ),
+    )
+    .with_span(span)
+    .with_help("keep one definition per CRD name in the files you check");
+    if Arc::ptr_eq(&doc.file, &previous.file)
+        && let Some(n) = previous.root.get_path(&["metadata", "name"])
+    {
+        d = d.with_related(n.span, "first defined here");
+    }
+    d
+}
+
+fn missing_crd(doc: &Document, meta: &TypeMeta, policy: MissingCrdPolicy) -> Option<Diagnostic> {
+    let severity = match policy {
+        MissingCrdPolicy::Ignore => return None,
+        MissingCrdPolicy::Warn => Severity::Warning,
+        MissingCrdPolicy::Error => Severity::Error,
+    };
+    let span = doc
+        .root
+        .get("kind")
+        .map(|n| n.span)
+        .unwrap_or(doc.root.span);
+    Some(
+        Diagnostic::new(
+            MISSING_CRD,
+            severity,
+            format!(
+                "no matches for kind \"{}\" in version \"{}\": no CRD in the checked files or --crds defines it",
+                meta.kind,
+                meta.api_version()
+            ),
+        )
+        .with_span(span)
+        .with_help("pass the CRD that defines this kind with --crds PATH, or --missing-crd ignore to skip such documents"),
+    )
+}

@@ -1,0 +1,158 @@
+//! The human report: miette's graphical rendering with the code, a labelled snippet
+//! whose header is `path:line:column`, and the help; then a summary line.
+
+use std::fmt;
+use std::fmt::Write;
+
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
+use owo_colors::OwoColorize;
+
+use super::source_code::IndexedSource;
+use crate::check::Summary;
+use crate::diag::{Diagnostic, Severity};
+
+/// Wraps our diagnostic for miette.
+struct Report<'a> {
+    diagnostic: &'a Diagnostic,
+    source: Option<IndexedSource<'a>>,
+    message: String,
+}
+
+impl fmt::Debug for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Display for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Report<'_> {}
+
+impl miette::Diagnostic for Report<'_> {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.diagnostic.code))
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.diagnostic.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+            Severity::Info => miette::Severity::Advice,
+        })
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.diagnostic
+            .help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.source.as_ref()?;
+        let span = self.diagnostic.span?;
+        let primary = LabeledSpan::new_primary_with_span(
+            Some(self.primary_label()),
+            (span.start, span.len()),
+        );
+        let related = self.diagnostic.related.iter().map(|l| {
+            LabeledSpan::new_with_span(Some(l.message.clone()), (l.span.start, l.span.len()))
+        });
+        Some(Box::new(std::iter::once(primary).chain(related)))
+    }
+}
+
+impl Report<'_> {
+    /// The label under the snippet: explicit text, else the reason, else the code.
+    fn primary_label(&self) -> String {
+        let d = self.diagnostic;
+        if let Some(label) = &d.label {
+            return label.clone();
+        }
+        match (d.reason, &d.field) {
+            (Some(reason), Some(field)) => format!("{field}: {}", reason_words(reason)),
+            _ => "here".to_string(),
+        }
+    }
+}
+
+fn reason_words(reason: &str) -> &str {
+    match reason {
+        "FieldValueRequired" => "required value",
+        "FieldValueInvalid" => "invalid value",
+        "FieldValueForbidden" => "forbidden",
+        "FieldValueNotSupported" => "unsupported value",
+        "FieldValueDuplicate" => "duplicate value",
+        "FieldValueTooLong" => "too long",
+        "FieldValueTooMany" => "too many",
+        "FieldValueTypeInvalid" => "wrong type",
+        "FieldValueNotFound" => "not found",
+        "InternalError" => "internal error",
+        other => other,
+    }
+}
+
+pub fn render(diagnostics: &[Diagnostic], summary: &Summary, color: bool) -> String {
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_links(false)
+        .with_width(terminal_width())
+        .with_context_lines(1);
+    let mut out = String::new();
+    for d in diagnostics {
+        let message = match (&d.file, d.span) {
+            // Without a snippet the file would not show: say it in the message.
+            (Some(file), None) => format!("{}: {}", file.path, d.message),
+            _ => d.message.clone(),
+        };
+        let report = Report {
+            diagnostic: d,
+            source: d
+                .file
+                .as_deref()
+                .filter(|_| d.span.is_some())
+                .map(IndexedSource),
+            message,
+        };
+        if handler.render_report(&mut out, &report).is_err() {
+            // A span the source cannot serve (should not happen): fall back to a line.
+            let _ = writeln!(out, "{}", super::short::line(d));
+        }
+        out.push('\n');
+    }
+    let line = super::summary_line(summary);
+    if color {
+        let styled = if summary.errors > 0 {
+            line.red().bold().to_string()
+        } else if summary.warnings > 0 {
+            line.yellow().bold().to_string()
+        } else {
+            line.green().bold().to_string()
+        };
+        let _ = writeln!(out, "{styled}");
+    } else {
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
+/// The terminal width when stdout is one, else 100 columns so output is stable.
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .filter(|w: &usize| *w >= 40)
+        .unwrap_or(100)
+}

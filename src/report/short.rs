@@ -1,0 +1,39 @@
+//! One grep-friendly line per diagnostic: `path:line:col: severity[code]: message`.
+
+use std::fmt::Write;
+
+use crate::check::Summary;
+use crate::diag::Diagnostic;
+
+pub fn render(diagnostics: &[Diagnostic], summary: &Summary) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        let _ = writeln!(out, "{}", line(d));
+    }
+    let _ = writeln!(out, "{}", super::summary_line(summary));
+    out
+}
+
+/// The location prefix: `path:line:col`, or just `path` for whole-file findings.
+pub fn location(d: &Diagnostic) -> String {
+    match (&d.file, d.span) {
+        (Some(file), Some(span)) => {
+            let p = file.position(span.start);
+            format!("{}:{}:{}", file.path, p.line, p.column)
+        }
+        (Some(file), None) => file.path.clone(),
+        (None, _) => "crdlint".to_string(),
+    }
+}
+
+pub fn line(d: &Diagnostic) -> String {
+    // Multi-line messages (CEL carets) keep their first line: one finding, one line.
+    let message = d.message.lines().next().unwrap_or_default();
+    format!(
+        "{}: {}[{}]: {}",
+        location(d),
+        d.severity.as_str(),
+        d.code,
+        message
+    )
+}
