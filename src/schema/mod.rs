@@ -3,7 +3,9 @@
 //! object meta.
 
 pub mod formats;
+pub mod prune;
 pub mod regex;
 pub mod structural;
+pub mod validate;
 
 pub const CODES: &[crate::diag::CodeInfo] = &[];
