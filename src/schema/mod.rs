@@ -3,6 +3,8 @@
 //! object meta.
 
 pub mod formats;
+pub mod listtype;
+pub mod objectmeta;
 pub mod prune;
 pub mod regex;
 pub mod structural;
