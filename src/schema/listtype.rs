@@ -16,7 +16,13 @@ pub fn validate(s: &Structural, obj: &Node) -> Vec<SchemaError> {
 
 const MAX_DEPTH: usize = 1000;
 
-fn validate_object(path: &FieldPath, s: &Structural, obj: &Node, errs: &mut Vec<SchemaError>, depth: usize) {
+fn validate_object(
+    path: &FieldPath,
+    s: &Structural,
+    obj: &Node,
+    errs: &mut Vec<SchemaError>,
+    depth: usize,
+) {
     let Some(map) = obj.as_object() else {
         return;
     };
@@ -35,7 +41,13 @@ fn validate_object(path: &FieldPath, s: &Structural, obj: &Node, errs: &mut Vec<
     }
 }
 
-fn validate_value(path: &FieldPath, s: &Structural, v: &Node, errs: &mut Vec<SchemaError>, depth: usize) {
+fn validate_value(
+    path: &FieldPath,
+    s: &Structural,
+    v: &Node,
+    errs: &mut Vec<SchemaError>,
+    depth: usize,
+) {
     match &v.value {
         Value::Array(items) => validate_array(path, s, items, errs, depth),
         Value::Object(_) => validate_object(path, s, v, errs, depth),
@@ -43,7 +55,13 @@ fn validate_value(path: &FieldPath, s: &Structural, v: &Node, errs: &mut Vec<Sch
     }
 }
 
-fn validate_array(path: &FieldPath, s: &Structural, items: &[Node], errs: &mut Vec<SchemaError>, depth: usize) {
+fn validate_array(
+    path: &FieldPath,
+    s: &Structural,
+    items: &[Node],
+    errs: &mut Vec<SchemaError>,
+    depth: usize,
+) {
     match s.extensions.x_list_type.as_deref() {
         Some("set") => {
             for i in non_unique(items.iter().map(key_of)) {
@@ -151,9 +169,11 @@ fn validate_map(path: &FieldPath, s: &Structural, items: &[Node], errs: &mut Vec
                 .collect()
         })
         .collect();
-    let keys = key_maps
-        .iter()
-        .map(|m| Key::Compound(crate::diag::gofmt::json_marshal(&serde_json::Value::Object(m.clone()))));
+    let keys = key_maps.iter().map(|m| {
+        Key::Compound(crate::diag::gofmt::json_marshal(
+            &serde_json::Value::Object(m.clone()),
+        ))
+    });
     for i in non_unique(keys) {
         errs.push(dup(
             path.index(i),

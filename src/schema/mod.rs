@@ -7,7 +7,8 @@ pub mod listtype;
 pub mod objectmeta;
 pub mod prune;
 pub mod regex;
+pub mod resource;
 pub mod structural;
 pub mod validate;
 
-pub const CODES: &[crate::diag::CodeInfo] = &[];
+pub use resource::CODES;

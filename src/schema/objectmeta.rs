@@ -154,7 +154,8 @@ fn decode_meta(dec: &mut Decoder, node: &Node, at: &At) -> Meta {
             "ownerReferences" => {
                 if let Some(items) = dec.array(&e.value, &fat, "[]v1.OwnerReference") {
                     for (i, item) in items.iter().enumerate() {
-                        m.owner_references.push(decode_owner_ref(dec, item, &fat.index(i)));
+                        m.owner_references
+                            .push(decode_owner_ref(dec, item, &fat.index(i)));
                     }
                 }
             }
@@ -190,7 +191,9 @@ fn decode_owner_ref(dec: &mut Decoder, node: &Node, at: &At) -> OwnerRef {
     for e in entries {
         let fat = at.field("OwnerReference", &e.key);
         match e.key.as_str() {
-            "apiVersion" => r.api_version = dec.string(&e.value, &fat, "string").unwrap_or_default(),
+            "apiVersion" => {
+                r.api_version = dec.string(&e.value, &fat, "string").unwrap_or_default()
+            }
             "kind" => r.kind = dec.string(&e.value, &fat, "string").unwrap_or_default(),
             "name" => r.name = dec.string(&e.value, &fat, "string").unwrap_or_default(),
             "uid" => r.uid = dec.string(&e.value, &fat, "types.UID").unwrap_or_default(),
@@ -262,7 +265,8 @@ fn is_rfc3339(s: &str) -> bool {
 // Name and label syntax (apimachinery util/validation and api/validate/content).
 
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1123_SUBDOMAIN_FMT: &str =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
 const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
@@ -551,12 +555,20 @@ pub fn validate_meta(
     errs
 }
 
-fn validate_common(meta: &Meta, requires_namespace: bool, path: &FieldPath, key_span: Span) -> Vec<SchemaError> {
+fn validate_common(
+    meta: &Meta,
+    requires_namespace: bool,
+    path: &FieldPath,
+    key_span: Span,
+) -> Vec<SchemaError> {
     let mut errs = Vec::new();
     let namespace = meta.namespace.as_ref().filter(|n| !n.value.is_empty());
     if requires_namespace {
         match namespace {
-            None => errs.push(err(FieldError::required(path.child("namespace"), ""), key_span)),
+            None => errs.push(err(
+                FieldError::required(path.child("namespace"), ""),
+                key_span,
+            )),
             Some(ns) => {
                 for msg in is_dns1123_label(&ns.value) {
                     errs.push(err(
@@ -576,17 +588,27 @@ fn validate_common(meta: &Meta, requires_namespace: bool, path: &FieldPath, key_
         && g.value < 0
     {
         errs.push(err(
-            FieldError::invalid(path.child("generation"), g.value, "must be greater than or equal to 0"),
+            FieldError::invalid(
+                path.child("generation"),
+                g.value,
+                "must be greater than or equal to 0",
+            ),
             g.span,
         ));
     }
     let labels_path = path.child("labels");
     for (k, v) in &meta.labels {
         for msg in is_qualified_name(&k.value) {
-            errs.push(err(FieldError::invalid(labels_path.clone(), k.value.as_str(), msg), k.key_span));
+            errs.push(err(
+                FieldError::invalid(labels_path.clone(), k.value.as_str(), msg),
+                k.key_span,
+            ));
         }
         for msg in is_label_value(&v.value) {
-            errs.push(err(FieldError::invalid(labels_path.clone(), v.value.as_str(), msg), v.span));
+            errs.push(err(
+                FieldError::invalid(labels_path.clone(), v.value.as_str(), msg),
+                v.span,
+            ));
         }
     }
     let annotations_path = path.child("annotations");
@@ -606,11 +628,17 @@ fn validate_common(meta: &Meta, requires_namespace: bool, path: &FieldPath, key_
             meta.annotations_span.unwrap_or(meta.span),
         ));
     }
-    errs.extend(validate_owner_references(&meta.owner_references, &path.child("ownerReferences")));
+    errs.extend(validate_owner_references(
+        &meta.owner_references,
+        &path.child("ownerReferences"),
+    ));
     let finalizers_path = path.child("finalizers");
     for f in &meta.finalizers {
         for msg in is_qualified_name(&f.value) {
-            errs.push(err(FieldError::invalid(finalizers_path.clone(), f.value.as_str(), msg), f.span));
+            errs.push(err(
+                FieldError::invalid(finalizers_path.clone(), f.value.as_str(), msg),
+                f.span,
+            ));
         }
     }
     let has = |name: &str| meta.finalizers.iter().any(|f| f.value == name);
@@ -638,7 +666,10 @@ fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaE
     for (i, r) in refs.iter().enumerate() {
         let p = path.index(i);
         if r.api_version.is_empty() {
-            errs.push(err(FieldError::required(p.child("apiVersion"), "must not be empty"), r.span));
+            errs.push(err(
+                FieldError::required(p.child("apiVersion"), "must not be empty"),
+                r.span,
+            ));
         } else if parse_group_version(&r.api_version).is_none_or(|(_, v)| v.is_empty()) {
             errs.push(err(
                 FieldError::invalid(
@@ -650,13 +681,22 @@ fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaE
             ));
         }
         if r.kind.is_empty() {
-            errs.push(err(FieldError::required(p.child("kind"), "must not be empty"), r.span));
+            errs.push(err(
+                FieldError::required(p.child("kind"), "must not be empty"),
+                r.span,
+            ));
         }
         if r.name.is_empty() {
-            errs.push(err(FieldError::required(p.child("name"), "must not be empty"), r.span));
+            errs.push(err(
+                FieldError::required(p.child("name"), "must not be empty"),
+                r.span,
+            ));
         }
         if r.uid.is_empty() {
-            errs.push(err(FieldError::required(p.child("uid"), "must not be empty"), r.span));
+            errs.push(err(
+                FieldError::required(p.child("uid"), "must not be empty"),
+                r.span,
+            ));
         }
         if r.controller == Some(true) {
             let current = format!("{}/{}", r.kind, r.name);
@@ -753,7 +793,14 @@ pub fn coerce_embedded(obj: &mut Node, s: &Structural) -> Coerced {
     out
 }
 
-fn coerce_at(x: &mut Node, s: Option<&Structural>, path: &FieldPath, out: &mut Coerced, depth: usize, root: bool) {
+fn coerce_at(
+    x: &mut Node,
+    s: Option<&Structural>,
+    path: &FieldPath,
+    out: &mut Coerced,
+    depth: usize,
+    root: bool,
+) {
     let Some(s) = s else {
         return;
     };
@@ -801,15 +848,36 @@ fn coerce_at(x: &mut Node, s: Option<&Structural>, path: &FieldPath, out: &mut C
             }
             for e in &mut map.entries {
                 if let Some(prop) = s.property(&e.key) {
-                    coerce_at(&mut e.value, Some(prop), &path.child(&e.key), out, depth + 1, false);
+                    coerce_at(
+                        &mut e.value,
+                        Some(prop),
+                        &path.child(&e.key),
+                        out,
+                        depth + 1,
+                        false,
+                    );
                 } else if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
-                    coerce_at(&mut e.value, Some(ap), &path.key(&e.key), out, depth + 1, false);
+                    coerce_at(
+                        &mut e.value,
+                        Some(ap),
+                        &path.key(&e.key),
+                        out,
+                        depth + 1,
+                        false,
+                    );
                 }
             }
         }
         Value::Array(items) => {
             for (i, item) in items.iter_mut().enumerate() {
-                coerce_at(item, s.items.as_deref(), &path.index(i), out, depth + 1, false);
+                coerce_at(
+                    item,
+                    s.items.as_deref(),
+                    &path.index(i),
+                    out,
+                    depth + 1,
+                    false,
+                );
             }
         }
         _ => {}
@@ -820,7 +888,11 @@ fn coerce_at(x: &mut Node, s: Option<&Structural>, path: &FieldPath, out: &mut C
 /// owner references and managed fields are dropped the same way).
 pub fn drop_unknown(metadata: &mut Node, unknown: &[UnknownField], prefix: &str) {
     for u in unknown {
-        let Some(rel) = u.path.strip_prefix(prefix).and_then(|r| r.strip_prefix('.')) else {
+        let Some(rel) = u
+            .path
+            .strip_prefix(prefix)
+            .and_then(|r| r.strip_prefix('.'))
+        else {
             continue;
         };
         remove_path(metadata, rel);
@@ -876,7 +948,14 @@ pub fn validate_embedded(s: &Structural, obj: &Node) -> Vec<SchemaError> {
     errs
 }
 
-fn walk_embedded(x: &Node, s: Option<&Structural>, path: &FieldPath, errs: &mut Vec<SchemaError>, depth: usize, root: bool) {
+fn walk_embedded(
+    x: &Node,
+    s: Option<&Structural>,
+    path: &FieldPath,
+    errs: &mut Vec<SchemaError>,
+    depth: usize,
+    root: bool,
+) {
     let Some(s) = s else {
         return;
     };
@@ -890,15 +969,36 @@ fn walk_embedded(x: &Node, s: Option<&Structural>, path: &FieldPath, errs: &mut 
             }
             for e in &map.entries {
                 if let Some(prop) = s.property(&e.key) {
-                    walk_embedded(&e.value, Some(prop), &path.child(&e.key), errs, depth + 1, false);
+                    walk_embedded(
+                        &e.value,
+                        Some(prop),
+                        &path.child(&e.key),
+                        errs,
+                        depth + 1,
+                        false,
+                    );
                 } else if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
-                    walk_embedded(&e.value, Some(ap), &path.key(&e.key), errs, depth + 1, false);
+                    walk_embedded(
+                        &e.value,
+                        Some(ap),
+                        &path.key(&e.key),
+                        errs,
+                        depth + 1,
+                        false,
+                    );
                 }
             }
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                walk_embedded(item, s.items.as_deref(), &path.index(i), errs, depth + 1, false);
+                walk_embedded(
+                    item,
+                    s.items.as_deref(),
+                    &path.index(i),
+                    errs,
+                    depth + 1,
+                    false,
+                );
             }
         }
         _ => {}
@@ -910,7 +1010,10 @@ fn validate_embedded_resource(path: &FieldPath, x: &Node, errs: &mut Vec<SchemaE
         return;
     };
     if !map.contains_key("apiVersion") {
-        errs.push(err(FieldError::required(path.child("apiVersion"), ""), x.span));
+        errs.push(err(
+            FieldError::required(path.child("apiVersion"), ""),
+            x.span,
+        ));
     }
     if !map.contains_key("kind") {
         errs.push(err(FieldError::required(path.child("kind"), ""), x.span));
@@ -936,7 +1039,11 @@ fn validate_embedded_resource(path: &FieldPath, x: &Node, errs: &mut Vec<SchemaE
                     }
                 }
                 other => errs.push(err(
-                    FieldError::invalid(path.child("apiVersion"), BadValue::from(other), "must be a string"),
+                    FieldError::invalid(
+                        path.child("apiVersion"),
+                        BadValue::from(other),
+                        "must be a string",
+                    ),
                     v.span,
                 )),
             },
@@ -952,14 +1059,21 @@ fn validate_embedded_resource(path: &FieldPath, x: &Node, errs: &mut Vec<SchemaE
                             FieldError::invalid(
                                 path.child("kind"),
                                 s.as_str(),
-                                format!("may have mixed case, but should otherwise match: {}", msgs.join(",")),
+                                format!(
+                                    "may have mixed case, but should otherwise match: {}",
+                                    msgs.join(",")
+                                ),
                             ),
                             v.span,
                         ));
                     }
                 }
                 other => errs.push(err(
-                    FieldError::invalid(path.child("kind"), BadValue::from(other), "must be a string"),
+                    FieldError::invalid(
+                        path.child("kind"),
+                        BadValue::from(other),
+                        "must be a string",
+                    ),
                     v.span,
                 )),
             },
@@ -967,7 +1081,11 @@ fn validate_embedded_resource(path: &FieldPath, x: &Node, errs: &mut Vec<SchemaE
                 let decoded = decode(v, "");
                 if let Some(de) = decoded.error {
                     errs.push(err(
-                        FieldError::invalid(path.child("metadata"), BadValue::from(&v.value), de.message),
+                        FieldError::invalid(
+                            path.child("metadata"),
+                            BadValue::from(&v.value),
+                            de.message,
+                        ),
                         de.span,
                     ));
                     continue;
@@ -976,7 +1094,8 @@ fn validate_embedded_resource(path: &FieldPath, x: &Node, errs: &mut Vec<SchemaE
                 if meta.name.as_ref().is_none_or(|n| n.value.is_empty()) {
                     meta.name = Some(Field::new("fakename".to_string(), e.key_span, v.span));
                 }
-                let requires_namespace = meta.namespace.as_ref().is_some_and(|n| !n.value.is_empty());
+                let requires_namespace =
+                    meta.namespace.as_ref().is_some_and(|n| !n.value.is_empty());
                 errs.extend(validate_meta(
                     &meta,
                     requires_namespace,
@@ -998,11 +1117,15 @@ mod tests {
     fn label_key_messages_match_apimachinery() {
         assert_eq!(
             is_qualified_name("a/b/c"),
-            ["a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+            [
+                "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+            ]
         );
         assert_eq!(
             is_label_value("-bad"),
-            ["a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"]
+            [
+                "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+            ]
         );
         assert!(is_qualified_name("example.com/my-key_1").is_empty());
         assert_eq!(is_qualified_name("/x"), ["prefix part must be non-empty"]);
@@ -1012,11 +1135,16 @@ mod tests {
     fn names() {
         assert_eq!(
             is_dns1123_subdomain("Bad_Name"),
-            ["a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"]
+            [
+                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+            ]
         );
         assert_eq!(is_dns1123_label("a.b"), ["must not contain dots"]);
         assert!(NameRule::DnsSubdomain.check("foo-", true).is_empty());
-        assert_eq!(NameRule::PathSegment.check("x/y", false), ["may not contain '/'"]);
+        assert_eq!(
+            NameRule::PathSegment.check("x/y", false),
+            ["may not contain '/'"]
+        );
         assert_eq!(generated_name("foo-"), "foo-bcdfg");
     }
 }

@@ -194,7 +194,8 @@ fn prune_nulls_at(
                 }
                 path.push_str(&e.key);
                 let drop = e.value.is_null()
-                    && schema.is_some_and(|sc| !sc.generic.nullable && sc.generic.default.is_none());
+                    && schema
+                        .is_some_and(|sc| !sc.generic.nullable && sc.generic.default.is_none());
                 if drop {
                     removed.push(UnknownField {
                         path: path.clone(),
@@ -369,8 +370,8 @@ fn set_default(map: &mut Mapping, key: &str, value: Node, object_span: Span) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::schema::decode;
     use crate::diag::FieldPath;
+    use crate::model::schema::decode;
     use crate::source::Span;
     use serde_json::json;
 
@@ -409,7 +410,13 @@ mod tests {
         let paths: Vec<&str> = unknown.iter().map(|u| u.path.as_str()).collect();
         assert_eq!(
             paths,
-            ["extra", "spec.b", "spec.items[0].o", "spec.map.k.w", "spec.zz"]
+            [
+                "extra",
+                "spec.b",
+                "spec.items[0].o",
+                "spec.map.k.w",
+                "spec.zz"
+            ]
         );
         assert_eq!(
             obj.to_json(),
@@ -435,7 +442,9 @@ mod tests {
                 }}
             }
         }));
-        let mut obj = node(json!({"spec": {"replicas": null, "n": null, "list": [{}, {"p": 1}], "map": {"a": null}}}));
+        let mut obj = node(
+            json!({"spec": {"replicas": null, "n": null, "list": [{}, {"p": 1}], "map": {"a": null}}}),
+        );
         let mut empty = node(json!({}));
         prune_nulls(&mut obj, Some(&s));
         default(&mut obj, &s);

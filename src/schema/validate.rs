@@ -161,7 +161,9 @@ impl Validator {
             _ => None,
         };
         let additional_properties = match &s.additional_properties {
-            Some(SchemaOrBool::Schema(ap)) => Some(AdditionalProperties::Schema(Box::new(build(ap)))),
+            Some(SchemaOrBool::Schema(ap)) => {
+                Some(AdditionalProperties::Schema(Box::new(build(ap))))
+            }
             Some(SchemaOrBool::Bool(b, _)) => Some(AdditionalProperties::Allows(*b)),
             None => None,
         };
@@ -267,7 +269,12 @@ impl Validator {
         let contains = |t: &str| self.types.contains(&t);
         if data.is_null() {
             if !self.types.is_empty() && !contains("null") && !self.nullable {
-                return VResult::error(invalid_type(path, &self.types.join(","), "null", data.span));
+                return VResult::error(invalid_type(
+                    path,
+                    &self.types.join(","),
+                    "null",
+                    data.span,
+                ));
             }
             return ok;
         }
@@ -291,11 +298,19 @@ impl Validator {
         {
             return VResult::error(invalid_type(path, &self.format, format, data.span));
         }
-        if !(contains("number") || contains("integer")) && !self.format.is_empty() && is_string_or_slice {
+        if !(contains("number") || contains("integer"))
+            && !self.format.is_empty()
+            && is_string_or_slice
+        {
             return ok;
         }
         if !(contains(sch_type) || is_float_int || is_int_float) {
-            return VResult::error(invalid_type(path, &self.types.join(","), sch_type, data.span));
+            return VResult::error(invalid_type(
+                path,
+                &self.types.join(","),
+                sch_type,
+                data.span,
+            ));
         }
         ok
     }
@@ -319,7 +334,10 @@ impl Validator {
             }
             if first_success.is_none() {
                 main.errors.push(other(
-                    format!("{} must validate at least one schema (anyOf)", gofmt::quote(path)),
+                    format!(
+                        "{} must validate at least one schema (anyOf)",
+                        gofmt::quote(path)
+                    ),
                     data.span,
                 ));
             }
@@ -377,7 +395,11 @@ impl Validator {
                 main.merge(r);
             }
             if validated != self.all_of.len() {
-                let additional = if validated == 0 { ". None validated" } else { "" };
+                let additional = if validated == 0 {
+                    ". None validated"
+                } else {
+                    ""
+                };
                 main.errors.push(other(
                     format!(
                         "{} must validate all the schemas (allOf){additional}",
@@ -407,14 +429,16 @@ impl Validator {
         if let Some(max) = self.max_length
             && runes > max
         {
-            return VResult::error(validation(
-                Code::TooLong,
-                path,
-                Some(BadValue::Str(s.clone())),
-                format!("{path} in body should be at most {max} chars long"),
-                data.span,
-            )
-            .with_valid(max));
+            return VResult::error(
+                validation(
+                    Code::TooLong,
+                    path,
+                    Some(BadValue::Str(s.clone())),
+                    format!("{path} in body should be at most {max} chars long"),
+                    data.span,
+                )
+                .with_valid(max),
+            );
         }
         if let Some(min) = self.min_length
             && runes < min
@@ -478,9 +502,12 @@ impl Validator {
         }
         let mut multiple = VResult::default();
         if let Some(factor) = self.multiple_of {
-            if let Some(e) = range_error(float_repr(factor), type_name, format, "MultipleOf", path) {
+            if let Some(e) = range_error(float_repr(factor), type_name, format, "MultipleOf", path)
+            {
                 multiple.errors.push(other(e, span));
-                multiple.errors.extend(multiple_of_float(path, as_float, factor, &bad, span));
+                multiple
+                    .errors
+                    .extend(multiple_of_float(path, as_float, factor, &bad, span));
             } else {
                 let e = match value {
                     NumberValue::Int(i) => multiple_of_int(path, i, factor as i64, &bad, span),
@@ -492,15 +519,20 @@ impl Validator {
         let mut minimum = VResult::default();
         if let Some(min) = self.minimum {
             let excl = self.exclusive_minimum;
-            if let Some(e) = range_error(float_repr(min), type_name, format, "Minimum boundary", path) {
+            if let Some(e) =
+                range_error(float_repr(min), type_name, format, "Minimum boundary", path)
+            {
                 minimum.errors.push(other(e, span));
-                minimum.errors.extend(min_float(path, as_float, min, excl, &bad, span));
+                minimum
+                    .errors
+                    .extend(min_float(path, as_float, min, excl, &bad, span));
             } else {
                 minimum.errors.extend(match value {
                     NumberValue::Int(i) => {
                         let m = min as i64;
                         let fails = if excl { i <= m } else { i < m };
-                        fails.then(|| bound_error(Code::Min, path, &m.to_string(), excl, &bad, span))
+                        fails
+                            .then(|| bound_error(Code::Min, path, &m.to_string(), excl, &bad, span))
                     }
                     NumberValue::Float(f) => min_float(path, f, min, excl, &bad, span),
                 });
@@ -509,15 +541,20 @@ impl Validator {
         let mut maximum = VResult::default();
         if let Some(max) = self.maximum {
             let excl = self.exclusive_maximum;
-            if let Some(e) = range_error(float_repr(max), type_name, format, "Maximum boundary", path) {
+            if let Some(e) =
+                range_error(float_repr(max), type_name, format, "Maximum boundary", path)
+            {
                 maximum.errors.push(other(e, span));
-                maximum.errors.extend(max_float(path, as_float, max, excl, &bad, span));
+                maximum
+                    .errors
+                    .extend(max_float(path, as_float, max, excl, &bad, span));
             } else {
                 maximum.errors.extend(match value {
                     NumberValue::Int(i) => {
                         let m = max as i64;
                         let fails = if excl { i >= m } else { i > m };
-                        fails.then(|| bound_error(Code::Max, path, &m.to_string(), excl, &bad, span))
+                        fails
+                            .then(|| bound_error(Code::Max, path, &m.to_string(), excl, &bad, span))
                     }
                     NumberValue::Float(f) => max_float(path, f, max, excl, &bad, span),
                 });
@@ -616,7 +653,12 @@ impl Validator {
         if self.enum_.is_empty() {
             return VResult::default();
         }
-        if !data.is_null() && self.enum_.iter().any(|e| enum_matches(&data.value, &e.value)) {
+        if !data.is_null()
+            && self
+                .enum_
+                .iter()
+                .any(|e| enum_matches(&data.value, &e.value))
+        {
             return VResult::default();
         }
         let values = self
@@ -871,14 +913,24 @@ fn float_repr(f: f64) -> String {
         return "NaN".into();
     }
     if f.is_infinite() {
-        return if f > 0.0 { "+Inf".into() } else { "-Inf".into() };
+        return if f > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
     }
     // Rust's Display for f64 is the shortest round-trip decimal without exponent.
     format!("{f}")
 }
 
 /// `IsValueValidAgainstRange`: whether the textual number fits the type and format.
-fn range_error(repr: String, type_name: &str, format: &str, prefix: &str, path: &str) -> Option<String> {
+fn range_error(
+    repr: String,
+    type_name: &str,
+    format: &str,
+    prefix: &str,
+    path: &str,
+) -> Option<String> {
     let fits = match type_name {
         "integer" => match format {
             "int32" => repr.parse::<i32>().is_ok(),
@@ -895,7 +947,11 @@ fn range_error(repr: String, type_name: &str, format: &str, prefix: &str, path: 
     if fits {
         return None;
     }
-    let type_name = if type_name.is_empty() { "number" } else { type_name };
+    let type_name = if type_name.is_empty() {
+        "number"
+    } else {
+        type_name
+    };
     Some(if format.is_empty() {
         format!("{prefix} value must be of type {type_name} (default format) in {path}")
     } else {
@@ -903,7 +959,13 @@ fn range_error(repr: String, type_name: &str, format: &str, prefix: &str, path: 
     })
 }
 
-fn multiple_of_int(path: &str, data: i64, factor: i64, bad: &BadValue, span: Span) -> Option<RawError> {
+fn multiple_of_int(
+    path: &str,
+    data: i64,
+    factor: i64,
+    bad: &BadValue,
+    span: Span,
+) -> Option<RawError> {
     if factor <= 0 {
         return Some(validation(
             Code::MultipleOfMustBePositive,
@@ -925,7 +987,13 @@ fn multiple_of_int(path: &str, data: i64, factor: i64, bad: &BadValue, span: Spa
     None
 }
 
-fn multiple_of_float(path: &str, data: f64, factor: f64, bad: &BadValue, span: Span) -> Option<RawError> {
+fn multiple_of_float(
+    path: &str,
+    data: f64,
+    factor: f64,
+    bad: &BadValue,
+    span: Span,
+) -> Option<RawError> {
     if factor <= 0.0 {
         return Some(validation(
             Code::MultipleOfMustBePositive,
@@ -938,7 +1006,11 @@ fn multiple_of_float(path: &str, data: f64, factor: f64, bad: &BadValue, span: S
             span,
         ));
     }
-    let mult = if factor < 1.0 { 1.0 / factor * data } else { data / factor };
+    let mult = if factor < 1.0 {
+        1.0 / factor * data
+    } else {
+        data / factor
+    };
     if !is_json_integer(mult) {
         return Some(validation(
             Code::MultipleOf,
@@ -954,7 +1026,14 @@ fn multiple_of_float(path: &str, data: f64, factor: f64, bad: &BadValue, span: S
     None
 }
 
-fn bound_error(code: Code, path: &str, limit: &str, exclusive: bool, bad: &BadValue, span: Span) -> RawError {
+fn bound_error(
+    code: Code,
+    path: &str,
+    limit: &str,
+    exclusive: bool,
+    bad: &BadValue,
+    span: Span,
+) -> RawError {
     let relation = match (code, exclusive) {
         (Code::Max, false) => "less than or equal to",
         (Code::Max, true) => "less than",
@@ -970,12 +1049,26 @@ fn bound_error(code: Code, path: &str, limit: &str, exclusive: bool, bad: &BadVa
     )
 }
 
-fn min_float(path: &str, data: f64, min: f64, excl: bool, bad: &BadValue, span: Span) -> Option<RawError> {
+fn min_float(
+    path: &str,
+    data: f64,
+    min: f64,
+    excl: bool,
+    bad: &BadValue,
+    span: Span,
+) -> Option<RawError> {
     let fails = if excl { data <= min } else { data < min };
     fails.then(|| bound_error(Code::Min, path, &gofmt::float_v(min), excl, bad, span))
 }
 
-fn max_float(path: &str, data: f64, max: f64, excl: bool, bad: &BadValue, span: Span) -> Option<RawError> {
+fn max_float(
+    path: &str,
+    data: f64,
+    max: f64,
+    excl: bool,
+    bad: &BadValue,
+    span: Span,
+) -> Option<RawError> {
     let fails = if excl { data >= max } else { data > max };
     fails.then(|| bound_error(Code::Max, path, &gofmt::float_v(max), excl, bad, span))
 }
@@ -1011,7 +1104,11 @@ fn go_v(v: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Array(items) => format!(
             "[{}]",
-            items.iter().map(|i| go_v(&i.value)).collect::<Vec<_>>().join(" ")
+            items
+                .iter()
+                .map(|i| go_v(&i.value))
+                .collect::<Vec<_>>()
+                .join(" ")
         ),
         Value::Object(m) => {
             let mut keys: Vec<&crate::source::Entry> = m.entries.iter().collect();
