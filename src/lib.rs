@@ -7,6 +7,7 @@ pub mod cli;
 pub mod codes;
 pub mod crd;
 pub mod diag;
+pub mod dryrun;
 pub mod model;
 pub mod report;
 pub mod schema;

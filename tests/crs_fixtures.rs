@@ -7,6 +7,7 @@
 use std::fs;
 use std::path::Path;
 
+use crdlint::dryrun;
 use crdlint::model::crd;
 use crdlint::schema::resource::{CompiledCrd, Options};
 use crdlint::source::{Node, Span};
@@ -16,14 +17,21 @@ fn load(path: &Path) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Diagnostics, then (when the object is valid) the stored object as
+/// `crdlint dry-run -o yaml` prints it.
 fn render(crd: &CompiledCrd, doc: &serde_json::Value) -> String {
     let node = Node::from_json(doc, Span::default());
     let outcome = crd.check(&node, &Options::default());
-    outcome
+    let mut out: String = outcome
         .diagnostics
         .iter()
         .map(|d| format!("{}[{}] {}\n", d.severity.as_str(), d.code, d.message))
-        .collect()
+        .collect();
+    if let Some(stored) = &outcome.stored {
+        out.push_str("stored:\n");
+        out.push_str(&dryrun::render(std::slice::from_ref(stored), dryrun::Format::Yaml));
+    }
+    out
 }
 
 #[test]
