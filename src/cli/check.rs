@@ -6,9 +6,11 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::{ColorChoice, exit};
+use crate::cel::KubeVersion;
 use crate::check::{CheckOptions, MissingCrdPolicy};
 use crate::diag::Severity;
 use crate::report::{self, Format};
+use crate::schema::resource::UnknownFields;
 use crate::source::walk::WalkOptions;
 use crate::source::yaml::Limits;
 
@@ -50,6 +52,15 @@ pub struct CheckArgs {
     #[arg(long)]
     pub warnings_as_errors: bool,
 
+    /// What to do with fields a custom resource's schema does not declare: `error` is
+    /// kubectl's default (--validate=strict), `warn` and `ignore` prune them.
+    #[arg(long, value_enum, default_value_t = UnknownFieldsArg::Error)]
+    pub unknown_fields: UnknownFieldsArg,
+
+    /// Kubernetes version whose CEL libraries are available (e.g. 1.30).
+    #[arg(long, value_name = "MAJOR.MINOR", value_parser = parse_kube_version, default_value = "1.36")]
+    pub kube_version: KubeVersion,
+
     /// Refuse files larger than this many bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 32 * 1024 * 1024)]
     pub max_file_size: u64,
@@ -71,6 +82,28 @@ pub enum OutputFormat {
     Short,
     /// One JSON object (see docs/usage.md for the contract).
     Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum UnknownFieldsArg {
+    Error,
+    Warn,
+    Ignore,
+}
+
+fn parse_kube_version(s: &str) -> Result<KubeVersion, String> {
+    let version =
+        KubeVersion::parse(s).ok_or_else(|| format!("`{s}` is not a version like 1.31"))?;
+    if version < KubeVersion::OLDEST || version > KubeVersion::NEWEST {
+        return Err(format!(
+            "supported versions are {}.{} to {}.{}",
+            KubeVersion::OLDEST.major,
+            KubeVersion::OLDEST.minor,
+            KubeVersion::NEWEST.major,
+            KubeVersion::NEWEST.minor
+        ));
+    }
+    Ok(version)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -98,6 +131,12 @@ pub fn run(args: &CheckArgs) -> u8 {
             MissingCrd::Warn => MissingCrdPolicy::Warn,
             MissingCrd::Ignore => MissingCrdPolicy::Ignore,
         },
+        unknown_fields: match args.unknown_fields {
+            UnknownFieldsArg::Error => UnknownFields::Error,
+            UnknownFieldsArg::Warn => UnknownFields::Warn,
+            UnknownFieldsArg::Ignore => UnknownFields::Ignore,
+        },
+        kube_version: args.kube_version,
     };
     let result = crate::check::run(&options);
     let format = match args.output {
