@@ -7,6 +7,7 @@ pub fn all() -> Vec<&'static CodeInfo> {
     [
         crate::source::CODES,
         crate::check::CODES,
+        crate::check::suppress::CODES,
         crate::crd::CODES,
         crate::schema::CODES,
         crate::cel::CODES,

@@ -4,6 +4,8 @@
 
 pub mod classify;
 pub mod load;
+pub mod policy;
+pub mod suppress;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -44,6 +46,12 @@ pub struct CheckOptions {
     pub max_file_size: u64,
     pub limits: Limits,
     pub missing_crd: MissingCrdPolicy,
+    /// The Kubernetes version to follow; `None` is the newest crdlint knows.
+    pub kube_version: Option<policy::KubeVersion>,
+    /// What to do with custom-resource fields no schema declares.
+    pub unknown_fields: policy::UnknownFieldPolicy,
+    /// Severity overrides by code (applied after inline suppression).
+    pub severities: policy::Severities,
 }
 
 impl Default for CheckOptions {
@@ -55,6 +63,9 @@ impl Default for CheckOptions {
             max_file_size: 32 * 1024 * 1024,
             limits: Limits::default(),
             missing_crd: MissingCrdPolicy::Warn,
+            kube_version: None,
+            unknown_fields: policy::UnknownFieldPolicy::default(),
+            severities: policy::Severities::default(),
         }
     }
 }
@@ -128,10 +139,12 @@ pub fn run(options: &CheckOptions) -> CheckResult {
     let mut io_error = !diagnostics.is_empty();
     let mut summary = Summary::default();
     let mut documents = Vec::new();
+    let mut reported_files = Vec::new();
     for (file, reported) in loaded {
         io_error |= file.io_error;
         if reported {
             summary.files += 1;
+            reported_files.push(file.file.clone());
         }
         diagnostics.extend(file.diagnostics);
         for parsed in file.documents {
@@ -147,6 +160,8 @@ pub fn run(options: &CheckOptions) -> CheckResult {
 
     let classified = classify_all(&documents, options, &mut diagnostics, &mut summary);
     check_documents(&classified, &mut diagnostics);
+    suppress::apply(&reported_files, &mut diagnostics);
+    options.severities.apply(&mut diagnostics);
 
     diag::sort(&mut diagnostics);
     summary.errors = diagnostics
