@@ -7,7 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::source::{Node, Span};
+use crate::diag::{Diagnostic, FieldPath};
+use crate::model::decode::{At, Decoder};
+use crate::source::{Node, Span, Value};
 
 /// One JSON Schema node of an `openAPIV3Schema`.
 #[derive(Clone, Debug, Default)]
@@ -130,4 +132,349 @@ impl SchemaProps {
             .find(|(k, _)| k == name)
             .map(|(_, v)| v)
     }
+}
+
+/// The JSON keys of `JSONSchemaProps` (apiextensions v1), in declaration order.
+pub const KEYWORDS: &[&str] = &[
+    "id",
+    "$schema",
+    "$ref",
+    "description",
+    "type",
+    "format",
+    "title",
+    "default",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "multipleOf",
+    "enum",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "items",
+    "allOf",
+    "oneOf",
+    "anyOf",
+    "not",
+    "properties",
+    "additionalProperties",
+    "patternProperties",
+    "dependencies",
+    "additionalItems",
+    "definitions",
+    "externalDocs",
+    "example",
+    "nullable",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-embedded-resource",
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-list-type",
+    "x-kubernetes-map-type",
+    "x-kubernetes-validations",
+];
+
+const VALIDATION_RULE_KEYS: &[&str] = &[
+    "rule",
+    "message",
+    "messageExpression",
+    "reason",
+    "fieldPath",
+    "optionalOldSelf",
+];
+
+const JSP: &str = "JSONSchemaProps";
+
+/// Decodes one `JSONSchemaProps` standing at `path` (e.g.
+/// `spec.versions[0].schema.openAPIV3Schema`) strictly, as the API server decodes a CRD.
+/// The diagnostics are the server's decoding errors (`crd-wrong-type`,
+/// `crd-unknown-field`); the returned props hold whatever decoded.
+pub fn decode(node: &Node, path: &FieldPath) -> (SchemaProps, Vec<Diagnostic>) {
+    let mut dec = Decoder::new(crate::model::crd::DECODE_PREFIX);
+    let at = At::at_path(path, "CustomResourceValidation");
+    let props = decode_with(&mut dec, node, &at).unwrap_or_default();
+    (props, dec.finish())
+}
+
+/// Decodes a `JSONSchemaProps` value (an object; anything else is a type error of the
+/// enclosing field, reported by the caller's decoder).
+pub(crate) fn decode_with(dec: &mut Decoder, node: &Node, at: &At) -> Option<SchemaProps> {
+    let entries = dec.object(node, at, "v1.JSONSchemaProps", KEYWORDS)?;
+    let mut p = SchemaProps {
+        span: node.span,
+        ..SchemaProps::default()
+    };
+    for e in entries {
+        let v = &e.value;
+        let key = e.key.as_str();
+        let fat = at.field(JSP, key);
+        p.keywords.push(Keyword {
+            name: e.key.clone(),
+            key_span: e.key_span,
+            value_span: v.span,
+        });
+        match key {
+            "id" => p.id = dec.string(v, &fat, "string"),
+            "$schema" => p.schema = dec.string(v, &fat, "v1.JSONSchemaURL"),
+            "$ref" => p.reference = dec.string(v, &fat, "string"),
+            "description" => p.description = dec.string(v, &fat, "string"),
+            "type" => p.type_ = dec.string(v, &fat, "string"),
+            "format" => p.format = dec.string(v, &fat, "string"),
+            "title" => p.title = dec.string(v, &fat, "string"),
+            "default" => p.default = raw(v),
+            "maximum" => p.maximum = dec.float(v, &fat),
+            "exclusiveMaximum" => p.exclusive_maximum = dec.boolean(v, &fat).unwrap_or(false),
+            "minimum" => p.minimum = dec.float(v, &fat),
+            "exclusiveMinimum" => p.exclusive_minimum = dec.boolean(v, &fat).unwrap_or(false),
+            "maxLength" => p.max_length = dec.int(v, &fat, "int64"),
+            "minLength" => p.min_length = dec.int(v, &fat, "int64"),
+            "pattern" => p.pattern = dec.string(v, &fat, "string"),
+            "maxItems" => p.max_items = dec.int(v, &fat, "int64"),
+            "minItems" => p.min_items = dec.int(v, &fat, "int64"),
+            "uniqueItems" => p.unique_items = dec.boolean(v, &fat).unwrap_or(false),
+            "multipleOf" => p.multiple_of = dec.float(v, &fat),
+            "enum" => {
+                p.enum_ = dec.array(v, &fat, "[]v1.JSON").map(|items| items.to_vec());
+            }
+            "maxProperties" => p.max_properties = dec.int(v, &fat, "int64"),
+            "minProperties" => p.min_properties = dec.int(v, &fat, "int64"),
+            "required" => {
+                p.required = dec
+                    .strings(v, &fat, "[]string")
+                    .map(|items| items.into_iter().map(|f| f.value).collect());
+            }
+            "items" => p.items = decode_items(dec, v, &fat),
+            "allOf" => p.all_of = decode_list(dec, v, &fat),
+            "oneOf" => p.one_of = decode_list(dec, v, &fat),
+            "anyOf" => p.any_of = decode_list(dec, v, &fat),
+            "not" => p.not = decode_with(dec, v, &fat).map(Box::new),
+            "properties" => {
+                p.properties = decode_map(dec, v, &fat, "map[string]v1.JSONSchemaProps");
+            }
+            "additionalProperties" => p.additional_properties = decode_or_bool(dec, v, &fat),
+            "patternProperties" => {
+                p.pattern_properties = decode_map(dec, v, &fat, "map[string]v1.JSONSchemaProps")
+                    .map(|m| m.into_iter().collect());
+            }
+            "dependencies" => {
+                decode_dependencies(dec, v, &fat);
+                p.dependencies = raw(v);
+            }
+            "additionalItems" => p.additional_items = decode_or_bool(dec, v, &fat),
+            "definitions" => {
+                p.definitions = decode_map(dec, v, &fat, "v1.JSONSchemaDefinitions")
+                    .map(|m| m.into_iter().collect());
+            }
+            "externalDocs" => {
+                if let Some(entries) =
+                    dec.object(v, &fat, "v1.ExternalDocumentation", &["description", "url"])
+                {
+                    for e in entries {
+                        let at = fat.field("ExternalDocumentation", &e.key);
+                        dec.string(&e.value, &at, "string");
+                    }
+                    p.external_docs = Some(v.clone());
+                }
+            }
+            "example" => p.example = raw(v),
+            "nullable" => p.nullable = dec.boolean(v, &fat).unwrap_or(false),
+            "x-kubernetes-preserve-unknown-fields" => {
+                p.x_preserve_unknown_fields = dec.boolean(v, &fat);
+            }
+            "x-kubernetes-embedded-resource" => {
+                p.x_embedded_resource = dec.boolean(v, &fat).unwrap_or(false);
+            }
+            "x-kubernetes-int-or-string" => {
+                p.x_int_or_string = dec.boolean(v, &fat).unwrap_or(false);
+            }
+            "x-kubernetes-list-map-keys" => {
+                p.x_list_map_keys = dec
+                    .strings(v, &fat, "[]string")
+                    .map(|items| items.into_iter().map(|f| f.value).collect());
+            }
+            "x-kubernetes-list-type" => p.x_list_type = dec.string(v, &fat, "string"),
+            "x-kubernetes-map-type" => p.x_map_type = dec.string(v, &fat, "string"),
+            "x-kubernetes-validations" => p.x_validations = decode_rules(dec, v, &fat),
+            _ => {}
+        }
+    }
+    Some(p)
+}
+
+/// `JSON` fields take any value; `null` means absent.
+fn raw(v: &Node) -> Option<Node> {
+    (!v.is_null()).then(|| v.clone())
+}
+
+fn decode_list(dec: &mut Decoder, v: &Node, at: &At) -> Option<Vec<SchemaProps>> {
+    let items = dec.array(v, at, "[]v1.JSONSchemaProps")?;
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = at.index(i);
+        if item.is_null() {
+            out.push(SchemaProps {
+                span: item.span,
+                ..SchemaProps::default()
+            });
+            continue;
+        }
+        if let Some(p) = decode_with(dec, item, &at) {
+            out.push(p);
+        }
+    }
+    Some(out)
+}
+
+fn decode_map(
+    dec: &mut Decoder,
+    v: &Node,
+    at: &At,
+    go_type: &str,
+) -> Option<Vec<(String, SchemaProps)>> {
+    let entries = dec.map(v, at, go_type)?;
+    let mut out = Vec::with_capacity(entries.len());
+    for e in entries {
+        let at = at.key(&e.key);
+        if e.value.is_null() {
+            out.push((
+                e.key.clone(),
+                SchemaProps {
+                    span: e.value.span,
+                    ..SchemaProps::default()
+                },
+            ));
+            continue;
+        }
+        if let Some(p) = decode_with(dec, &e.value, &at) {
+            out.push((e.key.clone(), p));
+        }
+    }
+    Some(out)
+}
+
+/// `JSONSchemaPropsOrArray`: an object is a schema, an array a list of schemas, both
+/// decoded leniently; anything else is silently ignored, as the server's unmarshaler
+/// does.
+fn decode_items(dec: &mut Decoder, v: &Node, at: &At) -> Option<SchemaOrArray> {
+    match &v.value {
+        Value::Object(_) => {
+            let inner = dec.enter_lenient(at);
+            let p = decode_with(dec, v, &inner);
+            dec.exit_lenient();
+            p.map(|p| SchemaOrArray::Schema(Box::new(p)))
+        }
+        Value::Array(_) => {
+            let inner = dec.enter_lenient(at);
+            let list = decode_list(dec, v, &inner);
+            dec.exit_lenient();
+            list.map(SchemaOrArray::Array)
+        }
+        _ => None,
+    }
+}
+
+/// `JSONSchemaPropsOrBool`: a schema (decoded leniently), `true` or `false`; any other
+/// value fails the whole decoding.
+fn decode_or_bool(dec: &mut Decoder, v: &Node, at: &At) -> Option<SchemaOrBool> {
+    match &v.value {
+        Value::Null => None,
+        Value::Bool(b) => Some(SchemaOrBool::Bool(*b, v.span)),
+        Value::Object(_) => {
+            let inner = dec.enter_lenient(at);
+            let p = decode_with(dec, v, &inner);
+            dec.exit_lenient();
+            p.map(|p| SchemaOrBool::Schema(Box::new(p)))
+        }
+        _ => {
+            dec.fatal_message(at, v.span, "boolean or JSON schema expected");
+            None
+        }
+    }
+}
+
+/// `JSONSchemaDependencies`: a map of schemas or string lists, decoded leniently.
+fn decode_dependencies(dec: &mut Decoder, v: &Node, at: &At) {
+    let Some(entries) = dec.map(v, at, "v1.JSONSchemaDependencies") else {
+        return;
+    };
+    for e in entries {
+        let at = at.key(&e.key);
+        match &e.value.value {
+            Value::Object(_) => {
+                let inner = dec.enter_lenient(&at);
+                decode_with(dec, &e.value, &inner);
+                dec.exit_lenient();
+            }
+            Value::Array(_) => {
+                let inner = dec.enter_lenient(&at);
+                dec.strings(&e.value, &inner, "[]string");
+                dec.exit_lenient();
+            }
+            _ => {}
+        }
+    }
+}
+
+fn decode_rules(dec: &mut Decoder, v: &Node, at: &At) -> Option<Vec<ValidationRule>> {
+    let items = dec.array(v, at, "v1.ValidationRules")?;
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = at.index(i);
+        let mut rule = ValidationRule {
+            span: item.span,
+            ..ValidationRule::default()
+        };
+        if item.is_null() {
+            out.push(rule);
+            continue;
+        }
+        let Some(entries) = dec.object(item, &at, "v1.ValidationRule", VALIDATION_RULE_KEYS) else {
+            continue;
+        };
+        for e in entries {
+            let fat = at.field("ValidationRule", &e.key);
+            let v = &e.value;
+            match e.key.as_str() {
+                "rule" => {
+                    if let Some(s) = dec.string(v, &fat, "string") {
+                        rule.rule = s;
+                        rule.rule_node = Some(v.clone());
+                    }
+                }
+                "message" => {
+                    rule.message = dec.string(v, &fat, "string");
+                    rule.message_span = Some(v.span);
+                }
+                "messageExpression" => {
+                    rule.message_expression = dec.string(v, &fat, "string");
+                    if rule.message_expression.is_some() {
+                        rule.message_expression_node = Some(v.clone());
+                    }
+                }
+                "reason" => {
+                    rule.reason = dec.string(v, &fat, "v1.FieldValueErrorReason");
+                    rule.reason_span = Some(v.span);
+                }
+                "fieldPath" => {
+                    rule.field_path = dec.string(v, &fat, "string");
+                    rule.field_path_span = Some(v.span);
+                }
+                "optionalOldSelf" => {
+                    rule.optional_old_self = dec.boolean(v, &fat);
+                    rule.optional_old_self_span = Some(v.span);
+                }
+                _ => {}
+            }
+        }
+        out.push(rule);
+    }
+    Some(out)
 }

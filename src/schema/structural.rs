@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::schema::ValidationRule;
+use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps, ValidationRule};
 use crate::source::{Node, Span};
 
 #[derive(Clone, Debug, Default)]
@@ -100,5 +100,298 @@ impl Structural {
             Some(StructuralOrBool::Structural(s)) => Some(s),
             _ => None,
         }
+    }
+}
+
+/// Why a schema cannot become a [`Structural`] (NewStructural's errors). CRD validation
+/// reports these conditions as field errors first, so a validated CRD never hits them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StructuralError {
+    pub message: String,
+    pub span: Span,
+}
+
+impl std::fmt::Display for StructuralError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for StructuralError {}
+
+fn err(message: impl Into<String>, span: Span) -> StructuralError {
+    StructuralError {
+        message: message.into(),
+        span,
+    }
+}
+
+/// Converts a decoded schema into its structural form (the server's `NewStructural`):
+/// value validations go into [`ValueValidation`], logical junctors become
+/// [`NestedValueValidation`]s, and unsupported keywords are errors.
+pub fn from_props(props: &SchemaProps) -> Result<Structural, StructuralError> {
+    from_props_depth(props, 0)
+}
+
+const MAX_DEPTH: usize = 1000;
+
+fn from_props_depth(s: &SchemaProps, depth: usize) -> Result<Structural, StructuralError> {
+    if depth > MAX_DEPTH {
+        return Err(err("schema nesting is too deep", s.span));
+    }
+    check_unsupported(s)?;
+    let value_validation = value_validation(s, depth)?;
+    let mut out = Structural {
+        span: s.span,
+        items: None,
+        properties: Vec::new(),
+        additional_properties: None,
+        generic: generic(s),
+        extensions: extensions(s)?,
+        x_validations: s.x_validations.clone().unwrap_or_default(),
+        value_validation: Some(Box::new(value_validation)),
+    };
+    match &s.items {
+        Some(SchemaOrArray::Array(list)) if !list.is_empty() => {
+            return Err(err(
+                "OpenAPIV3Schema 'items' must be a schema, but is an array",
+                s.value_span("items"),
+            ));
+        }
+        Some(SchemaOrArray::Schema(item)) => {
+            out.items = Some(Box::new(from_props_depth(item, depth + 1)?));
+        }
+        _ => {}
+    }
+    if let Some(props) = &s.properties {
+        for (name, p) in props {
+            out.properties
+                .push((name.clone(), from_props_depth(p, depth + 1)?));
+        }
+    }
+    match &s.additional_properties {
+        Some(SchemaOrBool::Schema(p)) => {
+            out.additional_properties = Some(StructuralOrBool::Structural(Box::new(
+                from_props_depth(p, depth + 1)?,
+            )));
+        }
+        Some(SchemaOrBool::Bool(b, _)) => {
+            out.additional_properties = Some(StructuralOrBool::Bool(*b));
+        }
+        None => {}
+    }
+    Ok(out)
+}
+
+fn check_unsupported(s: &SchemaProps) -> Result<(), StructuralError> {
+    let nonempty = |o: &Option<String>| o.as_deref().is_some_and(|v| !v.is_empty());
+    if nonempty(&s.id) {
+        return Err(err(
+            "OpenAPIV3Schema 'id' is not supported",
+            s.key_span("id"),
+        ));
+    }
+    if nonempty(&s.schema) {
+        return Err(err(
+            "OpenAPIV3Schema 'schema' is not supported",
+            s.key_span("$schema"),
+        ));
+    }
+    if nonempty(&s.reference) {
+        return Err(err(
+            "OpenAPIV3Schema '$ref' is not supported",
+            s.key_span("$ref"),
+        ));
+    }
+    if s.pattern_properties.as_ref().is_some_and(|m| !m.is_empty()) {
+        return Err(err(
+            "OpenAPIV3Schema 'patternProperties' is not supported",
+            s.key_span("patternProperties"),
+        ));
+    }
+    if s.dependencies
+        .as_ref()
+        .and_then(|d| d.as_object())
+        .is_some_and(|m| !m.is_empty())
+    {
+        return Err(err(
+            "OpenAPIV3Schema 'dependencies' is not supported",
+            s.key_span("dependencies"),
+        ));
+    }
+    if s.additional_items.is_some() {
+        return Err(err(
+            "OpenAPIV3Schema 'additionalItems' is not supported",
+            s.key_span("additionalItems"),
+        ));
+    }
+    if s.definitions.as_ref().is_some_and(|m| !m.is_empty()) {
+        return Err(err(
+            "OpenAPIV3Schema 'definitions' is not supported",
+            s.key_span("definitions"),
+        ));
+    }
+    Ok(())
+}
+
+fn generic(s: &SchemaProps) -> Generic {
+    Generic {
+        description: s.description.clone().unwrap_or_default(),
+        type_: s.type_.clone().unwrap_or_default(),
+        title: s.title.clone().unwrap_or_default(),
+        default: s.default.clone(),
+        nullable: s.nullable,
+    }
+}
+
+fn extensions(s: &SchemaProps) -> Result<Extensions, StructuralError> {
+    if s.x_preserve_unknown_fields == Some(false) {
+        return Err(err(
+            "internal error: 'x-kubernetes-preserve-unknown-fields' must be true or undefined",
+            s.value_span("x-kubernetes-preserve-unknown-fields"),
+        ));
+    }
+    Ok(Extensions {
+        x_preserve_unknown_fields: s.x_preserve_unknown_fields == Some(true),
+        x_embedded_resource: s.x_embedded_resource,
+        x_int_or_string: s.x_int_or_string,
+        x_list_map_keys: s.x_list_map_keys.clone().unwrap_or_default(),
+        x_list_type: s.x_list_type.clone(),
+        x_map_type: s.x_map_type.clone(),
+    })
+}
+
+fn value_validation(s: &SchemaProps, depth: usize) -> Result<ValueValidation, StructuralError> {
+    let nested_list =
+        |list: &Option<Vec<SchemaProps>>| -> Result<Vec<NestedValueValidation>, StructuralError> {
+            list.iter()
+                .flatten()
+                .map(|x| nested(x, depth + 1))
+                .collect()
+        };
+    Ok(ValueValidation {
+        format: s.format.clone().unwrap_or_default(),
+        maximum: s.maximum,
+        exclusive_maximum: s.exclusive_maximum,
+        minimum: s.minimum,
+        exclusive_minimum: s.exclusive_minimum,
+        max_length: s.max_length,
+        min_length: s.min_length,
+        pattern: s.pattern.clone().unwrap_or_default(),
+        max_items: s.max_items,
+        min_items: s.min_items,
+        unique_items: s.unique_items,
+        multiple_of: s.multiple_of,
+        enum_: s.enum_.clone().unwrap_or_default(),
+        max_properties: s.max_properties,
+        min_properties: s.min_properties,
+        required: s.required.clone().unwrap_or_default(),
+        all_of: nested_list(&s.all_of)?,
+        one_of: nested_list(&s.one_of)?,
+        any_of: nested_list(&s.any_of)?,
+        not: match &s.not {
+            Some(n) => Some(Box::new(nested(n, depth + 1)?)),
+            None => None,
+        },
+    })
+}
+
+fn nested(s: &SchemaProps, depth: usize) -> Result<NestedValueValidation, StructuralError> {
+    if depth > MAX_DEPTH {
+        return Err(err("schema nesting is too deep", s.span));
+    }
+    check_unsupported(s)?;
+    let mut out = NestedValueValidation {
+        span: s.span,
+        value_validation: value_validation(s, depth)?,
+        x_validations: s.x_validations.clone().unwrap_or_default(),
+        items: None,
+        properties: BTreeMap::new(),
+        additional_properties: None,
+        forbidden_generics: generic(s),
+        forbidden_extensions: extensions(s)?,
+    };
+    match &s.items {
+        Some(SchemaOrArray::Array(list)) if !list.is_empty() => {
+            return Err(err(
+                "OpenAPIV3Schema 'items' must be a schema, but is an array",
+                s.value_span("items"),
+            ));
+        }
+        Some(SchemaOrArray::Schema(item)) => {
+            out.items = Some(Box::new(nested(item, depth + 1)?));
+        }
+        _ => {}
+    }
+    if let Some(props) = &s.properties {
+        for (name, p) in props {
+            out.properties.insert(name.clone(), nested(p, depth + 1)?);
+        }
+    }
+    match &s.additional_properties {
+        Some(SchemaOrBool::Schema(p)) => {
+            out.additional_properties = Some(Box::new(nested(p, depth + 1)?));
+        }
+        Some(SchemaOrBool::Bool(true, _)) => {
+            out.additional_properties = Some(Box::default());
+        }
+        _ => {}
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::FieldPath;
+    use crate::source::Node;
+    use serde_json::json;
+
+    fn props(v: serde_json::Value) -> SchemaProps {
+        let node = Node::from_json(&v, Span::default());
+        let (p, diags) = crate::model::schema::decode(&node, &FieldPath::root("s"));
+        assert!(diags.is_empty(), "{diags:?}");
+        p
+    }
+
+    #[test]
+    fn converts_structure_and_value_validation() {
+        let p = props(json!({
+            "type": "object",
+            "required": ["a"],
+            "properties": {
+                "a": {"type": "string", "maxLength": 3, "default": "x"},
+                "b": {"type": "array", "items": {"type": "integer"}}
+            },
+            "anyOf": [{"required": ["b"]}],
+            "x-kubernetes-preserve-unknown-fields": true
+        }));
+        let s = from_props(&p).unwrap();
+        assert_eq!(s.generic.type_, "object");
+        assert!(s.extensions.x_preserve_unknown_fields);
+        let vv = s.value_validation.as_ref().unwrap();
+        assert_eq!(vv.required, ["a"]);
+        assert_eq!(vv.any_of.len(), 1);
+        let a = s.property("a").unwrap();
+        assert_eq!(a.value_validation.as_ref().unwrap().max_length, Some(3));
+        assert!(a.generic.default.is_some());
+        let b = s.property("b").unwrap();
+        assert_eq!(b.items.as_ref().unwrap().generic.type_, "integer");
+    }
+
+    #[test]
+    fn rejects_unsupported_keywords() {
+        let e = from_props(&props(json!({"$ref": "#/x"}))).unwrap_err();
+        assert_eq!(e.message, "OpenAPIV3Schema '$ref' is not supported");
+        let e = from_props(&props(json!({"items": [{"type": "string"}]}))).unwrap_err();
+        assert_eq!(
+            e.message,
+            "OpenAPIV3Schema 'items' must be a schema, but is an array"
+        );
+        let e = from_props(&props(
+            json!({"x-kubernetes-preserve-unknown-fields": false}),
+        ))
+        .unwrap_err();
+        assert!(e.message.contains("must be true or undefined"));
     }
 }

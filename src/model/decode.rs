@@ -1,0 +1,660 @@
+//! Strict decoding of a spanned document into typed views, reproducing what the API
+//! server's JSON decoder (sigs.k8s.io/json in strict mode) reports:
+//!
+//! * wrong JSON types: `json: cannot unmarshal string into Go struct field
+//!   JSONSchemaProps.spec.versions.schema.openAPIV3Schema.properties.maxLength of type
+//!   int64` — only the first one counts, as in Go, and an error raised inside a value
+//!   with its own unmarshaler (`items`, `additionalProperties`, …) wins over earlier ones;
+//! * unknown fields: `unknown field "spec.versions[0].foo"`, reported only when the
+//!   document has no type error, and never inside the subtrees the server decodes
+//!   leniently (its custom unmarshalers of `items`, `additionalProperties`,
+//!   `additionalItems` and `dependencies` use the non-strict decoder).
+
+use std::collections::HashSet;
+
+use crate::diag::{Diagnostic, FieldPath};
+use crate::source::{Node, Span, Value};
+
+/// Where a value stands, in the three notations the server's messages use.
+#[derive(Clone, Debug, Default)]
+pub struct At {
+    /// The server's field path (`spec.versions[0].schema.openAPIV3Schema.properties[spec]`).
+    pub path: FieldPath,
+    /// The strict decoder's path (`spec.versions[0].schema.openAPIV3Schema.properties.spec`).
+    strict_path: String,
+    /// Go struct owning the last struct field entered (`JSONSchemaProps`).
+    go_struct: &'static str,
+    /// Struct field names from the root, joined with dots (`spec.versions.schema`).
+    go_stack: String,
+    /// Inside a leniently decoded subtree: no unknown-field errors, and type errors are
+    /// attributed to the struct holding the subtree (as Go's error context does).
+    lenient: Option<&'static str>,
+}
+
+impl At {
+    /// The document root.
+    pub fn root() -> Self {
+        At::default()
+    }
+
+    /// A standalone value found at `path` (used when decoding a schema on its own).
+    pub fn at_path(path: &FieldPath, go_struct: &'static str) -> Self {
+        let s = path.as_str();
+        let mut strict = String::new();
+        let mut stack = String::new();
+        // Convert `a.b[key][0]` into `a.b.key[0]` and `a.b`.
+        let mut rest = s;
+        while !rest.is_empty() {
+            if let Some(r) = rest.strip_prefix('[') {
+                let end = r.find(']').unwrap_or(r.len());
+                let inner = &r[..end];
+                if inner.parse::<usize>().is_ok() {
+                    strict.push('[');
+                    strict.push_str(inner);
+                    strict.push(']');
+                } else {
+                    strict.push('.');
+                    strict.push_str(inner);
+                }
+                rest = r.get(end + 1..).unwrap_or("");
+            } else {
+                let r = rest.strip_prefix('.').unwrap_or(rest);
+                let end = r.find(['.', '[']).unwrap_or(r.len());
+                let name = &r[..end];
+                if !strict.is_empty() {
+                    strict.push('.');
+                }
+                strict.push_str(name);
+                if !stack.is_empty() {
+                    stack.push('.');
+                }
+                stack.push_str(name);
+                rest = &r[end..];
+            }
+        }
+        At {
+            path: path.clone(),
+            strict_path: strict,
+            go_struct,
+            go_stack: stack,
+            lenient: None,
+        }
+    }
+
+    /// A struct field `name` of the Go struct `owner`.
+    pub fn field(&self, owner: &'static str, name: &str) -> Self {
+        let mut go_stack = self.go_stack.clone();
+        if !go_stack.is_empty() {
+            go_stack.push('.');
+        }
+        go_stack.push_str(name);
+        let mut strict_path = self.strict_path.clone();
+        if !strict_path.is_empty() {
+            strict_path.push('.');
+        }
+        strict_path.push_str(name);
+        At {
+            path: self.path.child(name),
+            strict_path,
+            go_struct: owner,
+            go_stack,
+            lenient: self.lenient,
+        }
+    }
+
+    /// A map entry.
+    pub fn key(&self, key: &str) -> Self {
+        let mut strict_path = self.strict_path.clone();
+        if !strict_path.is_empty() {
+            strict_path.push('.');
+        }
+        strict_path.push_str(key);
+        At {
+            path: self.path.key(key),
+            strict_path,
+            go_struct: self.go_struct,
+            go_stack: self.go_stack.clone(),
+            lenient: self.lenient,
+        }
+    }
+
+    /// A list element.
+    pub fn index(&self, index: usize) -> Self {
+        At {
+            path: self.path.index(index),
+            strict_path: format!("{}[{}]", self.strict_path, index),
+            go_struct: self.go_struct,
+            go_stack: self.go_stack.clone(),
+            lenient: self.lenient,
+        }
+    }
+
+    fn is_lenient(&self) -> bool {
+        self.lenient.is_some()
+    }
+}
+
+/// One decoding error as the decoder records it.
+#[derive(Clone, Debug)]
+struct DecodeError {
+    message: String,
+    path: FieldPath,
+    span: Span,
+}
+
+#[derive(Default, Debug)]
+struct Level {
+    saved: Option<DecodeError>,
+    fatal: Option<DecodeError>,
+}
+
+/// Collects decoding errors with Go's precedence rules; see the module docs.
+#[derive(Debug)]
+pub struct Decoder {
+    levels: Vec<Level>,
+    unknown: Vec<(String, FieldPath, Span)>,
+    seen_unknown: HashSet<String>,
+    /// Prefix of type-error messages (`CustomResourceDefinition in version "v1" cannot
+    /// be handled as a CustomResourceDefinition: `), empty for standalone schemas.
+    prefix: String,
+}
+
+impl Decoder {
+    pub fn new(prefix: impl Into<String>) -> Self {
+        Decoder {
+            levels: vec![Level::default()],
+            unknown: Vec::new(),
+            seen_unknown: HashSet::new(),
+            prefix: prefix.into(),
+        }
+    }
+
+    fn level(&mut self) -> &mut Level {
+        if self.levels.is_empty() {
+            self.levels.push(Level::default());
+        }
+        let last = self.levels.len() - 1;
+        &mut self.levels[last]
+    }
+
+    /// Enters a subtree decoded by a custom unmarshaler with the lenient decoder.
+    pub fn enter_lenient(&mut self, at: &At) -> At {
+        self.levels.push(Level::default());
+        let mut inner = at.clone();
+        if inner.lenient.is_none() {
+            inner.lenient = Some(at.go_struct);
+        }
+        inner
+    }
+
+    /// Leaves a lenient subtree: its first error becomes fatal for the enclosing decode.
+    pub fn exit_lenient(&mut self) {
+        if self.levels.len() <= 1 {
+            return;
+        }
+        if let Some(err) = self.levels.pop().and_then(|l| l.fatal.or(l.saved)) {
+            self.fatal(err);
+        }
+    }
+
+    fn fatal(&mut self, err: DecodeError) {
+        let level = self.level();
+        if level.fatal.is_none() {
+            level.fatal = Some(err);
+        }
+    }
+
+    fn save(&mut self, err: DecodeError) {
+        let level = self.level();
+        if level.fatal.is_none() && level.saved.is_none() {
+            level.saved = Some(err);
+        }
+    }
+
+    /// A JSON value of the wrong type for a Go field of type `go_type`.
+    pub fn type_error(&mut self, at: &At, node: &Node, go_type: &str) {
+        let value = json_kind(node, go_type);
+        self.type_error_value(at, node.span, &value, go_type);
+    }
+
+    fn type_error_value(&mut self, at: &At, span: Span, value: &str, go_type: &str) {
+        let owner = at.lenient.unwrap_or(at.go_struct);
+        let message = if owner.is_empty() && at.go_stack.is_empty() {
+            format!("json: cannot unmarshal {value} into Go value of type {go_type}")
+        } else {
+            format!(
+                "json: cannot unmarshal {value} into Go struct field {owner}.{} of type {go_type}",
+                at.go_stack
+            )
+        };
+        self.save(DecodeError {
+            message,
+            path: at.path.clone(),
+            span,
+        });
+    }
+
+    /// An error that ends decoding at once (raised by a custom unmarshaler).
+    pub fn fatal_message(&mut self, at: &At, span: Span, message: impl Into<String>) {
+        self.fatal(DecodeError {
+            message: message.into(),
+            path: at.path.clone(),
+            span,
+        });
+    }
+
+    /// A saved (non-fatal) error with a custom message (e.g. base64 errors).
+    pub fn saved_message(&mut self, at: &At, span: Span, message: impl Into<String>) {
+        self.save(DecodeError {
+            message: message.into(),
+            path: at.path.clone(),
+            span,
+        });
+    }
+
+    /// A key the Go struct does not declare.
+    pub fn unknown_field(&mut self, at: &At, key: &str, key_span: Span) {
+        if at.is_lenient() {
+            return;
+        }
+        let strict = if at.strict_path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}.{}", at.strict_path, key)
+        };
+        if self.unknown.len() >= 100 || !self.seen_unknown.insert(strict.clone()) {
+            return;
+        }
+        self.unknown.push((strict, at.path.child(key), key_span));
+    }
+
+    /// Whether a type error (or fatal error) was recorded.
+    pub fn has_type_error(&self) -> bool {
+        self.levels
+            .iter()
+            .any(|l| l.fatal.is_some() || l.saved.is_some())
+    }
+
+    /// The diagnostics the server would report: the decoding error if any, else one per
+    /// unknown field.
+    pub fn finish(mut self) -> Vec<Diagnostic> {
+        while self.levels.len() > 1 {
+            self.exit_lenient();
+        }
+        let root = self.levels.pop().unwrap_or_default();
+        if let Some(err) = root.fatal.or(root.saved) {
+            let message = format!("{}{}", self.prefix, err.message);
+            let d = Diagnostic::error(super::DECODE_TYPE, message)
+                .with_field(err.path.to_string())
+                .with_detail(err.message)
+                .with_span(err.span)
+                .with_help(
+                    "the API server cannot decode this value into the CRD's Go types; \
+                     write the JSON type the field expects",
+                );
+            return vec![d];
+        }
+        self.unknown
+            .into_iter()
+            .map(|(strict, path, span)| {
+                let detail = format!("unknown field {}", crate::diag::gofmt::quote(&strict));
+                Diagnostic::error(
+                    super::UNKNOWN_FIELD,
+                    format!("{}strict decoding error: {detail}", self.prefix),
+                )
+                .with_field(path.to_string())
+                .with_detail(detail)
+                .with_span(span)
+                .with_help(
+                    "remove the field or fix its spelling (field names are case-sensitive); \
+                     kubectl's default strict field validation rejects unknown fields",
+                )
+            })
+            .collect()
+    }
+}
+
+/// How Go's decoder names the JSON value in a type error. Numbers going into integer
+/// types carry their literal (`number 1.5`).
+fn json_kind(node: &Node, go_type: &str) -> String {
+    match &node.value {
+        Value::Null => "null".into(),
+        Value::Bool(_) => "bool".into(),
+        Value::String(_) => "string".into(),
+        Value::Array(_) => "array".into(),
+        Value::Object(_) => "object".into(),
+        Value::Int(i) if is_int_type(go_type) => format!("number {i}"),
+        Value::Float(f) if is_int_type(go_type) => {
+            format!("number {}", crate::diag::gofmt::json_float(*f))
+        }
+        Value::Int(_) | Value::Float(_) => "number".into(),
+    }
+}
+
+fn is_int_type(go_type: &str) -> bool {
+    matches!(
+        go_type,
+        "int"
+            | "int8"
+            | "int16"
+            | "int32"
+            | "int64"
+            | "uint"
+            | "uint8"
+            | "uint16"
+            | "uint32"
+            | "uint64"
+    )
+}
+
+/// A scalar with the spans of its key and value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field<T> {
+    pub value: T,
+    pub key_span: Span,
+    pub span: Span,
+}
+
+impl<T> Field<T> {
+    pub fn new(value: T, key_span: Span, span: Span) -> Self {
+        Field {
+            value,
+            key_span,
+            span,
+        }
+    }
+}
+
+/// Value readers with Go's decoding rules. `null` always decodes to "absent".
+impl Decoder {
+    pub fn string(&mut self, node: &Node, at: &At, go_type: &str) -> Option<String> {
+        match &node.value {
+            Value::Null => None,
+            Value::String(s) => Some(s.clone()),
+            _ => {
+                self.type_error(at, node, go_type);
+                None
+            }
+        }
+    }
+
+    pub fn boolean(&mut self, node: &Node, at: &At) -> Option<bool> {
+        match &node.value {
+            Value::Null => None,
+            Value::Bool(b) => Some(*b),
+            _ => {
+                self.type_error(at, node, "bool");
+                None
+            }
+        }
+    }
+
+    /// An integer of Go type `go_type` (`int64`, `int32`).
+    pub fn int(&mut self, node: &Node, at: &At, go_type: &str) -> Option<i64> {
+        let (min, max) = match go_type {
+            "int32" => (i32::MIN as i64, i32::MAX as i64),
+            _ => (i64::MIN, i64::MAX),
+        };
+        let value = match &node.value {
+            Value::Null => return None,
+            Value::Int(i) => Some(*i),
+            // A YAML float converts to a JSON number literal; Go parses integral
+            // literals (`1000`) but not `1.5` or `1e+21`.
+            Value::Float(f) => {
+                let lit = crate::diag::gofmt::json_float(*f);
+                lit.parse::<i64>().ok()
+            }
+            _ => {
+                self.type_error(at, node, go_type);
+                return None;
+            }
+        };
+        match value {
+            Some(v) if v >= min && v <= max => Some(v),
+            _ => {
+                self.type_error(at, node, go_type);
+                None
+            }
+        }
+    }
+
+    pub fn float(&mut self, node: &Node, at: &At) -> Option<f64> {
+        match &node.value {
+            Value::Null => None,
+            Value::Int(i) => Some(*i as f64),
+            Value::Float(f) => Some(*f),
+            _ => {
+                self.type_error(at, node, "float64");
+                None
+            }
+        }
+    }
+
+    /// `[]string` (or a named string-slice type).
+    pub fn strings(&mut self, node: &Node, at: &At, go_type: &str) -> Option<Vec<Field<String>>> {
+        match &node.value {
+            Value::Null => None,
+            Value::Array(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    let at = at.index(i);
+                    match &item.value {
+                        Value::Null => out.push(Field::new(String::new(), item.span, item.span)),
+                        Value::String(s) => out.push(Field::new(s.clone(), item.span, item.span)),
+                        _ => self.type_error(&at, item, "string"),
+                    }
+                }
+                Some(out)
+            }
+            _ => {
+                self.type_error(at, node, go_type);
+                None
+            }
+        }
+    }
+
+    /// `map[string]string`.
+    pub fn string_map(
+        &mut self,
+        node: &Node,
+        at: &At,
+    ) -> Option<Vec<(Field<String>, Field<String>)>> {
+        match &node.value {
+            Value::Null => None,
+            Value::Object(map) => {
+                let mut out = Vec::new();
+                for e in &map.entries {
+                    let at = at.key(&e.key);
+                    match &e.value.value {
+                        Value::Null => out.push((
+                            Field::new(e.key.clone(), e.key_span, e.key_span),
+                            Field::new(String::new(), e.value.span, e.value.span),
+                        )),
+                        Value::String(s) => out.push((
+                            Field::new(e.key.clone(), e.key_span, e.key_span),
+                            Field::new(s.clone(), e.key_span, e.value.span),
+                        )),
+                        _ => self.type_error(&at, &e.value, "string"),
+                    }
+                }
+                Some(out)
+            }
+            _ => {
+                self.type_error(at, node, "map[string]string");
+                None
+            }
+        }
+    }
+
+    /// `[]byte`: a base64 string (or a list of bytes).
+    pub fn bytes(&mut self, node: &Node, at: &At) -> Option<Vec<u8>> {
+        match &node.value {
+            Value::Null => None,
+            Value::String(s) => match base64_decode(s) {
+                Ok(b) => Some(b),
+                Err(at_byte) => {
+                    self.saved_message(
+                        at,
+                        node.span,
+                        format!("illegal base64 data at input byte {at_byte}"),
+                    );
+                    None
+                }
+            },
+            Value::Array(items) => {
+                let mut out = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    if let Some(b) = self.int(item, &at.index(i), "uint8") {
+                        if (0..=255).contains(&b) {
+                            out.push(b as u8);
+                        } else {
+                            self.type_error(&at.index(i), item, "uint8");
+                        }
+                    }
+                }
+                Some(out)
+            }
+            _ => {
+                self.type_error(at, node, "[]uint8");
+                None
+            }
+        }
+    }
+
+    /// The entries of a JSON object decoded into the Go struct `go_type`, calling
+    /// `field` for each declared key and reporting the others as unknown.
+    pub fn object<'n>(
+        &mut self,
+        node: &'n Node,
+        at: &At,
+        go_type: &str,
+        known: &[&str],
+    ) -> Option<Vec<&'n crate::source::Entry>> {
+        match &node.value {
+            Value::Null => None,
+            Value::Object(map) => {
+                let mut out = Vec::with_capacity(map.entries.len());
+                for e in &map.entries {
+                    if known.contains(&e.key.as_str()) {
+                        out.push(e);
+                    } else {
+                        self.unknown_field(at, &e.key, e.key_span);
+                    }
+                }
+                Some(out)
+            }
+            _ => {
+                self.type_error(at, node, go_type);
+                None
+            }
+        }
+    }
+
+    /// A JSON array decoded into the Go slice type `go_type`.
+    pub fn array<'n>(&mut self, node: &'n Node, at: &At, go_type: &str) -> Option<&'n [Node]> {
+        match &node.value {
+            Value::Null => None,
+            Value::Array(items) => Some(items),
+            _ => {
+                self.type_error(at, node, go_type);
+                None
+            }
+        }
+    }
+
+    /// A JSON object decoded into a Go map type.
+    pub fn map<'n>(
+        &mut self,
+        node: &'n Node,
+        at: &At,
+        go_type: &str,
+    ) -> Option<&'n [crate::source::Entry]> {
+        match &node.value {
+            Value::Null => None,
+            Value::Object(map) => Some(&map.entries),
+            _ => {
+                self.type_error(at, node, go_type);
+                None
+            }
+        }
+    }
+}
+
+/// Standard base64 with padding, as Go's `encoding/base64.StdEncoding` (which also
+/// skips `\r` and `\n`). Returns the offset of the first bad byte on error.
+fn base64_decode(s: &str) -> Result<Vec<u8>, usize> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let mut buf = 0u32;
+    let mut bits = 0u32;
+    let mut pad = 0usize;
+    let mut count = 0usize;
+    for (i, b) in s.bytes().enumerate() {
+        if b == b'\r' || b == b'\n' {
+            continue;
+        }
+        if b == b'=' {
+            // Padding is valid only in the last quantum.
+            if count % 4 < 2 {
+                return Err(i);
+            }
+            pad += 1;
+            count += 1;
+            continue;
+        }
+        if pad > 0 {
+            return Err(i);
+        }
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return Err(i),
+        };
+        buf = (buf << 6) | u32::from(v);
+        bits += 6;
+        count += 1;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buf >> bits) as u8);
+        }
+    }
+    if !count.is_multiple_of(4) {
+        return Err(s.len());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_path_converts_field_paths() {
+        let p = FieldPath::root("spec")
+            .child("versions")
+            .index(0)
+            .child("schema")
+            .child("openAPIV3Schema")
+            .child("properties")
+            .key("spec");
+        let at = At::at_path(&p, "JSONSchemaProps");
+        assert_eq!(
+            at.strict_path,
+            "spec.versions[0].schema.openAPIV3Schema.properties.spec"
+        );
+        assert_eq!(
+            at.go_stack,
+            "spec.versions.schema.openAPIV3Schema.properties"
+        );
+    }
+
+    #[test]
+    fn base64_like_go() {
+        assert_eq!(base64_decode("aGk=").unwrap(), b"hi");
+        assert_eq!(base64_decode("aGk"), Err(3));
+        assert_eq!(base64_decode("a*Gk"), Err(1));
+        assert_eq!(base64_decode("").unwrap(), b"");
+    }
+}

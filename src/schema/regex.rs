@@ -1,0 +1,990 @@
+//! Go RE2 regular expressions (`regexp.Compile`) on top of the `regex` crate.
+//!
+//! CRD `pattern`, `patternProperties` and CEL `matches()` are Go regular expressions.
+//! The two dialects agree on most syntax but differ in places that change verdicts:
+//! Go's `\d \w \s \b` are ASCII, Go has `\Q…\E` and octal escapes, Go treats `[` inside
+//! a class and `&&`/`--`/`~~` literally, a `{` that does not start a valid repeat is a
+//! literal, repeat counts are capped at 1000 (also across nesting), and a repetition may
+//! follow an empty-width assertion. So we parse the Go syntax ourselves, with Go's error
+//! texts, and emit an equivalent pattern in the `regex` crate's syntax.
+
+use std::fmt;
+
+use regex::Regex;
+
+/// A Go `regexp/syntax` error; `Display` is exactly Go's `err.Error()`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoRegexError {
+    pub code: &'static str,
+    pub expr: String,
+}
+
+impl fmt::Display for GoRegexError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error parsing regexp: {}: `{}`", self.code, self.expr)
+    }
+}
+
+const MISSING_BRACKET: &str = "missing closing ]";
+const MISSING_PAREN: &str = "missing closing )";
+const UNEXPECTED_PAREN: &str = "unexpected )";
+const INVALID_ESCAPE: &str = "invalid escape sequence";
+const INVALID_CHAR_RANGE: &str = "invalid character class range";
+const INVALID_NAMED_CAPTURE: &str = "invalid named capture";
+const INVALID_PERL_OP: &str = "invalid or unsupported Perl syntax";
+const INVALID_REPEAT_OP: &str = "invalid nested repetition operator";
+const INVALID_REPEAT_SIZE: &str = "invalid repeat count";
+const MISSING_REPEAT_ARGUMENT: &str = "missing argument to repetition operator";
+const TRAILING_BACKSLASH: &str = "trailing backslash at end of expression";
+const NESTING_DEPTH: &str = "expression nests too deeply";
+const TOO_LARGE: &str = "expression too large";
+
+/// Go's limit on nesting of the parse tree.
+const MAX_DEPTH: usize = 1000;
+/// Go's limit on repeat counts, also applied to the product of nested counted repeats.
+const MAX_REPEAT: u64 = 1000;
+
+/// Compiles a Go regular expression; the error is Go's `err.Error()` text, e.g.
+/// ``error parsing regexp: missing closing ]: `[a-z` ``.
+pub fn compile_go(pattern: &str) -> Result<Regex, String> {
+    let translated = translate(pattern).map_err(|e| e.to_string())?;
+    regex::RegexBuilder::new(&translated)
+        .size_limit(64 << 20)
+        .build()
+        .map_err(|_| {
+            GoRegexError {
+                code: TOO_LARGE,
+                expr: pattern.to_string(),
+            }
+            .to_string()
+        })
+}
+
+/// Translates Go syntax into `regex` crate syntax with the same meaning.
+pub fn translate(pattern: &str) -> Result<String, GoRegexError> {
+    Translator::new(pattern).run()
+}
+
+fn err(code: &'static str, expr: &str) -> GoRegexError {
+    GoRegexError {
+        code,
+        expr: expr.to_string(),
+    }
+}
+
+/// One open group (or the whole expression) while translating.
+struct Frame {
+    /// Where the group starts in the output.
+    out_start: usize,
+    /// The items since the last `|`, and the largest threshold of earlier alternatives.
+    items: Vec<Item>,
+    alternatives_max: u64,
+}
+
+#[derive(Clone, Copy)]
+struct Item {
+    /// Where the item starts in the output.
+    out_start: usize,
+    /// The smallest budget `n` for which Go's nested repeat check passes on this item.
+    threshold: u64,
+    /// A repetition operator has been applied to it.
+    repeated: bool,
+}
+
+impl Frame {
+    fn new(out_start: usize) -> Self {
+        Frame {
+            out_start,
+            items: Vec::new(),
+            alternatives_max: 0,
+        }
+    }
+
+    fn threshold(&self) -> u64 {
+        self.items
+            .iter()
+            .map(|i| i.threshold)
+            .fold(self.alternatives_max, u64::max)
+    }
+}
+
+struct Translator<'a> {
+    whole: &'a str,
+    pos: usize,
+    out: String,
+    frames: Vec<Frame>,
+    /// Flags set by `(?flags)` not yet written: written before the next item so a
+    /// repetition right after them still applies to the previous item, as in Go.
+    pending_flags: String,
+    /// Start of the previous token in the pattern when it was a repetition operator.
+    last_repeat: Option<usize>,
+}
+
+impl<'a> Translator<'a> {
+    fn new(whole: &'a str) -> Self {
+        Translator {
+            whole,
+            pos: 0,
+            out: String::with_capacity(whole.len() * 2),
+            frames: vec![Frame::new(0)],
+            pending_flags: String::new(),
+            last_repeat: None,
+        }
+    }
+
+    fn rest(&self) -> &'a str {
+        &self.whole[self.pos..]
+    }
+
+    fn frame(&mut self) -> &mut Frame {
+        self.frames.last_mut().expect("root frame")
+    }
+
+    fn flush_flags(&mut self) {
+        if !self.pending_flags.is_empty() {
+            let flags = std::mem::take(&mut self.pending_flags);
+            self.out.push_str(&flags);
+        }
+    }
+
+    /// Starts a new item: pending flags first, then remember where it begins.
+    fn begin_item(&mut self) -> usize {
+        self.flush_flags();
+        self.out.len()
+    }
+
+    fn push_item(&mut self, out_start: usize, threshold: u64) {
+        self.frame().items.push(Item {
+            out_start,
+            threshold,
+            repeated: false,
+        });
+    }
+
+    fn literal(&mut self, c: char) {
+        let start = self.begin_item();
+        push_literal(&mut self.out, c);
+        self.push_item(start, 0);
+    }
+
+    fn run(mut self) -> Result<String, GoRegexError> {
+        while self.pos < self.whole.len() {
+            let token_start = self.pos;
+            let mut was_repeat = false;
+            let rest = self.rest();
+            let c = rest.chars().next().expect("non-empty");
+            match c {
+                '(' => {
+                    if rest.starts_with("(?") {
+                        self.perl_flags()?;
+                    } else {
+                        self.open_group("(")?;
+                        self.pos += 1;
+                    }
+                }
+                '|' => {
+                    self.flush_flags();
+                    self.out.push('|');
+                    let frame = self.frame();
+                    let t = frame.threshold();
+                    frame.alternatives_max = t;
+                    frame.items.clear();
+                    self.pos += 1;
+                }
+                ')' => {
+                    self.close_group()?;
+                    self.pos += 1;
+                }
+                '^' | '$' | '.' => {
+                    let start = self.begin_item();
+                    match c {
+                        // Wrapped so that a repetition may follow, as Go allows.
+                        '^' => self.out.push_str("(?:^)"),
+                        '$' => self.out.push_str("(?:$)"),
+                        _ => self.out.push('.'),
+                    }
+                    self.push_item(start, 0);
+                    self.pos += 1;
+                }
+                '[' => self.class()?,
+                '*' | '+' | '?' => {
+                    let after = self.pos + 1;
+                    self.repeat(token_start, after, c.to_string(), None)?;
+                    was_repeat = true;
+                }
+                '{' => match parse_repeat(rest) {
+                    None => {
+                        self.literal('{');
+                        self.pos += 1;
+                    }
+                    Some((min, max, len)) => {
+                        let after = self.pos + len;
+                        let bad = min < 0
+                            || min > MAX_REPEAT as i64
+                            || max > MAX_REPEAT as i64
+                            || (max >= 0 && min > max);
+                        if bad {
+                            return Err(err(INVALID_REPEAT_SIZE, &self.whole[token_start..after]));
+                        }
+                        let op = match max {
+                            -1 => format!("{{{min},}}"),
+                            m if m == min => format!("{{{min}}}"),
+                            m => format!("{{{min},{m}}}"),
+                        };
+                        self.repeat(token_start, after, op, Some((min, max)))?;
+                        was_repeat = true;
+                    }
+                },
+                '\\' => self.escape()?,
+                _ => {
+                    self.literal(c);
+                    self.pos += c.len_utf8();
+                }
+            }
+            self.last_repeat = was_repeat.then_some(token_start);
+        }
+        if self.frames.len() != 1 {
+            return Err(err(MISSING_PAREN, self.whole));
+        }
+        Ok(self.out)
+    }
+
+    fn open_group(&mut self, text: &str) -> Result<(), GoRegexError> {
+        if self.frames.len() >= MAX_DEPTH {
+            return Err(err(NESTING_DEPTH, self.whole));
+        }
+        let start = self.begin_item();
+        self.out.push_str(text);
+        self.frames.push(Frame::new(start));
+        Ok(())
+    }
+
+    fn close_group(&mut self) -> Result<(), GoRegexError> {
+        if self.frames.len() < 2 {
+            return Err(err(UNEXPECTED_PAREN, self.whole));
+        }
+        // Flags pending at the end of a group die with it.
+        self.pending_flags.clear();
+        let frame = self.frames.pop().expect("checked");
+        self.out.push(')');
+        self.push_item(frame.out_start, frame.threshold());
+        Ok(())
+    }
+
+    /// `(?…`: flags, non-capturing groups and named captures.
+    fn perl_flags(&mut self) -> Result<(), GoRegexError> {
+        let s = self.rest();
+        let starts_with_p = s.len() > 4 && s.as_bytes()[2] == b'P' && s.as_bytes()[3] == b'<';
+        let starts_with_name = s.len() > 3 && s.as_bytes()[2] == b'<';
+        if starts_with_p || starts_with_name {
+            let name_start = if starts_with_p { 4 } else { 3 };
+            let Some(end) = s.find('>') else {
+                return Err(err(INVALID_NAMED_CAPTURE, s));
+            };
+            let name = &s[name_start..end];
+            let valid =
+                !name.is_empty() && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric());
+            if !valid {
+                return Err(err(INVALID_NAMED_CAPTURE, &s[..end + 1]));
+            }
+            // Names do not matter for matching; Go accepts names the regex crate does
+            // not (leading digits, duplicates), so emit a plain capture group.
+            self.open_group("(")?;
+            self.pos += end + 1;
+            return Ok(());
+        }
+        let mut on = String::new();
+        let mut off = String::new();
+        let mut negated = false;
+        let mut saw_flag = false;
+        let mut consumed = 2;
+        for c in s[2..].chars() {
+            consumed += c.len_utf8();
+            match c {
+                'i' | 'm' | 's' | 'U' => {
+                    let set = if negated { &mut off } else { &mut on };
+                    if !set.contains(c) {
+                        set.push(c);
+                    }
+                    saw_flag = true;
+                }
+                '-' if !negated => {
+                    negated = true;
+                    saw_flag = false;
+                }
+                ':' | ')' if !negated || saw_flag => {
+                    let mut flags = on;
+                    if !off.is_empty() {
+                        flags.push('-');
+                        flags.push_str(&off);
+                    }
+                    if c == ':' {
+                        let text = if flags.is_empty() {
+                            "(?:".to_string()
+                        } else {
+                            format!("(?{flags}:")
+                        };
+                        self.open_group(&text)?;
+                    } else if !flags.is_empty() {
+                        self.pending_flags.push_str(&format!("(?{flags})"));
+                    }
+                    self.pos += consumed;
+                    return Ok(());
+                }
+                _ => break,
+            }
+        }
+        Err(err(INVALID_PERL_OP, &s[..consumed.min(s.len())]))
+    }
+
+    /// A repetition operator `op` spanning `token_start..after` (before an optional
+    /// non-greedy `?`). `counted` is `Some((min, max))` for `{}` repeats.
+    fn repeat(
+        &mut self,
+        token_start: usize,
+        mut after: usize,
+        op: String,
+        counted: Option<(i64, i64)>,
+    ) -> Result<(), GoRegexError> {
+        let mut op = op;
+        if self.whole[after..].starts_with('?') {
+            after += 1;
+            op.push('?');
+        }
+        if let Some(last) = self.last_repeat {
+            return Err(err(INVALID_REPEAT_OP, &self.whole[last..after]));
+        }
+        let Some(item) = self.frame().items.last().copied() else {
+            return Err(err(
+                MISSING_REPEAT_ARGUMENT,
+                &self.whole[token_start..after],
+            ));
+        };
+        let mut threshold = item.threshold;
+        if let Some((min, max)) = counted {
+            let m = if max < 0 { min } else { max } as u64;
+            threshold = if max == 0 {
+                0
+            } else {
+                m.max(m.saturating_mul(item.threshold))
+            };
+            if (min >= 2 || max >= 2) && threshold > MAX_REPEAT {
+                return Err(err(INVALID_REPEAT_SIZE, &self.whole[token_start..after]));
+            }
+        }
+        // A repetition of a repetition (possible in Go when a flag group or an empty
+        // \Q\E sits between them) needs a group in the regex crate's syntax.
+        if item.repeated {
+            self.out.insert_str(item.out_start, "(?:");
+            self.out.push(')');
+        }
+        self.out.push_str(&op);
+        let frame = self.frame();
+        if let Some(last) = frame.items.last_mut() {
+            last.threshold = threshold;
+            last.repeated = true;
+        }
+        self.pos = after;
+        Ok(())
+    }
+
+    fn escape(&mut self) -> Result<(), GoRegexError> {
+        let s = self.rest();
+        let bytes = s.as_bytes();
+        if bytes.len() >= 2 {
+            match bytes[1] {
+                b'A' | b'z' | b'b' | b'B' => {
+                    let start = self.begin_item();
+                    let text = match bytes[1] {
+                        b'A' => "(?:\\A)",
+                        b'z' => "(?:\\z)",
+                        // Go's word boundary is ASCII.
+                        b'b' => "(?-u:\\b)",
+                        _ => "(?-u:\\B)",
+                    };
+                    self.out.push_str(text);
+                    self.push_item(start, 0);
+                    self.pos += 2;
+                    return Ok(());
+                }
+                b'C' => return Err(err(INVALID_ESCAPE, &s[..2])),
+                b'Q' => {
+                    let body = &s[2..];
+                    let (lit, consumed) = match body.find("\\E") {
+                        Some(end) => (&body[..end], 2 + end + 2),
+                        None => (body, s.len()),
+                    };
+                    for c in lit.chars() {
+                        self.literal(c);
+                    }
+                    self.pos += consumed;
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        if bytes.len() >= 2 && (bytes[1] == b'p' || bytes[1] == b'P') {
+            let (class, len) = unicode_class(s)?;
+            let start = self.begin_item();
+            self.out.push_str(&class);
+            self.push_item(start, 0);
+            self.pos += len;
+            return Ok(());
+        }
+        if let Some(class) = perl_class(s) {
+            let start = self.begin_item();
+            self.out.push('[');
+            self.out.push_str(class);
+            self.out.push(']');
+            self.push_item(start, 0);
+            self.pos += 2;
+            return Ok(());
+        }
+        let (c, len) = parse_escape(s)?;
+        self.literal(c);
+        self.pos += len;
+        Ok(())
+    }
+
+    /// `[…]`: Go class syntax, written back with every member escaped.
+    fn class(&mut self) -> Result<(), GoRegexError> {
+        let whole_class = self.rest();
+        let mut t = &whole_class[1..];
+        let mut body = String::new();
+        if let Some(rest) = t.strip_prefix('^') {
+            body.push('^');
+            t = rest;
+        }
+        let mut first = true;
+        loop {
+            if t.is_empty() {
+                return Err(err(MISSING_BRACKET, whole_class));
+            }
+            if t.starts_with(']') && !first {
+                break;
+            }
+            first = false;
+            if t.len() > 2
+                && t.starts_with("[:")
+                && let Some(i) = t[2..].find(":]")
+            {
+                {
+                    let name = &t[..i + 4];
+                    let inner = &name[2..name.len() - 2];
+                    let plain = inner.strip_prefix('^').unwrap_or(inner);
+                    if !POSIX_CLASSES.contains(&plain) {
+                        return Err(err(INVALID_CHAR_RANGE, name));
+                    }
+                    body.push_str(name);
+                    t = &t[name.len()..];
+                    continue;
+                }
+            }
+            if t.len() >= 2
+                && t.starts_with('\\')
+                && (t.as_bytes()[1] == b'p' || t.as_bytes()[1] == b'P')
+            {
+                let (class, len) = unicode_class(t)?;
+                body.push_str(&class);
+                t = &t[len..];
+                continue;
+            }
+            if let Some(class) = perl_class(t) {
+                if let Some(negated) = class.strip_prefix('^') {
+                    body.push_str("[^");
+                    body.push_str(negated);
+                    body.push(']');
+                } else {
+                    body.push_str(class);
+                }
+                t = &t[2..];
+                continue;
+            }
+            let range_start = t;
+            let (lo, len) = class_char(t, whole_class)?;
+            t = &t[len..];
+            let mut hi = lo;
+            if t.len() >= 2 && t.starts_with('-') && !t[1..].starts_with(']') {
+                let (h, len) = class_char(&t[1..], whole_class)?;
+                t = &t[1 + len..];
+                hi = h;
+                if hi < lo {
+                    let used = range_start.len() - t.len();
+                    return Err(err(INVALID_CHAR_RANGE, &range_start[..used]));
+                }
+            }
+            push_class_char(&mut body, lo);
+            if hi != lo {
+                body.push('-');
+                push_class_char(&mut body, hi);
+            }
+        }
+        let len = whole_class.len() - t.len() + 1;
+        let start = self.begin_item();
+        if body.is_empty() || body == "^" {
+            // Unreachable in practice (Go requires a member), kept for safety.
+            self.out.push_str("[^\\x{0}-\\x{10FFFF}]");
+        } else if body == "^\\x{0}-\\x{10FFFF}" {
+            // A class matching nothing: the regex crate rejects an empty class.
+            self.out.push_str("[a&&b]");
+        } else {
+            self.out.push('[');
+            self.out.push_str(&body);
+            self.out.push(']');
+        }
+        self.push_item(start, 0);
+        self.pos += len;
+        Ok(())
+    }
+}
+
+const POSIX_CLASSES: &[&str] = &[
+    "alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph", "lower", "print", "punct",
+    "space", "upper", "word", "xdigit",
+];
+
+/// Go's Perl classes, as class bodies (a leading `^` means negated).
+fn perl_class(s: &str) -> Option<&'static str> {
+    let b = s.as_bytes();
+    if b.len() < 2 || b[0] != b'\\' {
+        return None;
+    }
+    Some(match b[1] {
+        b'd' => "0-9",
+        b'D' => "^0-9",
+        b's' => "\\t\\n\\x0C\\r ",
+        b'S' => "^\\t\\n\\x0C\\r ",
+        b'w' => "0-9A-Za-z_",
+        b'W' => "^0-9A-Za-z_",
+        _ => return None,
+    })
+}
+
+fn push_literal(out: &mut String, c: char) {
+    if c.is_ascii_alphanumeric() {
+        out.push(c);
+    } else {
+        out.push_str(&format!("\\x{{{:X}}}", c as u32));
+    }
+}
+
+fn push_class_char(out: &mut String, c: char) {
+    push_literal(out, c);
+}
+
+/// One character inside a class (a literal or an escape).
+fn class_char(s: &str, whole_class: &str) -> Result<(char, usize), GoRegexError> {
+    if s.is_empty() {
+        return Err(err(MISSING_BRACKET, whole_class));
+    }
+    if s.starts_with('\\') {
+        return parse_escape(s);
+    }
+    let c = s.chars().next().expect("non-empty");
+    Ok((c, c.len_utf8()))
+}
+
+/// A single-character escape at the start of `s` (which starts with `\`).
+fn parse_escape(s: &str) -> Result<(char, usize), GoRegexError> {
+    let t = &s[1..];
+    let Some(c) = t.chars().next() else {
+        return Err(err(TRAILING_BACKSLASH, ""));
+    };
+    let mut used = 1 + c.len_utf8();
+    let invalid = |used: usize| Err(err(INVALID_ESCAPE, &s[..used.min(s.len())]));
+    match c {
+        '1'..='7' | '0' => {
+            let rest = &t[1..];
+            let next_is_octal = rest
+                .as_bytes()
+                .first()
+                .is_some_and(|b| (b'0'..=b'7').contains(b));
+            if c != '0' && !next_is_octal {
+                return invalid(used);
+            }
+            let mut r = c as u32 - '0' as u32;
+            for b in rest.bytes().take(2) {
+                if !(b'0'..=b'7').contains(&b) {
+                    break;
+                }
+                r = r * 8 + (b - b'0') as u32;
+                used += 1;
+            }
+            Ok((char::from_u32(r).unwrap_or('\0'), used))
+        }
+        'x' => {
+            let rest = &t[1..];
+            let Some(first) = rest.chars().next() else {
+                return invalid(used);
+            };
+            used += first.len_utf8();
+            if first == '{' {
+                let mut value: u32 = 0;
+                for (digits, ch) in rest[1..].chars().enumerate() {
+                    used += ch.len_utf8();
+                    if ch == '}' {
+                        if digits == 0 {
+                            return invalid(used);
+                        }
+                        return match char::from_u32(value) {
+                            Some(v) => Ok((v, used)),
+                            // Surrogates: Go accepts them as runes; no Rust char exists.
+                            None => Ok(('\u{FFFD}', used)),
+                        };
+                    }
+                    let Some(v) = ch.to_digit(16) else {
+                        return invalid(used);
+                    };
+                    value = value * 16 + v;
+                    if value > 0x10FFFF {
+                        return invalid(used);
+                    }
+                }
+                return invalid(used);
+            }
+            let Some(second) = rest[first.len_utf8()..].chars().next() else {
+                return invalid(used);
+            };
+            used += second.len_utf8();
+            match (first.to_digit(16), second.to_digit(16)) {
+                (Some(x), Some(y)) => Ok((char::from_u32(x * 16 + y).unwrap_or('\0'), used)),
+                _ => invalid(used),
+            }
+        }
+        'a' => Ok(('\u{7}', used)),
+        'f' => Ok(('\u{C}', used)),
+        'n' => Ok(('\n', used)),
+        'r' => Ok(('\r', used)),
+        't' => Ok(('\t', used)),
+        'v' => Ok(('\u{B}', used)),
+        c if c.is_ascii() && !c.is_ascii_alphanumeric() => Ok((c, used)),
+        _ => invalid(used),
+    }
+}
+
+/// `\pX`, `\p{Name}`, `\P…`, `\p{^Name}` at the start of `s`: the regex crate's
+/// equivalent and the length consumed.
+fn unicode_class(s: &str) -> Result<(String, usize), GoRegexError> {
+    let mut negated = s.as_bytes()[1] == b'P';
+    let t = &s[2..];
+    let Some(c) = t.chars().next() else {
+        // Go: `\p` at the end is an invalid escape via the ordinary escape path.
+        return Err(err(INVALID_ESCAPE, s));
+    };
+    let (seq, mut name) = if c != '{' {
+        let len = 2 + c.len_utf8();
+        (&s[..len], &s[2..len])
+    } else {
+        let Some(end) = s.find('}') else {
+            return Err(err(INVALID_CHAR_RANGE, s));
+        };
+        (&s[..end + 1], &s[3..end])
+    };
+    if let Some(rest) = name.strip_prefix('^') {
+        negated = !negated;
+        name = rest;
+    }
+    let Some((rust_name, table_negated)) = go_unicode_table(name) else {
+        return Err(err(INVALID_CHAR_RANGE, seq));
+    };
+    if table_negated {
+        negated = !negated;
+    }
+    let p = if negated { 'P' } else { 'p' };
+    Ok((format!("\\{p}{{{rust_name}}}"), seq.len()))
+}
+
+/// Go's `canonicalName`: separators dropped, first letter upper case, rest lower case.
+fn canonical_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut first = true;
+    for c in name.chars() {
+        match c {
+            '_' | '-' | ' ' => {}
+            c if first => {
+                out.push(c.to_ascii_uppercase());
+                first = false;
+            }
+            c => out.push(c.to_ascii_lowercase()),
+        }
+    }
+    out
+}
+
+/// Resolves a Unicode class name the way Go 1.26 does; returns the name for the regex
+/// crate and whether the table is to be negated.
+fn go_unicode_table(name: &str) -> Option<(String, bool)> {
+    let canonical = canonical_name(name);
+    match canonical.as_str() {
+        "Any" => return Some(("Any".into(), false)),
+        "Assigned" => return Some(("Cn".into(), true)),
+        "Ascii" => return Some(("ASCII".into(), false)),
+        "Lc" => return Some(("LC".into(), false)),
+        _ => {}
+    }
+    if GO_CATEGORIES.contains(&canonical.as_str()) || GO_SCRIPTS.contains(&canonical.as_str()) {
+        return Some((canonical, false));
+    }
+    GO_CATEGORY_ALIASES
+        .iter()
+        .find(|(alias, _)| canonical_name(alias) == canonical)
+        .map(|(_, actual)| (actual.to_string(), false))
+}
+
+const GO_CATEGORIES: &[&str] = &[
+    "C", "Cc", "Cf", "Cn", "Co", "Cs", "L", "Ll", "Lm", "Lo", "Lt", "Lu", "M", "Mc", "Me", "Mn",
+    "N", "Nd", "Nl", "No", "P", "Pc", "Pd", "Pe", "Pf", "Pi", "Po", "Ps", "S", "Sc", "Sk", "Sm",
+    "So", "Z", "Zl", "Zp", "Zs",
+];
+
+/// Go's script names that survive its canonicalisation (one word, capitalised).
+const GO_SCRIPTS: &[&str] = &[
+    "Adlam",
+    "Ahom",
+    "Arabic",
+    "Armenian",
+    "Avestan",
+    "Balinese",
+    "Bamum",
+    "Batak",
+    "Bengali",
+    "Bhaiksuki",
+    "Bopomofo",
+    "Brahmi",
+    "Braille",
+    "Buginese",
+    "Buhid",
+    "Carian",
+    "Chakma",
+    "Cham",
+    "Cherokee",
+    "Chorasmian",
+    "Common",
+    "Coptic",
+    "Cuneiform",
+    "Cypriot",
+    "Cyrillic",
+    "Deseret",
+    "Devanagari",
+    "Dogra",
+    "Duployan",
+    "Elbasan",
+    "Elymaic",
+    "Ethiopic",
+    "Georgian",
+    "Glagolitic",
+    "Gothic",
+    "Grantha",
+    "Greek",
+    "Gujarati",
+    "Gurmukhi",
+    "Han",
+    "Hangul",
+    "Hanunoo",
+    "Hatran",
+    "Hebrew",
+    "Hiragana",
+    "Inherited",
+    "Javanese",
+    "Kaithi",
+    "Kannada",
+    "Katakana",
+    "Kawi",
+    "Kharoshthi",
+    "Khmer",
+    "Khojki",
+    "Khudawadi",
+    "Lao",
+    "Latin",
+    "Lepcha",
+    "Limbu",
+    "Lisu",
+    "Lycian",
+    "Lydian",
+    "Mahajani",
+    "Makasar",
+    "Malayalam",
+    "Mandaic",
+    "Manichaean",
+    "Marchen",
+    "Medefaidrin",
+    "Miao",
+    "Modi",
+    "Mongolian",
+    "Mro",
+    "Multani",
+    "Myanmar",
+    "Nabataean",
+    "Nandinagari",
+    "Newa",
+    "Nko",
+    "Nushu",
+    "Ogham",
+    "Oriya",
+    "Osage",
+    "Osmanya",
+    "Palmyrene",
+    "Phoenician",
+    "Rejang",
+    "Runic",
+    "Samaritan",
+    "Saurashtra",
+    "Sharada",
+    "Shavian",
+    "Siddham",
+    "Sinhala",
+    "Sogdian",
+    "Soyombo",
+    "Sundanese",
+    "Syriac",
+    "Tagalog",
+    "Tagbanwa",
+    "Takri",
+    "Tamil",
+    "Tangsa",
+    "Tangut",
+    "Telugu",
+    "Thaana",
+    "Thai",
+    "Tibetan",
+    "Tifinagh",
+    "Tirhuta",
+    "Toto",
+    "Ugaritic",
+    "Vai",
+    "Vithkuqi",
+    "Wancho",
+    "Yezidi",
+    "Yi",
+];
+
+const GO_CATEGORY_ALIASES: &[(&str, &str)] = &[
+    ("Cased_Letter", "LC"),
+    ("Close_Punctuation", "Pe"),
+    ("Combining_Mark", "M"),
+    ("Connector_Punctuation", "Pc"),
+    ("Control", "Cc"),
+    ("Currency_Symbol", "Sc"),
+    ("Dash_Punctuation", "Pd"),
+    ("Decimal_Number", "Nd"),
+    ("Enclosing_Mark", "Me"),
+    ("Final_Punctuation", "Pf"),
+    ("Format", "Cf"),
+    ("Initial_Punctuation", "Pi"),
+    ("Letter", "L"),
+    ("Letter_Number", "Nl"),
+    ("Line_Separator", "Zl"),
+    ("Lowercase_Letter", "Ll"),
+    ("Mark", "M"),
+    ("Math_Symbol", "Sm"),
+    ("Modifier_Letter", "Lm"),
+    ("Modifier_Symbol", "Sk"),
+    ("Nonspacing_Mark", "Mn"),
+    ("Number", "N"),
+    ("Open_Punctuation", "Ps"),
+    ("Other", "C"),
+    ("Other_Letter", "Lo"),
+    ("Other_Number", "No"),
+    ("Other_Punctuation", "Po"),
+    ("Other_Symbol", "So"),
+    ("Paragraph_Separator", "Zp"),
+    ("Private_Use", "Co"),
+    ("Punctuation", "P"),
+    ("Separator", "Z"),
+    ("Space_Separator", "Zs"),
+    ("Spacing_Mark", "Mc"),
+    ("Surrogate", "Cs"),
+    ("Symbol", "S"),
+    ("Titlecase_Letter", "Lt"),
+    ("Unassigned", "Cn"),
+    ("Uppercase_Letter", "Lu"),
+    ("cntrl", "Cc"),
+    ("digit", "Nd"),
+    ("punct", "P"),
+];
+
+/// Go's `parseRepeat`: `{min}`, `{min,}` or `{min,max}` at the start of `s`; returns
+/// (min, max, length) with max = -1 for "no maximum" and min = -1 for numbers too big.
+fn parse_repeat(s: &str) -> Option<(i64, i64, usize)> {
+    let b = s.as_bytes();
+    let mut i = 1;
+    let (mut min, len) = parse_int(&b[i..])?;
+    i += len;
+    let max;
+    match b.get(i)? {
+        b',' => {
+            i += 1;
+            if *b.get(i)? == b'}' {
+                max = -1;
+            } else {
+                let (m, len) = parse_int(&b[i..])?;
+                i += len;
+                max = m;
+                if m < 0 {
+                    min = -1;
+                }
+            }
+        }
+        _ => max = min,
+    }
+    if *b.get(i)? != b'}' {
+        return None;
+    }
+    Some((min, max, i + 1))
+}
+
+/// Decimal digits without leading zeros; -1 when the value is 1e8 or more.
+fn parse_int(b: &[u8]) -> Option<(i64, usize)> {
+    if !b.first()?.is_ascii_digit() {
+        return None;
+    }
+    if b.len() >= 2 && b[0] == b'0' && b[1].is_ascii_digit() {
+        return None;
+    }
+    let len = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut n: i64 = 0;
+    for &d in &b[..len] {
+        if n >= 100_000_000 {
+            n = -1;
+            break;
+        }
+        n = n * 10 + (d - b'0') as i64;
+    }
+    Some((n, len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cases checked against Go 1.26 `regexp.Compile` / `MatchString`
+    /// (testdata/regex/go.tsv holds the full table).
+    #[test]
+    fn go_table() {
+        let table = include_str!("../../testdata/regex/go.tsv");
+        let mut failures = Vec::new();
+        for line in table
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        {
+            let mut parts = line.splitn(3, '\t');
+            let pattern = unescape(parts.next().unwrap_or(""));
+            let input = unescape(parts.next().unwrap_or(""));
+            let expected = parts.next().unwrap_or("");
+            let got = match compile_go(&pattern) {
+                Err(e) => format!("ERR {e}"),
+                Ok(re) => format!("OK {}", re.is_match(&input)),
+            };
+            if got != expected {
+                failures.push(format!(
+                    "{pattern:?} on {input:?}: got {got}, Go {expected}"
+                ));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    fn unescape(s: &str) -> String {
+        s.replace("\\\\n", "\n")
+    }
+}
