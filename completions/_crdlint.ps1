@@ -27,6 +27,7 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check CRDs and custom resources for everything the API server would reject')
             [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the diagnostic codes, or print the documentation of one')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -62,6 +63,19 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'crdlint;explain' {
+            [CompletionResult]::new('--crds', '--crds', [CompletionResultType]::ParameterName, 'Read CRDs from PATH (file or directory; repeatable)')
+            [CompletionResult]::new('--api-version', '--api-version', [CompletionResultType]::ParameterName, 'Pick the group and/or version: `GROUP/VERSION` or `VERSION` [default: the highest-priority served version]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this file instead of looking for .crdlint.yaml')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print every field below, as a tree of names and types')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Print every field below, as a tree of names and types')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Do not read any configuration file')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'crdlint;completions' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -72,6 +86,7 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
         'crdlint;help' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check CRDs and custom resources for everything the API server would reject')
             [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the diagnostic codes, or print the documentation of one')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -80,6 +95,9 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
             break
         }
         'crdlint;help;rules' {
+            break
+        }
+        'crdlint;help;explain' {
             break
         }
         'crdlint;help;completions' {

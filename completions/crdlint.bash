@@ -22,6 +22,9 @@ _crdlint() {
             crdlint,completions)
                 cmd="crdlint__subcmd__completions"
                 ;;
+            crdlint,explain)
+                cmd="crdlint__subcmd__explain"
+                ;;
             crdlint,help)
                 cmd="crdlint__subcmd__help"
                 ;;
@@ -33,6 +36,9 @@ _crdlint() {
                 ;;
             crdlint__subcmd__help,completions)
                 cmd="crdlint__subcmd__help__subcmd__completions"
+                ;;
+            crdlint__subcmd__help,explain)
+                cmd="crdlint__subcmd__help__subcmd__explain"
                 ;;
             crdlint__subcmd__help,help)
                 cmd="crdlint__subcmd__help__subcmd__help"
@@ -47,7 +53,7 @@ _crdlint() {
 
     case "${cmd}" in
         crdlint)
-            opts="-h -V --help --version check rules completions help"
+            opts="-h -V --help --version check rules explain completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -136,8 +142,34 @@ _crdlint() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        crdlint__subcmd__explain)
+            opts="-r -h -V --crds --api-version --recursive --config --no-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --crds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         crdlint__subcmd__help)
-            opts="check rules completions help"
+            opts="check rules explain completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -165,6 +197,20 @@ _crdlint() {
             return 0
             ;;
         crdlint__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        crdlint__subcmd__help__subcmd__explain)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

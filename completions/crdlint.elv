@@ -24,6 +24,7 @@ set edit:completion:arg-completer[crdlint] = {|@words|
             cand --version 'Print version'
             cand check 'Check CRDs and custom resources for everything the API server would reject'
             cand rules 'List the diagnostic codes, or print the documentation of one'
+            cand explain 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`'
             cand completions 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -56,6 +57,18 @@ set edit:completion:arg-completer[crdlint] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'crdlint;explain'= {
+            cand --crds 'Read CRDs from PATH (file or directory; repeatable)'
+            cand --api-version 'Pick the group and/or version: `GROUP/VERSION` or `VERSION` [default: the highest-priority served version]'
+            cand --config 'Read settings from this file instead of looking for .crdlint.yaml'
+            cand -r 'Print every field below, as a tree of names and types'
+            cand --recursive 'Print every field below, as a tree of names and types'
+            cand --no-config 'Do not read any configuration file'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'crdlint;completions'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -65,12 +78,15 @@ set edit:completion:arg-completer[crdlint] = {|@words|
         &'crdlint;help'= {
             cand check 'Check CRDs and custom resources for everything the API server would reject'
             cand rules 'List the diagnostic codes, or print the documentation of one'
+            cand explain 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`'
             cand completions 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'crdlint;help;check'= {
         }
         &'crdlint;help;rules'= {
+        }
+        &'crdlint;help;explain'= {
         }
         &'crdlint;help;completions'= {
         }

@@ -28,6 +28,7 @@ complete -c crdlint -n "__fish_crdlint_needs_command" -s h -l help -d 'Print hel
 complete -c crdlint -n "__fish_crdlint_needs_command" -s V -l version -d 'Print version'
 complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "check" -d 'Check CRDs and custom resources for everything the API server would reject'
 complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "rules" -d 'List the diagnostic codes, or print the documentation of one'
+complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "explain" -d 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`'
 complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l crds -d 'Load CRDs from PATH to resolve custom resources, without reporting on them' -r -F
@@ -60,9 +61,17 @@ complete -c crdlint -n "__fish_crdlint_using_subcommand rules" -s o -l output -d
 json\t'JSON: `{"version": 1, "rules": [...]}`, or one rule with its `documentation`'"
 complete -c crdlint -n "__fish_crdlint_using_subcommand rules" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c crdlint -n "__fish_crdlint_using_subcommand rules" -s V -l version -d 'Print version'
+complete -c crdlint -n "__fish_crdlint_using_subcommand explain" -l crds -d 'Read CRDs from PATH (file or directory; repeatable)' -r -F
+complete -c crdlint -n "__fish_crdlint_using_subcommand explain" -l api-version -d 'Pick the group and/or version: `GROUP/VERSION` or `VERSION` [default: the highest-priority served version]' -r
+complete -c crdlint -n "__fish_crdlint_using_subcommand explain" -l config -d 'Read settings from this file instead of looking for .crdlint.yaml' -r -F
+complete -c crdlint -n "__fish_crdlint_using_subcommand explain" -s r -l recursive -d 'Print every field below, as a tree of names and types'
+complete -c crdlint -n "__fish_crdlint_using_subcommand explain" -l no-config -d 'Do not read any configuration file'
+complete -c crdlint -n "__fish_crdlint_using_subcommand explain" -s h -l help -d 'Print help'
+complete -c crdlint -n "__fish_crdlint_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c crdlint -n "__fish_crdlint_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c crdlint -n "__fish_crdlint_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check rules completions help" -f -a "check" -d 'Check CRDs and custom resources for everything the API server would reject'
-complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check rules completions help" -f -a "rules" -d 'List the diagnostic codes, or print the documentation of one'
-complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check rules completions help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check rules completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check rules explain completions help" -f -a "check" -d 'Check CRDs and custom resources for everything the API server would reject'
+complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check rules explain completions help" -f -a "rules" -d 'List the diagnostic codes, or print the documentation of one'
+complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check rules explain completions help" -f -a "explain" -d 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`'
+complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check rules explain completions help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check rules explain completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

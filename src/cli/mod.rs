@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod completions;
+pub mod explain;
 pub mod rules;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -37,6 +38,8 @@ pub enum Command {
     Check(check::CheckArgs),
     /// List the diagnostic codes, or print the documentation of one.
     Rules(rules::RulesArgs),
+    /// Describe the fields of a custom resource from local CRDs, like `kubectl explain`.
+    Explain(explain::ExplainArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(completions::CompletionsArgs),
 }
@@ -69,6 +72,7 @@ pub fn main() -> u8 {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Rules(args) => rules::run(&args),
+        Command::Explain(args) => explain::run(&args),
         Command::Completions(args) => completions::run(&args),
     }
 }
