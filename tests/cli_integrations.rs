@@ -44,6 +44,7 @@ fn every_subcommand_has_examples_in_its_help() {
         vec!["check", "--help"],
         vec!["rules", "--help"],
         vec!["completions", "--help"],
+        vec!["explain", "--help"],
     ] {
         let (code, out, _) = stdout(crdlint().args(&args));
         assert_eq!(code, 0, "{args:?}");
