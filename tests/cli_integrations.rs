@@ -178,3 +178,208 @@ fn github_output_is_workflow_commands() {
          1 file, 0 documents (0 CRDs, 0 custom resources): 1 error, 0 warnings\n"
     );
 }
+
+/// A directory with a `.git` marker (so repository-relative paths are stable) and files.
+fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+const WIDGET: &str = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n";
+const WIDGET_FINDING: &str = "no matches for kind \"Widget\" in version \"example.com/v1\": no CRD in the checked files or --crds defines it";
+
+#[test]
+fn a_config_file_changes_severities_and_default_paths() {
+    let dir = project(&[("manifests/widget.yaml", WIDGET), ("other/ignored.yaml", "a: [\n")]);
+    // Without configuration: the whole directory, a warning and a syntax error.
+    let (code, out, _) = stdout(crdlint().current_dir(dir.path()).args(["check", "-o", "short"]));
+    assert_eq!(code, 1);
+    assert!(out.contains("other/ignored.yaml:2:1: error[yaml-syntax]"), "{out}");
+
+    std::fs::write(
+        dir.path().join(".crdlint.yaml"),
+        "paths: [manifests]\nseverity:\n  missing-crd: error\n",
+    )
+    .unwrap();
+    let (code, out, err) = stdout(crdlint().current_dir(dir.path()).args(["check", "-o", "short"]));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            1,
+            format!("manifests/widget.yaml:2:7: error[missing-crd]: {WIDGET_FINDING}\n1 file, 1 document (0 CRDs, 0 custom resources): 1 error, 0 warnings\n").as_str(),
+            ""
+        )
+    );
+
+    // From a subdirectory the same file is found, and its paths stay relative to it.
+    let sub = dir.path().join("other");
+    let (code, out, _) = stdout(crdlint().current_dir(&sub).args(["check", "-o", "short"]));
+    assert_eq!(
+        (code, out),
+        (
+            1,
+            format!("../manifests/widget.yaml:2:7: error[missing-crd]: {WIDGET_FINDING}\n1 file, 1 document (0 CRDs, 0 custom resources): 1 error, 0 warnings\n")
+        )
+    );
+
+    // The flag is more specific than the file; --no-config ignores the file.
+    let (code, _, _) = stdout(
+        crdlint()
+            .current_dir(dir.path())
+            .args(["check", "--missing-crd", "warn"]),
+    );
+    assert_eq!(code, 0);
+    let (code, out, _) = stdout(
+        crdlint()
+            .current_dir(dir.path())
+            .args(["check", "--no-config", "-o", "short", "manifests"]),
+    );
+    assert_eq!(
+        (code, out),
+        (
+            0,
+            format!("manifests/widget.yaml:2:7: warning[missing-crd]: {WIDGET_FINDING}\n1 file, 1 document (0 CRDs, 0 custom resources): 0 errors, 1 warning\n")
+        )
+    );
+    // `off` drops the findings.
+    std::fs::write(dir.path().join("quiet.yaml"), "severity: {missing-crd: off}\n").unwrap();
+    let (code, out, _) = stdout(
+        crdlint()
+            .current_dir(dir.path())
+            .args(["check", "--config", "quiet.yaml", "-o", "short", "manifests"]),
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "1 file, 1 document (0 CRDs, 0 custom resources): 0 errors, 0 warnings\n")
+    );
+}
+
+#[test]
+fn a_broken_config_file_is_a_usage_error() {
+    let dir = project(&[(".crdlint.yaml", "paths: [a]\nexlude: [b]\n")]);
+    let (code, out, err) = stdout(crdlint().current_dir(dir.path()).arg("check"));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            2,
+            "",
+            "error: .crdlint.yaml:2:1: unknown setting \"exlude\" (did you mean \"exclude\"?)\n"
+        )
+    );
+    let (code, _, err) = stdout(
+        crdlint()
+            .current_dir(dir.path())
+            .args(["check", "--config", "missing.yaml"]),
+    );
+    assert_eq!(
+        (code, err.as_str()),
+        (2, "error: missing.yaml: no such file or directory\n")
+    );
+}
+
+#[test]
+fn an_inline_suppression_silences_its_finding_and_unused_ones_are_reported() {
+    let suppressed = "apiVersion: example.com/v1\nkind: Widget # crdlint-ignore: missing-crd installed by the platform team\nmetadata:\n  name: w\n";
+    let dir = project(&[("a.yaml", WIDGET), ("b.yaml", suppressed)]);
+    let (code, out, _) = stdout(
+        crdlint()
+            .current_dir(dir.path())
+            .args(["check", "--missing-crd", "error", "-o", "short"]),
+    );
+    assert_eq!(
+        (code, out),
+        (
+            1,
+            format!("a.yaml:2:7: error[missing-crd]: {WIDGET_FINDING}\n2 files, 2 documents (0 CRDs, 0 custom resources): 1 error, 0 warnings\n")
+        )
+    );
+
+    // The comment on its own line covers the next line; one above `metadata` covers nothing.
+    let misplaced = "apiVersion: example.com/v1\n# crdlint-ignore: missing-crd, duplicate-crd reason\nkind: Widget\n# crdlint-ignore: missing-crd\nmetadata:\n  name: w\n";
+    std::fs::write(dir.path().join("a.yaml"), misplaced).unwrap();
+    let (code, out, _) = stdout(
+        crdlint()
+            .current_dir(dir.path())
+            .args(["check", "--missing-crd", "error", "-o", "short"]),
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "a.yaml:2:32: warning[unused-suppression]: unused suppression: no `duplicate-crd` finding on the line it covers\n\
+             a.yaml:4:19: warning[unused-suppression]: unused suppression: no `missing-crd` finding on the line it covers\n\
+             2 files, 2 documents (0 CRDs, 0 custom resources): 0 errors, 2 warnings\n"
+        )
+    );
+}
+
+#[test]
+fn github_annotations_point_at_the_finding() {
+    let dir = project(&[("deploy/widget.yaml", WIDGET)]);
+    let (code, out, _) = stdout(
+        crdlint()
+            .current_dir(dir.path().join("deploy"))
+            .args(["check", "-o", "github", "--missing-crd", "error"]),
+    );
+    assert_eq!(
+        (code, out),
+        (
+            1,
+            "::error file=deploy/widget.yaml,line=2,col=7,endLine=2,endColumn=13,title=crdlint(missing-crd)::no matches for kind \"Widget\" in version \"example.com/v1\": no CRD in the checked files or --crds defines it%0Ahelp: pass the CRD that defines this kind with --crds PATH, or --missing-crd ignore to skip such documents\n\
+             1 file, 1 document (0 CRDs, 0 custom resources): 1 error, 0 warnings\n"
+                .to_string()
+        )
+    );
+}
+
+#[test]
+fn explain_prints_the_crontab_fields() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/examples");
+    let (code, out, err) = stdout(
+        crdlint()
+            .current_dir(&examples)
+            .args(["explain", "crontab.spec", "--crds", "crontab-crd.yaml"]),
+    );
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            0,
+            "GROUP:      stable.example.com\nKIND:       CronTab\nVERSION:    v1\nSOURCE:     crontab-crd.yaml\n\n\
+             FIELD: spec <Object>\nPATH:  spec\n\nDESCRIPTION:\n    <empty>\n\nFIELDS:\n\
+             \x20 cronSpec\t<string>\n    <no description>\n    default: \"5 0 * * *\"\n    pattern: ^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$\n\n\
+             \x20 image\t<string>\n    <no description>\n\n\
+             \x20 replicas\t<integer>\n    <no description>\n    default: 1\n    minimum: 1\n    maximum: 10\n\n",
+            ""
+        )
+    );
+    // Without --crds: the current directory; --recursive gives the tree.
+    let (code, out, _) = stdout(
+        crdlint()
+            .current_dir(&examples)
+            .args(["explain", "CronTabs", "--recursive", "--no-config"]),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        out.split("FIELDS:\n").nth(1).unwrap(),
+        "  apiVersion\t<string>\n  kind\t<string>\n  metadata\t<ObjectMeta>\n  spec\t<Object>\n    cronSpec\t<string>\n    image\t<string>\n    replicas\t<integer>\n"
+    );
+    let (code, out, err) = stdout(
+        crdlint()
+            .current_dir(&examples)
+            .args(["explain", "crontab.spec.schedule", "--no-config"]),
+    );
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            2,
+            "",
+            "error: field \"schedule\" does not exist in spec (fields: cronSpec, image, replicas)\n  (1 CRD read from .)\n"
+        )
+    );
+}

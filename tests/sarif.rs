@@ -143,3 +143,47 @@ fn files_outside_the_repository_get_file_uris() {
         json!({"uri": "file:///elsewhere/x.yaml"})
     );
 }
+
+#[test]
+fn the_binary_writes_valid_sarif_for_a_multi_file_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::create_dir_all(dir.path().join("k8s/crs")).unwrap();
+    let widget = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n";
+    std::fs::write(dir.path().join("k8s/crs/a.yaml"), widget).unwrap();
+    std::fs::write(dir.path().join("k8s/crs/b.yaml"), format!("{widget}---\n{widget}")).unwrap();
+    std::fs::write(dir.path().join("k8s/bad.yaml"), "a: [\n").unwrap();
+    let out = assert_cmd::Command::cargo_bin("crdlint")
+        .unwrap()
+        .current_dir(dir.path().join("k8s"))
+        .args(["check", "-o", "sarif", "--no-config"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(schema_errors(&doc), Vec::<String>::new());
+    let located: Vec<(String, String, u64, u64)> = doc["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let location = &r["locations"][0]["physicalLocation"];
+            (
+                r["ruleId"].as_str().unwrap().to_string(),
+                location["artifactLocation"]["uri"].as_str().unwrap().to_string(),
+                location["region"]["startLine"].as_u64().unwrap(),
+                location["region"]["startColumn"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        located,
+        [
+            (s("yaml-syntax"), s("k8s/bad.yaml"), 2, 1),
+            (s("missing-crd"), s("k8s/crs/a.yaml"), 2, 7),
+            (s("missing-crd"), s("k8s/crs/b.yaml"), 2, 7),
+            (s("missing-crd"), s("k8s/crs/b.yaml"), 7, 7),
+        ]
+    );
+}
