@@ -8,6 +8,7 @@ pub mod codes;
 pub mod config;
 pub mod crd;
 pub mod diag;
+pub mod dryrun;
 pub mod model;
 pub mod report;
 pub mod schema;

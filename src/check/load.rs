@@ -30,26 +30,31 @@ pub fn load(input: &Input, max_file_size: u64, limits: &Limits) -> LoadedFile {
         .errors
         .iter()
         .map(|e| {
-            let (code, help) = match e.kind {
+            let (code, label, help) = match e.kind {
                 YamlErrorKind::Syntax => (
                     src::YAML_SYNTAX,
+                    "syntax error",
                     "fix the YAML syntax here; the rest of this file was not checked",
                 ),
                 YamlErrorKind::DuplicateKey => (
                     src::DUPLICATE_KEY,
+                    "duplicate key",
                     "remove one of the two keys: the API server's strict decoding rejects duplicates",
                 ),
                 YamlErrorKind::AliasLimit | YamlErrorKind::DepthLimit => (
                     src::YAML_LIMIT,
+                    "limit exceeded here",
                     "this document was not checked; manifests never need this much expansion or nesting",
                 ),
                 YamlErrorKind::NotJson => (
                     src::NOT_JSON,
+                    "no JSON equivalent",
                     "Kubernetes converts YAML to JSON; use string keys and finite numbers",
                 ),
             };
             Diagnostic::error(code, e.message.clone())
                 .with_span(e.span)
+                .with_label(label)
                 .with_help(help)
                 .in_document(&file, e.document)
         })

@@ -182,7 +182,19 @@ pub fn run(options: &CheckOptions) -> CheckResult {
 /// Runs the CRD checks on reported CRDs and the resource checks on custom resources.
 /// (The CRD and custom-resource validators plug in here.)
 fn check_documents(classified: &Classified<'_>, diagnostics: &mut Vec<Diagnostic>) {
-    let _ = (classified, diagnostics);
+    let crd_findings: Vec<Diagnostic> = classified
+        .crds
+        .values()
+        .filter(|doc| doc.reported)
+        .collect::<Vec<_>>()
+        .par_iter()
+        .flat_map_iter(|doc| {
+            crate::crd::validate(&doc.root)
+                .into_iter()
+                .map(|d| doc.diagnostic(d))
+        })
+        .collect();
+    diagnostics.extend(crd_findings);
 }
 
 /// Turns a parsed document into pipeline documents, expanding `kind: List` items.
@@ -313,11 +325,12 @@ fn missing_type_meta(root: &Node) -> Diagnostic {
         return Diagnostic::error(
             NOT_AN_OBJECT,
             format!(
-                "document is a {}, not a Kubernetes object",
-                root.json_type()
+                "document is {}, not a Kubernetes object",
+                with_article(root.json_type())
             ),
         )
         .with_span(root.span)
+        .with_label("not a mapping")
         .with_help("a manifest document must be a mapping with apiVersion, kind and metadata");
     };
     let missing: Vec<&str> = ["apiVersion", "kind"]
@@ -334,6 +347,7 @@ fn missing_type_meta(root: &Node) -> Diagnostic {
         .join(", ");
     Diagnostic::error(MISSING_TYPE_META, message)
         .with_span(Span::new(root.span.start, root.span.start))
+        .with_label("object starts here")
         .with_help("every Kubernetes object needs a string apiVersion and kind")
 }
 
@@ -344,6 +358,7 @@ fn v1beta1_removed(root: &Node) -> Diagnostic {
         "no matches for kind \"CustomResourceDefinition\" in version \"apiextensions.k8s.io/v1beta1\": apiextensions.k8s.io/v1beta1 was removed in Kubernetes 1.22",
     )
     .with_span(span)
+    .with_label("removed API version")
     .with_help(
         "migrate to apiextensions.k8s.io/v1: move spec.validation into each spec.versions[*].schema, spec.subresources and spec.additionalPrinterColumns into each version (JSONPath becomes jsonPath), set preserveUnknownFields to false or drop it, and give every schema a type",
     )
@@ -363,6 +378,7 @@ fn duplicate_crd(name: &str, doc: &Document, previous: &Document) -> Diagnostic 
         ),
     )
     .with_span(span)
+    .with_label("defined again here")
     .with_help("keep one definition per CRD name in the files you check");
     if Arc::ptr_eq(&doc.file, &previous.file)
         && let Some(n) = previous.root.get_path(&["metadata", "name"])
@@ -394,6 +410,17 @@ fn missing_crd(doc: &Document, meta: &TypeMeta, policy: MissingCrdPolicy) -> Opt
             ),
         )
         .with_span(span)
+        .with_label("no CRD defines this kind")
         .with_help("pass the CRD that defines this kind with --crds PATH, or --missing-crd ignore to skip such documents"),
     )
+}
+
+/// "an array", "a string": JSON type names with their article.
+fn with_article(type_name: &str) -> String {
+    let article = if type_name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {type_name}")
 }

@@ -1,3 +1,177 @@
-//! (module under construction)
+//! CustomResourceDefinition validation: everything the API server checks when an
+//! `apiextensions.k8s.io/v1` CRD is created (`ValidateCustomResourceDefinition` and
+//! what it calls), except compiling CEL rules, which plugs in through [`Hooks`].
+//!
+//! Findings carry the server's field path, reason and message. Paths are where the node
+//! stands in the file: a schema shared by all versions is reported at
+//! `spec.versions[0].schema…` (the server says `spec.validation…` after its internal
+//! conversion), and checked once, as the server does.
 
-pub const CODES: &[crate::diag::CodeInfo] = &[];
+pub mod defaults;
+pub mod dns;
+pub mod fieldpath;
+pub mod findings;
+pub mod gojson;
+pub mod gourl;
+pub mod hooks;
+pub mod locate;
+pub mod openapi;
+pub mod spec;
+pub mod warnings;
+
+use crate::diag::{Diagnostic, FieldError, FieldPath, Severity};
+use crate::model::crd::Crd;
+use crate::source::Node;
+
+pub use findings::{Finding, Findings};
+pub use hooks::{CelRuleInput, Hooks};
+
+crate::declare_codes! {
+    METADATA = "crd-metadata", Error, "metadata of the CRD: name must be <plural>.<group>, valid labels, annotations, finalizers, owner references, API approval in protected groups";
+    GROUP = "crd-group", Error, "spec.group must be a lowercase DNS subdomain with at least one dot";
+    SCOPE = "crd-scope", Error, "spec.scope must be Namespaced or Cluster";
+    NAMES = "crd-names", Error, "spec.names: plural, singular, kind, listKind, shortNames and categories must be present and DNS-1035 labels";
+    VERSIONS = "crd-versions", Error, "spec.versions: valid unique names, exactly one storage version, a schema per version, valid deprecation warnings";
+    CONVERSION = "crd-conversion", Error, "spec.conversion: strategy None or Webhook, and a valid webhook client config and review versions";
+    PRESERVE_UNKNOWN_FIELDS = "crd-preserve-unknown-fields", Error, "spec.preserveUnknownFields must not be true in apiextensions.k8s.io/v1";
+    PRINTER_COLUMNS = "crd-printer-columns", Error, "additionalPrinterColumns: name, type and format from the allowed sets, jsonPath starting with a dot";
+    SUBRESOURCES = "crd-subresources", Error, "subresources.scale paths must be simple JSON paths under .spec / .status";
+    SELECTABLE_FIELDS = "crd-selectable-fields", Error, "selectableFields: at most 8 unique paths to string, integer or boolean fields outside metadata";
+    SCHEMA_STATUS_ROOT = "schema-status-root", Error, "with the status subresource, the root schema may only use a restricted set of keywords and type object";
+    SCHEMA_FORBIDDEN_FIELD = "schema-forbidden-field", Error, "a JSON Schema keyword CRD schemas do not support ($ref, definitions, dependencies, patternProperties, uniqueItems, …)";
+    SCHEMA_INVALID_TYPE = "schema-invalid-type", Error, "type must be one of array, boolean, integer, number, object, string";
+    SCHEMA_NOT_STRUCTURAL = "schema-not-structural", Error, "the schema is not structural (missing types, structure inside junctors, metadata restrictions, undeclared fields)";
+    SCHEMA_INVALID_PATTERN = "schema-invalid-pattern", Error, "pattern is not a valid Go (RE2) regular expression";
+    SCHEMA_INVALID_DEFAULT = "schema-invalid-default", Error, "a default is not allowed here, would be pruned, or is invalid against its schema";
+    SCHEMA_EXTENSION = "schema-extension", Error, "misuse of x-kubernetes-* extensions (list-type, list-map-keys, map-type, embedded-resource, preserve-unknown-fields, int-or-string)";
+    SCHEMA_VALIDATION_RULE = "schema-validation-rule", Error, "x-kubernetes-validations entries: rule present, message/messageExpression/reason/fieldPath well-formed";
+    SCHEMA_UNKNOWN_FORMAT = "schema-unknown-format", Warning, "a format the server does not recognize for the type (ignored during validation)";
+    SCHEMA_LIST_SET_NON_SCALAR = "schema-list-set-non-scalar", Warning, "x-kubernetes-list-type: set with object or array items is not supported by server-side apply or CEL";
+}
+
+/// Validates one `apiextensions.k8s.io/v1` CRD document as the API server does on
+/// create: decoding errors first (then nothing else, as the server stops there), else
+/// every validation error, else the server's warnings.
+pub fn validate(root: &Node) -> Vec<Diagnostic> {
+    validate_with(root, &Hooks::default())
+}
+
+/// [`validate`] with CEL and value-validation hooks.
+pub fn validate_with(root: &Node, hooks: &Hooks) -> Vec<Diagnostic> {
+    let (crd, decode_errors) = crate::model::crd::decode(root);
+    if !decode_errors.is_empty() {
+        return decode_errors;
+    }
+    let findings = check(&crd, hooks);
+    let has_errors = findings.items.iter().any(|f| f.severity == Severity::Error);
+    let mut out = findings.into_diagnostics(root);
+    if !has_errors {
+        out.extend(create_warnings(&crd));
+    }
+    out
+}
+
+/// All validation findings of a decoded CRD, in the server's order.
+pub fn check(crd: &Crd, hooks: &Hooks) -> Findings {
+    let d = spec::Defaulted::new(crd);
+    let mut f = Findings::default();
+    spec::validate_metadata(&d, &mut f);
+    spec::validate_group_scope(&d, &mut f);
+    let has_defaults = crd.versions.iter().any(|v| {
+        v.schema.as_ref().is_some_and(|s| {
+            let mut found = false;
+            warnings::visit(
+                s,
+                &FieldPath::empty(),
+                &mut |n, _| found |= n.default.is_some(),
+                0,
+            );
+            found
+        })
+    });
+    spec::validate_versions(&d, &mut f, |f, i, status| {
+        if let Some(schema) = crd.versions.get(i).and_then(|v| v.schema.as_ref()) {
+            let path = FieldPath::root("spec")
+                .child("versions")
+                .index(i)
+                .child("schema");
+            openapi::validate(f, schema, &path, status, hooks);
+        }
+    });
+    spec::validate_names(&d, &mut f);
+    spec::validate_conversion(&d, &mut f, true);
+    spec::validate_preserve_and_approval(&d, &mut f, has_defaults);
+    f
+}
+
+/// The warnings the server returns on a successful create.
+pub fn create_warnings(crd: &Crd) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut seen = Vec::new();
+    for (i, v) in crd.versions.iter().enumerate() {
+        if let Some(s) = &v.schema {
+            let path = FieldPath::root("spec")
+                .child("versions")
+                .index(i)
+                .child("schema")
+                .child("openAPIV3Schema");
+            out.extend(warnings::schema_warnings(s, &path, &mut seen));
+        }
+    }
+    out
+}
+
+/// The message of the `NonStructuralSchema` condition the server would set on this
+/// CRD (`None` when every schema is structural), as its controller words it.
+pub fn nonstructural_condition(crd: &Crd) -> Option<String> {
+    let mut errs: Vec<FieldError> = Vec::new();
+    if crd
+        .preserve_unknown_fields
+        .as_ref()
+        .is_some_and(|p| p.value)
+    {
+        errs.push(FieldError::invalid(
+            FieldPath::root("spec").child("preserveUnknownFields"),
+            true,
+            "must be false",
+        ));
+    }
+    for (i, v) in crd.versions.iter().enumerate() {
+        let Some(schema) = &v.schema else {
+            continue;
+        };
+        match crate::schema::structural::from_props(schema) {
+            Err(e) => {
+                let name = v.name.as_ref().map_or("", |n| n.value.as_str());
+                return Some(format!(
+                    "failed to check validation schema for version {name}: {e}"
+                ));
+            }
+            Ok(s) => {
+                let path = FieldPath::root("spec")
+                    .child("versions")
+                    .index(i)
+                    .child("schema")
+                    .child("openAPIV3Schema");
+                errs.extend(crate::schema::structural::validate_structural(&path, &s));
+            }
+        }
+    }
+    aggregate(&errs)
+}
+
+/// `ErrorList.ToAggregate().Error()`: one message, or `[a, b]` without duplicates.
+pub fn aggregate(errs: &[FieldError]) -> Option<String> {
+    let mut msgs: Vec<String> = Vec::new();
+    for e in errs {
+        let m = e.to_string();
+        if !msgs.contains(&m) {
+            msgs.push(m);
+        }
+    }
+    match msgs.len() {
+        0 => None,
+        1 => msgs.pop(),
+        _ => Some(format!("[{}]", msgs.join(", "))),
+    }
+}

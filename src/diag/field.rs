@@ -84,6 +84,9 @@ pub enum BadValue {
     Bool(bool),
     /// Anything else (maps, lists, nil), printed with `json.Marshal`.
     Json(serde_json::Value),
+    /// A value already rendered the way the server prints it (e.g. `json.Marshal` of
+    /// a Go struct, whose field order a JSON map cannot keep).
+    Raw(String),
 }
 
 impl BadValue {
@@ -95,6 +98,7 @@ impl BadValue {
             BadValue::Float(f) => gofmt::float_v(*f),
             BadValue::Bool(b) => b.to_string(),
             BadValue::Json(v) => gofmt::json_marshal(v),
+            BadValue::Raw(s) => s.clone(),
         }
     }
 }

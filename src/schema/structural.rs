@@ -395,3 +395,6 @@ mod tests {
         assert!(e.message.contains("must be true or undefined"));
     }
 }
+
+pub mod validate;
+pub use validate::validate_structural;

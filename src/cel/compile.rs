@@ -1,0 +1,675 @@
+//! Compiling every `x-kubernetes-validations` rule of a CRD schema as the API server
+//! does when a CRD is created (apiextensions `validation.go`
+//! `ValidateCustomResourceDefinitionOpenAPISchema`, `cel_validation.go` type info,
+//! `schema/cel/compilation.go` `Compile`): the rule-level checks, the declared types
+//! of `self`/`oldSelf`, compilation with the server's error texts, and the transition
+//! rule restrictions.
+
+use std::sync::Arc;
+
+use super::ast::Ast;
+use super::checker::{CheckedAst, Declarations, Reference};
+use super::env::{Env, KubeVersion};
+use super::errors::Issues;
+use super::schema_types::{DeclType, SELF_TYPE_NAME, TypeRegistry, escape, schema_decl_type};
+use super::types::Type;
+use crate::diag::{Diagnostic, FieldPath, gofmt};
+use crate::model::schema::ValidationRule;
+use crate::schema::structural::{Structural, StructuralOrBool};
+use crate::source::Span;
+
+/// Reasons a rule may declare.
+pub const SUPPORTED_REASONS: &[&str] = &[
+    "FieldValueDuplicate",
+    "FieldValueForbidden",
+    "FieldValueInvalid",
+    "FieldValueRequired",
+];
+
+/// One step from a schema node to a child.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SchemaStep {
+    Property(String),
+    Items,
+    AdditionalProperties,
+}
+
+/// A compiled rule, ready to evaluate.
+#[derive(Debug)]
+pub struct RuleProgram {
+    pub rule: CheckedAst,
+    pub message_expression: Option<CheckedAst>,
+    pub uses_old_self: bool,
+    /// `fieldPath` normalised (`.spec.x` form), when valid.
+    pub normalized_field_path: Option<String>,
+    pub env: Arc<Env>,
+}
+
+/// The outcome for one entry of `x-kubernetes-validations`.
+#[derive(Debug)]
+pub struct RuleCompileResult {
+    /// Where the schema node is, from the root.
+    pub node: Vec<SchemaStep>,
+    /// Index in the node's `x-kubernetes-validations`.
+    pub index: usize,
+    /// The field path of the rule (`…x-kubernetes-validations[0].rule`).
+    pub field: FieldPath,
+    pub program: Option<Arc<RuleProgram>>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Character offset inside the rule string of the first compile error.
+    pub error_offset: Option<usize>,
+}
+
+crate::declare_codes! {
+    CEL_COMPILE = "cel-compile-error", Error, "A CEL rule or messageExpression does not compile (syntax, undeclared names, type errors)";
+    CEL_RESULT_TYPE = "cel-result-type", Error, "A rule does not evaluate to bool, or a messageExpression to string";
+    CEL_RULE_INVALID = "cel-rule-invalid", Error, "An x-kubernetes-validations entry has an empty rule, a bad message, reason or fieldPath";
+    CEL_TRANSITION_RULE = "cel-transition-rule", Error, "oldSelf is used where old and new values cannot be correlated, or optionalOldSelf without oldSelf";
+    CEL_UNTYPED_NODE = "cel-untyped-node", Error, "Rules on a schema node that has no CEL type";
+    CEL_RULE_FAILED = "cel-rule-failed", Error, "A custom resource fails an x-kubernetes-validations rule";
+    CEL_RUNTIME_ERROR = "cel-runtime-error", Error, "Evaluating a rule on a custom resource fails (no such key, overflow, cost limit)";
+}
+
+/// Compiles every rule under `root` for a server of `version`. `base` is the field path
+/// of the root schema (`spec.validation.openAPIV3Schema` or
+/// `spec.versions[0].schema.openAPIV3Schema`).
+pub fn compile_rules(
+    root: &Structural,
+    version: KubeVersion,
+    base: &FieldPath,
+) -> Vec<RuleCompileResult> {
+    let env = Env::for_server(version);
+    let mut out = Vec::new();
+    let mut walker = Walker {
+        env: &env,
+        out: &mut out,
+    };
+    let scope = !root.x_validations.is_empty();
+    walker.node(root, base, &mut Vec::new(), None, scope, true, None, 0);
+    out
+}
+
+struct Walker<'a> {
+    env: &'a Arc<Env>,
+    out: &'a mut Vec<RuleCompileResult>,
+}
+
+impl Walker<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn node(
+        &mut self,
+        s: &Structural,
+        path: &FieldPath,
+        steps: &mut Vec<SchemaStep>,
+        from_parent: Option<Option<DeclType>>,
+        in_scope: bool,
+        is_root: bool,
+        uncorrelatable: Option<&FieldPath>,
+        depth: usize,
+    ) {
+        if depth > 1000 {
+            return;
+        }
+        // The type info of this node: from the parent's when possible, else converted.
+        let decl: Option<DeclType> = if in_scope {
+            match from_parent {
+                Some(Some(d)) => Some(d),
+                _ => schema_decl_type(s, is_root || s.extensions.x_embedded_resource),
+            }
+        } else {
+            None
+        };
+        if !s.x_validations.is_empty() {
+            self.rules(s, path, steps, decl.as_ref(), uncorrelatable);
+        }
+        if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
+            let child_scope = in_scope || !ap.x_validations.is_empty();
+            let child_decl = decl.as_ref().map(|d| d.elem().cloned());
+            steps.push(SchemaStep::AdditionalProperties);
+            self.node(
+                ap,
+                &path.child("additionalProperties"),
+                steps,
+                child_decl,
+                child_scope,
+                false,
+                uncorrelatable,
+                depth + 1,
+            );
+            steps.pop();
+        }
+        for (name, prop) in &s.properties {
+            let map_type = s.extensions.x_map_type.as_deref();
+            let correlatable = matches!(map_type, None | Some("granular") | Some("atomic"));
+            let unc = if uncorrelatable.is_none() && !correlatable {
+                Some(path.clone())
+            } else {
+                None
+            };
+            let child_scope = in_scope || !prop.x_validations.is_empty();
+            let child_decl = decl
+                .as_ref()
+                .map(|d| escape(name).and_then(|e| d.field(&e)).map(|f| f.ty.clone()));
+            steps.push(SchemaStep::Property(name.clone()));
+            self.node(
+                prop,
+                &path.child("properties").key(name),
+                steps,
+                child_decl,
+                child_scope,
+                false,
+                unc.as_ref().or(uncorrelatable),
+                depth + 1,
+            );
+            steps.pop();
+        }
+        if let Some(items) = &s.items {
+            let unc =
+                if uncorrelatable.is_none() && s.extensions.x_list_type.as_deref() != Some("map") {
+                    Some(path.clone())
+                } else {
+                    None
+                };
+            let child_scope = in_scope || !items.x_validations.is_empty();
+            let child_decl = decl.as_ref().map(|d| d.elem().cloned());
+            steps.push(SchemaStep::Items);
+            self.node(
+                items,
+                &path.child("items"),
+                steps,
+                child_decl,
+                child_scope,
+                false,
+                unc.as_ref().or(uncorrelatable),
+                depth + 1,
+            );
+            steps.pop();
+        }
+    }
+
+    fn rules(
+        &mut self,
+        s: &Structural,
+        path: &FieldPath,
+        steps: &[SchemaStep],
+        decl: Option<&DeclType>,
+        uncorrelatable: Option<&FieldPath>,
+    ) {
+        let list_path = path.child("x-kubernetes-validations");
+        let mut schema_errors = false;
+        let mut results: Vec<RuleCompileResult> = Vec::new();
+        for (i, rule) in s.x_validations.iter().enumerate() {
+            let rpath = list_path.index(i);
+            let mut r = RuleCompileResult {
+                node: steps.to_vec(),
+                index: i,
+                field: rpath.child("rule"),
+                program: None,
+                diagnostics: Vec::new(),
+                error_offset: None,
+            };
+            for d in rule_field_checks(s, rule, &rpath) {
+                schema_errors = true;
+                r.diagnostics.push(d);
+            }
+            results.push(r);
+        }
+        if !schema_errors {
+            match decl {
+                None => {
+                    let d = Diagnostic::error(
+                        CEL_UNTYPED_NODE,
+                        format!(
+                            "{list_path}: Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations"
+                        ),
+                    )
+                    .with_field(list_path.to_string())
+                    .with_reason("InternalError")
+                    .with_detail("internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations")
+                    .with_span(s.span)
+                    .with_help("give this schema node a type (or items/properties) so its rules can be type-checked");
+                    if let Some(first) = results.first_mut() {
+                        first.diagnostics.push(d);
+                    }
+                }
+                Some(decl) => {
+                    let mut registry =
+                        TypeRegistry::new(self.env.version >= KubeVersion::new(1, 31));
+                    let self_type = registry.declare(decl, SELF_TYPE_NAME);
+                    for (i, rule) in s.x_validations.iter().enumerate() {
+                        let r = &mut results[i];
+                        self.compile_one(
+                            s,
+                            rule,
+                            &list_path.index(i),
+                            &self_type,
+                            &registry,
+                            uncorrelatable,
+                            r,
+                        );
+                    }
+                }
+            }
+        }
+        self.out.extend(results);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn compile_one(
+        &self,
+        s: &Structural,
+        rule: &ValidationRule,
+        rpath: &FieldPath,
+        self_type: &Type,
+        registry: &TypeRegistry,
+        uncorrelatable: Option<&FieldPath>,
+        r: &mut RuleCompileResult,
+    ) {
+        if rule.rule.trim().is_empty() {
+            return;
+        }
+        let old_self_type = if rule.optional_old_self == Some(true) {
+            Type::optional(self_type.clone())
+        } else {
+            self_type.clone()
+        };
+        let vars = vec![
+            ("self".to_string(), self_type.clone()),
+            ("oldSelf".to_string(), old_self_type),
+        ];
+        let decls = Declarations {
+            env: self.env,
+            variables: &vars,
+            provider: registry,
+        };
+        let rule_span = rule.rule_node.as_ref().map(|n| n.span).unwrap_or(rule.span);
+        let value = rule_json(rule);
+        let checked = match compile_expression(&rule.rule, &decls) {
+            Err(issues) => {
+                let detail = format!("compilation failed: {}", issues.display());
+                r.error_offset = issues.first().and_then(|e| e.char_offset(&rule.rule));
+                r.diagnostics.push(
+                    invalid(
+                        CEL_COMPILE,
+                        &rpath.child("rule"),
+                        &value,
+                        &detail,
+                        rule_span,
+                    )
+                    .with_label(
+                        issues
+                            .first()
+                            .map(|e| e.message.clone())
+                            .unwrap_or_default(),
+                    ),
+                );
+                return;
+            }
+            Ok(c) => c,
+        };
+        if checked.output_type() != Type::Bool {
+            r.diagnostics.push(
+                invalid(
+                    CEL_RESULT_TYPE,
+                    &rpath.child("rule"),
+                    &value,
+                    "cel expression must evaluate to a bool",
+                    rule_span,
+                )
+                .with_help(format!(
+                    "the rule evaluates to {}; a rule must be a boolean expression",
+                    checked.output_type()
+                )),
+            );
+            return;
+        }
+        let uses_old_self = checked
+            .refs
+            .values()
+            .any(|r| matches!(r, Reference::Ident(n) if n == "oldSelf"));
+        let mut message_expression = None;
+        let mut ok = true;
+        if let Some(me) = rule.message_expression.as_deref().filter(|m| !m.is_empty()) {
+            let me_span = rule
+                .message_expression_node
+                .as_ref()
+                .map(|n| n.span)
+                .unwrap_or(rule.span);
+            match compile_expression(me, &decls) {
+                Err(issues) => {
+                    let detail =
+                        format!("messageExpression compilation failed: {}", issues.display());
+                    r.diagnostics.push(invalid(
+                        CEL_COMPILE,
+                        &rpath.child("messageExpression"),
+                        &value,
+                        &detail,
+                        me_span,
+                    ));
+                    ok = false;
+                }
+                Ok(c) if c.output_type() != Type::String => {
+                    r.diagnostics.push(invalid(
+                        CEL_RESULT_TYPE,
+                        &rpath.child("messageExpression"),
+                        &value,
+                        "messageExpression must evaluate to a string",
+                        me_span,
+                    ));
+                    ok = false;
+                }
+                Ok(c) => message_expression = Some(c),
+            }
+        }
+        if uses_old_self {
+            if let Some(unc) = uncorrelatable {
+                let f = rpath.child("rule");
+                let detail = format!(
+                    "oldSelf cannot be used on the uncorrelatable portion of the schema within {unc}"
+                );
+                let err = crate::diag::FieldError::invalid(f, rule.rule.as_str(), detail);
+                r.diagnostics.push(
+                    Diagnostic::from_field_error(CEL_TRANSITION_RULE, &err, rule_span).with_help(
+                        "transition rules need every array above them to be x-kubernetes-list-type: map (and maps not to be atomic... granular or atomic maps correlate)",
+                    ),
+                );
+                ok = false;
+            }
+        } else if let Some(v) = rule.optional_old_self {
+            let f = rpath.child("optionalOldSelf");
+            let err = crate::diag::FieldError::invalid(
+                f,
+                v,
+                "may not be set if oldSelf is not used in rule",
+            );
+            r.diagnostics.push(Diagnostic::from_field_error(
+                CEL_TRANSITION_RULE,
+                &err,
+                rule.optional_old_self_span.unwrap_or(rule.span),
+            ));
+        }
+        let normalized_field_path = rule
+            .field_path
+            .as_deref()
+            .filter(|p| !p.is_empty())
+            .and_then(|p| valid_field_path(p, s).ok())
+            .map(|(p, _)| p);
+        let _ = ok;
+        r.program = Some(Arc::new(RuleProgram {
+            rule: checked,
+            message_expression,
+            uses_old_self,
+            normalized_field_path,
+            env: self.env.clone(),
+        }));
+    }
+}
+
+/// Parse, check and run the environment's validators.
+pub fn compile_expression(text: &str, decls: &Declarations<'_>) -> Result<CheckedAst, Issues> {
+    let ast: Ast = super::parse::parse(text, decls.env.parse_options())?;
+    let checked = super::checker::check(ast, decls)?;
+    super::validate::validate(&checked, decls.env)?;
+    Ok(checked)
+}
+
+/// The rule as the server prints it in `Invalid value:` (Go struct field order).
+fn rule_json(rule: &ValidationRule) -> String {
+    let s = |v: &str| gofmt::json_marshal(&serde_json::Value::String(v.to_string()));
+    format!(
+        "{{\"Rule\":{},\"Message\":{},\"MessageExpression\":{},\"Reason\":{},\"FieldPath\":{},\"OptionalOldSelf\":{}}}",
+        s(&rule.rule),
+        s(rule.message.as_deref().unwrap_or("")),
+        s(rule.message_expression.as_deref().unwrap_or("")),
+        rule.reason
+            .as_deref()
+            .map(s)
+            .unwrap_or_else(|| "null".into()),
+        s(rule.field_path.as_deref().unwrap_or("")),
+        rule.optional_old_self
+            .map(|b| b.to_string())
+            .unwrap_or_else(|| "null".into()),
+    )
+}
+
+fn invalid(
+    code: &'static str,
+    field: &FieldPath,
+    value_json: &str,
+    detail: &str,
+    span: Span,
+) -> Diagnostic {
+    Diagnostic::error(
+        code,
+        format!("{field}: Invalid value: {value_json}: {detail}"),
+    )
+    .with_field(field.to_string())
+    .with_reason("FieldValueInvalid")
+    .with_detail(detail)
+    .with_span(span)
+}
+
+fn has_newlines(s: &str) -> bool {
+    s.contains('\n') || s.contains('\r')
+}
+
+/// The checks the server makes on an entry before compiling it.
+fn rule_field_checks(s: &Structural, rule: &ValidationRule, rpath: &FieldPath) -> Vec<Diagnostic> {
+    use crate::diag::FieldError;
+    let mut out = Vec::new();
+    let mut push = |err: FieldError, span: Span, help: &str| {
+        out.push(Diagnostic::from_field_error(CEL_RULE_INVALID, &err, span).with_help(help));
+    };
+    let trimmed_rule = rule.rule.trim();
+    let message = rule.message.as_deref().unwrap_or("");
+    let trimmed_msg = message.trim();
+    let msg_span = rule.message_span.unwrap_or(rule.span);
+    if trimmed_rule.is_empty() {
+        push(
+            FieldError::required(rpath.child("rule"), "rule is not specified"),
+            rule.span,
+            "write a CEL expression in `rule`",
+        );
+    } else if !message.is_empty() && trimmed_msg.is_empty() {
+        push(
+            FieldError::invalid(
+                rpath.child("message"),
+                message,
+                "must be non-empty if specified",
+            ),
+            msg_span,
+            "remove `message` or write one",
+        );
+    } else if has_newlines(trimmed_msg) {
+        push(
+            FieldError::invalid(
+                rpath.child("message"),
+                message,
+                "must not contain line breaks",
+            ),
+            msg_span,
+            "write the message on one line (use a folded `>-` scalar in YAML)",
+        );
+    } else if has_newlines(trimmed_rule) && trimmed_msg.is_empty() {
+        push(
+            FieldError::required(
+                rpath.child("message"),
+                "message must be specified if rule contains line breaks",
+            ),
+            rule.span,
+            "add a `message` for a multi-line rule",
+        );
+    }
+    if let Some(me) = &rule.message_expression
+        && !me.is_empty()
+        && me.trim().is_empty()
+    {
+        push(
+            FieldError::required(
+                rpath.child("messageExpression"),
+                "messageExpression must be non-empty if specified",
+            ),
+            rule.message_expression_node
+                .as_ref()
+                .map(|n| n.span)
+                .unwrap_or(rule.span),
+            "remove `messageExpression` or write one",
+        );
+    }
+    if let Some(reason) = &rule.reason
+        && !SUPPORTED_REASONS.contains(&reason.as_str())
+    {
+        push(
+            FieldError::not_supported(rpath.child("reason"), reason.as_str(), SUPPORTED_REASONS),
+            rule.reason_span.unwrap_or(rule.span),
+            "use one of the supported reasons",
+        );
+    }
+    if let Some(fp) = &rule.field_path {
+        let span = rule.field_path_span.unwrap_or(rule.span);
+        if !fp.is_empty() && fp.trim().is_empty() {
+            push(
+                FieldError::invalid(
+                    rpath.child("fieldPath"),
+                    fp.as_str(),
+                    "must be non-empty if specified",
+                ),
+                span,
+                "remove `fieldPath` or write one",
+            );
+        }
+        if has_newlines(fp) {
+            push(
+                FieldError::invalid(
+                    rpath.child("fieldPath"),
+                    fp.as_str(),
+                    "must not contain line breaks",
+                ),
+                span,
+                "write the path on one line",
+            );
+        }
+        if !fp.is_empty() && valid_field_path(fp, s).is_err() {
+            push(
+                FieldError::invalid(
+                    rpath.child("fieldPath"),
+                    fp.as_str(),
+                    "must be a valid path",
+                ),
+                span,
+                "use a relative path to a declared field, like `.spec.replicas` or `['key']`; list indices are not allowed",
+            );
+        }
+    }
+    out
+}
+
+/// `ValidFieldPath`: the normalised path and the schema it reaches.
+pub fn valid_field_path<'s>(
+    path: &str,
+    schema: &'s Structural,
+) -> Result<(String, &'s Structural), String> {
+    let tokens = tokenize_field_path(path);
+    let mut cur = schema;
+    let mut out = FieldPath::empty();
+    let mut it = tokens.into_iter();
+    let step = |cur: &'s Structural,
+                out: &FieldPath,
+                name: &str|
+     -> Result<(&'s Structural, FieldPath), String> {
+        if !cur.properties.is_empty() {
+            let p = cur
+                .property(name)
+                .ok_or_else(|| "does not refer to a valid field".to_string())?;
+            Ok((p, out.child(name)))
+        } else if let Some(ap) = &cur.additional_properties {
+            match ap {
+                StructuralOrBool::Structural(ap) => Ok((ap, out.key(name))),
+                StructuralOrBool::Bool(_) => Err("does not refer to a valid field".into()),
+            }
+        } else {
+            Err("does not refer to a valid field".into())
+        }
+    };
+    while let Some(tok) = it.next() {
+        match tok.as_str() {
+            "[" => {
+                let t = it.next().ok_or("unexpected end of JSON path")?;
+                if t.len() < 2 || !t.starts_with('\'') || !t.ends_with('\'') {
+                    return Err(format!("expected single quoted string but got {t}"));
+                }
+                let name = unescape_single_quote(&t[1..t.len() - 1])?;
+                let (c, o) = step(cur, &out, &name)?;
+                cur = c;
+                out = o;
+                if it.next().as_deref() != Some("]") {
+                    return Err("expected ]".into());
+                }
+            }
+            "." => {
+                let t = it.next().ok_or("unexpected end of JSON path")?;
+                let (c, o) = step(cur, &out, &t)?;
+                cur = c;
+                out = o;
+            }
+            other => return Err(format!("expected [ or . but got: {other}")),
+        }
+    }
+    let s = out.to_string();
+    Ok((if out.is_empty() { String::new() } else { s }, cur))
+}
+
+fn tokenize_field_path(path: &str) -> Vec<String> {
+    let b = path.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\'' {
+            let mut j = i + 1;
+            while j < b.len() && !(b[j] == b'\'' && b[j - 1] != b'\\') {
+                j += 1;
+            }
+            let end = (j + 1).min(b.len());
+            out.push(path[i..end].to_string());
+            i = end;
+            continue;
+        }
+        if matches!(b[i], b'.' | b'[' | b']') {
+            out.push(path[i..i + 1].to_string());
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < b.len() && !matches!(b[j], b'.' | b'[' | b']') {
+            j += 1;
+        }
+        out.push(path[i..j].to_string());
+        i = j;
+    }
+    out
+}
+
+fn unescape_single_quote(s: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('a') => out.push('\u{7}'),
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('v') => out.push('\u{b}'),
+            Some('\'') => out.push('\''),
+            Some('\\') => out.push('\\'),
+            Some(o) => return Err(format!("invalid escape char \\{o}")),
+            None => out.push('\\'),
+        }
+    }
+    Ok(out)
+}

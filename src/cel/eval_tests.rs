@@ -1,0 +1,183 @@
+//! Evaluation against facts recorded from the reference server (kubectl-validate,
+//! apiextensions-apiserver v0.35) for the CRD and CR in this file.
+
+use serde_json::json;
+
+use super::compile::compile_rules;
+use super::env::KubeVersion;
+use super::eval::evaluate;
+use super::testutil::structural;
+use crate::diag::FieldPath;
+use crate::source::{Node, Span};
+
+fn schema() -> serde_json::Value {
+    json!({
+        "type": "object",
+        "properties": {"spec": {
+            "type": "object",
+            "x-kubernetes-validations": [
+                {"rule": "self.replicas > 0"},
+                {"rule": "self.replicas < 10", "message": "too many replicas"},
+                {"rule": "self.name.startsWith('w')", "messageExpression": "'name ' + self.name + ' must start with w'", "fieldPath": ".name"},
+                {"rule": "self.limits['cpu'] != ''"},
+                {"rule": "self.replicas / self.zero > 0"},
+                {"rule": "!has(self.forbidden)", "reason": "FieldValueForbidden", "message": "forbidden is forbidden"}
+            ],
+            "properties": {
+                "replicas": {"type": "integer"},
+                "zero": {"type": "integer"},
+                "name": {"type": "string", "x-kubernetes-validations": [{"rule": "self.size() < 5"}]},
+                "limits": {"type": "object", "additionalProperties": {"type": "string"}},
+                "forbidden": {"type": "string"},
+                "items": {"type": "array", "items": {"type": "object", "properties": {
+                    "false": {"type": "integer", "x-kubernetes-validations": [{"rule": "self >= 0", "message": "negative"}]}
+                }}}
+            }
+        }}
+    })
+}
+
+#[test]
+fn failures_and_runtime_errors_match_the_server() {
+    let s = structural(&schema());
+    let compiled = compile_rules(
+        &s,
+        KubeVersion::new(1, 35),
+        &FieldPath::root("spec.validation.openAPIV3Schema"),
+    );
+    assert!(compiled.iter().all(|r| r.diagnostics.is_empty()));
+    let cr = Node::from_json(
+        &json!({
+            "apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w", "namespace": "default"},
+            "spec": {"replicas": 0, "zero": 0, "name": "abcdefg", "limits": {}, "forbidden": "x",
+                     "items": [{"false": 1}, {"false": -1}]}
+        }),
+        Span::default(),
+    );
+    let out = evaluate(&s, &compiled, &cr, None);
+    assert!(out.not_evaluated.is_empty(), "{:?}", out.not_evaluated);
+    let mut got: Vec<String> = out.diagnostics.iter().map(|d| d.message.clone()).collect();
+    got.sort();
+    let mut expected = vec![
+        "spec: Invalid value: failed rule: self.replicas > 0",
+        "spec.name: Invalid value: name abcdefg must start with w",
+        "spec: Invalid value: \"object\": no such key: cpu evaluating rule: self.limits['cpu'] != ''",
+        "spec: Invalid value: \"object\": division by zero evaluating rule: self.replicas / self.zero > 0",
+        "spec: Forbidden: forbidden is forbidden",
+        "spec.items[1].false: Invalid value: -1: negative",
+        "spec.name: Invalid value: \"abcdefg\": failed rule: self.size() < 5",
+    ];
+    expected.sort();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn library_functions_evaluate() {
+    use super::checker::{Declarations, NoTypes};
+    use super::env::Env;
+    use super::interp::{PER_CALL_LIMIT, eval};
+    use super::value::Val;
+    let env = Env::for_server(KubeVersion::NEWEST);
+    let decls = Declarations {
+        env: &env,
+        variables: &[],
+        provider: &NoTypes,
+    };
+    let cases: &[(&str, bool)] = &[
+        ("[1, 2, 3].all(x, x > 0)", true),
+        ("[1, 2, 3].exists_one(x, x > 2)", true),
+        ("[3, 1, 2].sort() == [1, 2, 3]", true),
+        ("[3, 1, 2].sortBy(x, -x) == [3, 2, 1]", true),
+        (
+            "[1, 2, 3].isSorted() && [1, 2].sum() == 3 && [4, 2].min() == 2 && [4, 2].max() == 4",
+            true,
+        ),
+        (
+            "[1, 2, 1].indexOf(1) == 0 && [1, 2, 1].lastIndexOf(1) == 2",
+            true,
+        ),
+        (
+            "'abc'.indexOf('c') == 2 && 'abcabc'.lastIndexOf('b') == 4",
+            true,
+        ),
+        (
+            "'a,b'.split(',') == ['a', 'b'] && ['a', 'b'].join('-') == 'a-b'",
+            true,
+        ),
+        (
+            "'Hello'.lowerAscii() == 'hello' && ' x '.trim() == 'x' && 'abc'.substring(1) == 'bc'",
+            true,
+        ),
+        (
+            "'abc123'.find('[0-9]+') == '123' && 'a1b2'.findAll('[0-9]') == ['1', '2']",
+            true,
+        ),
+        ("'abc'.matches('^a') && !'abc'.matches('^b')", true),
+        (
+            "{'a': 1}.all(k, v, v == 1) && [5].exists(i, v, i == 0 && v == 5)",
+            true,
+        ),
+        ("{'a': 1}.transformMap(k, v, v + 1) == {'a': 2}", true),
+        ("[1, 2].transformList(i, v, v * 2) == [2, 4]", true),
+        (
+            "sets.contains([1, 2], [1]) && sets.intersects([1], [1, 3]) && sets.equivalent([1, 2], [2, 1])",
+            true,
+        ),
+        (
+            "lists.range(3) == [0, 1, 2] && [[1], [2]].flatten() == [1, 2] && [1, 1].distinct() == [1]",
+            true,
+        ),
+        (
+            "optional.of(1).orValue(2) == 1 && optional.none().orValue(2) == 2",
+            true,
+        ),
+        (
+            "{'a': 1}.?b.orValue(0) == 0 && [1][?3].hasValue() == false",
+            true,
+        ),
+        (
+            "duration('1h30m') == duration('90m') && timestamp('2020-01-01T00:00:00Z').getFullYear() == 2020",
+            true,
+        ),
+        (
+            "timestamp('2020-01-01T00:00:00Z') + duration('24h') == timestamp('2020-01-02T00:00:00Z')",
+            true,
+        ),
+        ("1 < 1.5 && 2u > 1 && dyn(1.0) == 1", true),
+        (
+            "'abc'.charAt(1) == 'b' && 'aaa'.replace('a', 'b', 2) == 'bba'",
+            true,
+        ),
+        ("strings.quote('a\"b') == '\"a\\\\\"b\"'", true),
+        ("[1, 2].map(x, x * 2).filter(x, x > 2) == [4]", true),
+        ("type(1) == int && type('a') == string", true),
+    ];
+    for (expr, want) in cases {
+        let checked = super::compile::compile_expression(expr, &decls)
+            .unwrap_or_else(|e| panic!("{expr}: {}", e.display()));
+        let (r, _) = eval(&checked, &[], PER_CALL_LIMIT);
+        assert!(matches!(r, Ok(Val::Bool(b)) if b == *want), "{expr}: {r:?}");
+    }
+}
+
+#[test]
+fn evaluation_always_terminates() {
+    use super::checker::{Declarations, NoTypes};
+    use super::env::Env;
+    use super::interp::{EvalError, PER_CALL_LIMIT, eval};
+    let env = Env::for_server(KubeVersion::NEWEST);
+    let decls = Declarations {
+        env: &env,
+        variables: &[],
+        provider: &NoTypes,
+    };
+    let checked = super::compile::compile_expression(
+        "lists.range(2000).all(x, lists.range(2000).all(y, x + y >= 0))",
+        &decls,
+    )
+    .unwrap();
+    let (r, cost) = eval(&checked, &[], PER_CALL_LIMIT);
+    assert_eq!(r.unwrap_err(), EvalError::CostLimit);
+    assert!(cost > PER_CALL_LIMIT);
+}

@@ -1,0 +1,837 @@
+//! The only module that touches the `cel` crate's parser (pinned at 0.15.0, whose API
+//! breaks between releases): it parses without the crate's macros, converts the tree
+//! into [`crate::cel::ast`] and expands macros itself, exactly as cel-go does (same
+//! comprehension shapes, same `@result` accumulator, same error texts), with the macros
+//! the Kubernetes environment enables for the version at hand.
+
+use cel::common::ast as cast;
+
+use super::ast::{
+    ACCUMULATOR, Ast, Comprehension, Expr, ExprId, ExprKind, Literal, MapEntry, Source, StructField,
+};
+use super::errors::{CelError, Issues};
+
+/// Which macros and syntax the parser accepts (from the environment's libraries).
+#[derive(Clone, Copy, Debug)]
+pub struct ParseOptions {
+    /// `?.`, `[?`, `{?k: v}`, `[?e]` and the `optMap`/`optFlatMap` macros.
+    pub optional_syntax: bool,
+    /// `all/exists/existsOne/transformList/transformMap/transformMapEntry` with two
+    /// variables.
+    pub two_var_comprehensions: bool,
+    /// `sortBy` (lists extension version 2+).
+    pub sort_by: bool,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions {
+            optional_syntax: true,
+            two_var_comprehensions: true,
+            sort_by: true,
+        }
+    }
+}
+
+/// Parser recursion limit; cel-go's default is 250, the `cel` crate counts nesting
+/// the same way for the constructs rules use.
+const MAX_RECURSION_DEPTH: u16 = 250;
+
+/// Stack for the parser thread; enough for the recursion limit in debug builds.
+const PARSER_STACK: usize = 256 << 20;
+
+/// Parses `text`; on failure the issues carry cel-go's messages and positions.
+pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
+    let parser = cel::Env::default()
+        .with_optional_support(options.optional_syntax)
+        .parser()
+        .max_recursion_depth(MAX_RECURSION_DEPTH);
+    // The generated parser recurses deeply per nesting level (megabytes for a dozen
+    // levels in debug builds): parse on a thread with a large, lazily committed stack.
+    let run = || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            parser.parse_with_source_info(text)
+        }))
+    };
+    let parsed = std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .name("cel-parse".into())
+            .stack_size(PARSER_STACK)
+            .spawn_scoped(scope, run)
+        {
+            Ok(handle) => handle.join().unwrap_or_else(Err),
+            Err(_) => Err(Box::new("parser thread") as Box<dyn std::any::Any + Send>),
+        }
+    });
+    let mut source = Source::new(text);
+    let mut issues = Issues::new(text);
+    let (expr, info) = match parsed {
+        Ok(Ok(v)) => v,
+        Ok(Err(errors)) => {
+            for e in errors.errors {
+                let offset = offset_of_line_col(text, e.pos.0, e.pos.1);
+                issues.push(CelError::at(&source, offset, e.msg));
+            }
+            if issues.is_empty() {
+                issues.push(CelError::at(&source, Some(0), "Syntax error"));
+            }
+            return Err(issues);
+        }
+        Err(_) => {
+            issues.push(CelError::at(
+                &source,
+                Some(0),
+                "Syntax error: internal parser failure",
+            ));
+            return Err(issues);
+        }
+    };
+    let mut conv = Converter {
+        info: &info,
+        source: &mut source,
+        next_id: 0,
+        issues: &mut issues,
+        options,
+    };
+    conv.next_id = max_id(&expr) + 1;
+    let expr = conv.convert(&expr);
+    if !issues.is_empty() {
+        return Err(issues);
+    }
+    Ok(Ast { expr, source })
+}
+
+fn max_id(e: &cast::IdedExpr) -> u64 {
+    let mut m = e.id;
+    let mut visit = |x: &cast::IdedExpr| m = m.max(max_id(x));
+    match &e.expr {
+        cast::Expr::Call(c) => {
+            if let Some(t) = &c.target {
+                visit(t);
+            }
+            c.args.iter().for_each(&mut visit);
+        }
+        cast::Expr::Select(s) => visit(&s.operand),
+        cast::Expr::List(l) => l.elements.iter().for_each(&mut visit),
+        cast::Expr::Map(mp) => {
+            for en in &mp.entries {
+                m = m.max(en.id);
+                if let cast::EntryExpr::MapEntry(me) = &en.expr {
+                    m = m.max(max_id(&me.key)).max(max_id(&me.value));
+                }
+            }
+        }
+        cast::Expr::Struct(st) => {
+            for en in &st.entries {
+                m = m.max(en.id);
+                if let cast::EntryExpr::StructField(f) = &en.expr {
+                    m = m.max(max_id(&f.value));
+                }
+            }
+        }
+        cast::Expr::Comprehension(c) => {
+            for x in [
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_cond,
+                &c.loop_step,
+                &c.result,
+            ] {
+                m = m.max(max_id(x));
+            }
+        }
+        _ => {}
+    }
+    m
+}
+
+/// Byte offset of a 1-based line and 1-based character column.
+fn offset_of_line_col(text: &str, line: isize, column: isize) -> Option<usize> {
+    if line < 1 {
+        return Some(0);
+    }
+    let mut start = 0usize;
+    for (i, l) in text.split('\n').enumerate() {
+        if i as isize + 1 == line {
+            let col = (column.max(1) - 1) as usize;
+            let within = l.char_indices().nth(col).map(|(b, _)| b).unwrap_or(l.len());
+            return Some(start + within);
+        }
+        start += l.len() + 1;
+    }
+    Some(text.len())
+}
+
+struct Converter<'a> {
+    info: &'a cast::SourceInfo,
+    source: &'a mut Source,
+    next_id: u64,
+    issues: &'a mut Issues,
+    options: ParseOptions,
+}
+
+impl Converter<'_> {
+    fn record(&mut self, id: ExprId) {
+        if let Some((start, _)) = self.info.offset_for(id) {
+            self.source.offsets.insert(id, start as usize);
+        }
+    }
+
+    /// A new node placed where `at` is (cel-go's macro-generated nodes).
+    fn node(&mut self, at: ExprId, kind: ExprKind) -> Expr {
+        let id = self.next_id;
+        self.next_id += 1;
+        if let Some(o) = self.source.offset(at) {
+            self.source.offsets.insert(id, o);
+        }
+        Expr::new(id, kind)
+    }
+
+    fn error(&mut self, at: ExprId, message: &str) -> Expr {
+        let offset = self.source.offset(at);
+        let err = CelError::at(self.source, offset, message);
+        self.issues.push(err);
+        Expr::new(at, ExprKind::Literal(Literal::Null))
+    }
+
+    fn convert(&mut self, e: &cast::IdedExpr) -> Expr {
+        self.record(e.id);
+        let id = e.id;
+        let kind = match &e.expr {
+            cast::Expr::Unspecified => ExprKind::Literal(Literal::Null),
+            cast::Expr::Literal(l) => ExprKind::Literal(match l {
+                cast::LiteralValue::Boolean(b) => Literal::Bool(*b.inner()),
+                cast::LiteralValue::Int(i) => Literal::Int(*i.inner()),
+                cast::LiteralValue::UInt(u) => Literal::Uint(*u.inner()),
+                cast::LiteralValue::Double(d) => Literal::Double(*d.inner()),
+                cast::LiteralValue::String(s) => Literal::String(s.inner().to_string()),
+                cast::LiteralValue::Bytes(b) => Literal::Bytes(b.inner().to_vec()),
+                cast::LiteralValue::Null => Literal::Null,
+            }),
+            cast::Expr::Ident(name) => ExprKind::Ident(name.clone()),
+            cast::Expr::Select(s) => ExprKind::Select {
+                operand: Box::new(self.convert(&s.operand)),
+                field: s.field.clone(),
+                test_only: s.test,
+            },
+            cast::Expr::List(l) => ExprKind::List {
+                elements: l.elements.iter().map(|x| self.convert(x)).collect(),
+                optional_indices: l.optional_indices.clone(),
+            },
+            cast::Expr::Map(m) => {
+                let mut entries = Vec::new();
+                for en in &m.entries {
+                    self.record(en.id);
+                    if let cast::EntryExpr::MapEntry(me) = &en.expr {
+                        entries.push(MapEntry {
+                            id: en.id,
+                            key: self.convert(&me.key),
+                            value: self.convert(&me.value),
+                            optional: me.optional,
+                        });
+                    }
+                }
+                ExprKind::Map { entries }
+            }
+            cast::Expr::Struct(s) => {
+                let mut fields = Vec::new();
+                for en in &s.entries {
+                    self.record(en.id);
+                    if let cast::EntryExpr::StructField(f) = &en.expr {
+                        fields.push(StructField {
+                            id: en.id,
+                            name: f.field.clone(),
+                            value: self.convert(&f.value),
+                            optional: f.optional,
+                        });
+                    }
+                }
+                ExprKind::Struct {
+                    type_name: s.type_name.clone(),
+                    fields,
+                }
+            }
+            cast::Expr::Comprehension(c) => ExprKind::Comprehension(Box::new(Comprehension {
+                iter_range: self.convert(&c.iter_range),
+                iter_var: c.iter_var.clone(),
+                iter_var2: c.iter_var2.clone(),
+                accu_var: c.accu_var.clone(),
+                accu_init: self.convert(&c.accu_init),
+                loop_condition: self.convert(&c.loop_cond),
+                loop_step: self.convert(&c.loop_step),
+                result: self.convert(&c.result),
+            })),
+            cast::Expr::Call(c) => {
+                let target = c.target.as_ref().map(|t| self.convert(t));
+                let args: Vec<Expr> = c.args.iter().map(|a| self.convert(a)).collect();
+                return self.call_or_macro(id, &c.func_name, target, args);
+            }
+        };
+        Expr::new(id, kind)
+    }
+
+    fn call_or_macro(
+        &mut self,
+        id: ExprId,
+        function: &str,
+        target: Option<Expr>,
+        mut args: Vec<Expr>,
+    ) -> Expr {
+        let n = args.len();
+        let o = self.options;
+        match (function, target, n) {
+            ("has", None, 1) => {
+                let arg = args.pop().expect("one argument");
+                match arg.kind {
+                    ExprKind::Select { operand, field, .. } => self.node(
+                        id,
+                        ExprKind::Select {
+                            operand,
+                            field,
+                            test_only: true,
+                        },
+                    ),
+                    _ => self.error(arg.id, "invalid argument to has() macro"),
+                }
+            }
+            // `existsOne` with one variable is not a macro in the server's cel-go.
+            ("all" | "exists" | "exists_one", Some(t), 2) => {
+                let kind = match function {
+                    "all" => Quantifier::All,
+                    "exists" => Quantifier::Exists,
+                    _ => Quantifier::ExistsOne,
+                };
+                self.quantifier(id, kind, t, args, false)
+            }
+            ("all" | "exists" | "exists_one" | "existsOne", Some(t), 3)
+                if o.two_var_comprehensions =>
+            {
+                let kind = match function {
+                    "all" => Quantifier::All,
+                    "exists" => Quantifier::Exists,
+                    _ => Quantifier::ExistsOne,
+                };
+                self.quantifier(id, kind, t, args, true)
+            }
+            ("map", Some(t), 2 | 3) => self.map(id, t, args),
+            ("filter", Some(t), 2) => self.filter(id, t, args),
+            ("transformList" | "transformMap" | "transformMapEntry", Some(t), 3 | 4)
+                if o.two_var_comprehensions =>
+            {
+                self.transform(id, function, t, args)
+            }
+            ("optMap" | "optFlatMap", Some(t), 2) if o.optional_syntax => {
+                self.opt_map(id, function == "optFlatMap", t, args)
+            }
+            ("sortBy", Some(t), 2) if o.sort_by => self.sort_by(id, t, args),
+            (_, target, _) => Expr::new(
+                id,
+                ExprKind::Call {
+                    function: function.to_string(),
+                    target: target.map(Box::new),
+                    args,
+                },
+            ),
+        }
+    }
+
+    fn accu(&mut self, at: ExprId) -> Expr {
+        self.node(at, ExprKind::Ident(ACCUMULATOR.to_string()))
+    }
+
+    fn lit(&mut self, at: ExprId, l: Literal) -> Expr {
+        self.node(at, ExprKind::Literal(l))
+    }
+
+    fn call(&mut self, at: ExprId, function: &str, args: Vec<Expr>) -> Expr {
+        self.node(
+            at,
+            ExprKind::Call {
+                function: function.to_string(),
+                target: None,
+                args,
+            },
+        )
+    }
+
+    fn member_call(&mut self, at: ExprId, function: &str, target: Expr, args: Vec<Expr>) -> Expr {
+        self.node(
+            at,
+            ExprKind::Call {
+                function: function.to_string(),
+                target: Some(Box::new(target)),
+                args,
+            },
+        )
+    }
+
+    fn list(&mut self, at: ExprId, elements: Vec<Expr>) -> Expr {
+        self.node(
+            at,
+            ExprKind::List {
+                elements,
+                optional_indices: vec![],
+            },
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn comprehension(
+        &mut self,
+        at: ExprId,
+        iter_range: Expr,
+        iter_var: String,
+        iter_var2: Option<String>,
+        accu_var: String,
+        accu_init: Expr,
+        loop_condition: Expr,
+        loop_step: Expr,
+        result: Expr,
+    ) -> Expr {
+        self.node(
+            at,
+            ExprKind::Comprehension(Box::new(Comprehension {
+                iter_range,
+                iter_var,
+                iter_var2,
+                accu_var,
+                accu_init,
+                loop_condition,
+                loop_step,
+                result,
+            })),
+        )
+    }
+
+    /// The iteration variable of a one-variable macro, or the error cel-go reports.
+    fn iter_var(&mut self, arg: &Expr, not_ident: &str) -> Option<String> {
+        match arg.as_ident() {
+            None => {
+                self.error(arg.id, not_ident);
+                None
+            }
+            Some(v) if v == ACCUMULATOR || v == "__result__" => {
+                self.error(arg.id, "iteration variable overwrites accumulator variable");
+                None
+            }
+            Some(v) => Some(v.to_string()),
+        }
+    }
+
+    fn iter_vars(&mut self, a0: &Expr, a1: &Expr) -> Option<(String, String)> {
+        let v1 = match a0.as_ident() {
+            Some(v) => v.to_string(),
+            None => {
+                self.error(a0.id, "argument must be a simple name");
+                return None;
+            }
+        };
+        let v2 = match a1.as_ident() {
+            Some(v) => v.to_string(),
+            None => {
+                self.error(a1.id, "argument must be a simple name");
+                return None;
+            }
+        };
+        if v1 == v2 {
+            self.error(a1.id, &format!("duplicate variable name: {v1}"));
+            return None;
+        }
+        if v1 == ACCUMULATOR || v1 == "__result__" {
+            self.error(a0.id, "iteration variable overwrites accumulator variable");
+            return None;
+        }
+        if v2 == ACCUMULATOR || v2 == "__result__" {
+            self.error(a1.id, "iteration variable overwrites accumulator variable");
+            return None;
+        }
+        Some((v1, v2))
+    }
+
+    fn quantifier(
+        &mut self,
+        id: ExprId,
+        kind: Quantifier,
+        target: Expr,
+        mut args: Vec<Expr>,
+        two: bool,
+    ) -> Expr {
+        let pred = args.pop().expect("predicate");
+        let (v1, v2) = if two {
+            let a1 = args.pop().expect("var2");
+            let a0 = args.pop().expect("var1");
+            match self.iter_vars(&a0, &a1) {
+                Some((v1, v2)) => (v1, Some(v2)),
+                None => return Expr::new(id, ExprKind::Literal(Literal::Null)),
+            }
+        } else {
+            let a0 = args.pop().expect("var");
+            match self.iter_var(&a0, "argument must be a simple name") {
+                Some(v) => (v, None),
+                None => return Expr::new(id, ExprKind::Literal(Literal::Null)),
+            }
+        };
+        let (init, cond, step, result) = match kind {
+            Quantifier::All => {
+                let init = self.lit(id, Literal::Bool(true));
+                let a = self.accu(id);
+                let cond = self.call(id, "@not_strictly_false", vec![a]);
+                let a = self.accu(id);
+                let step = self.call(id, "_&&_", vec![a, pred]);
+                let result = self.accu(id);
+                (init, cond, step, result)
+            }
+            Quantifier::Exists => {
+                let init = self.lit(id, Literal::Bool(false));
+                let a = self.accu(id);
+                let not = self.call(id, "!_", vec![a]);
+                let cond = self.call(id, "@not_strictly_false", vec![not]);
+                let a = self.accu(id);
+                let step = self.call(id, "_||_", vec![a, pred]);
+                let result = self.accu(id);
+                (init, cond, step, result)
+            }
+            Quantifier::ExistsOne => {
+                let init = self.lit(id, Literal::Int(0));
+                let cond = self.lit(id, Literal::Bool(true));
+                let a = self.accu(id);
+                let one = self.lit(id, Literal::Int(1));
+                let add = self.call(id, "_+_", vec![a, one]);
+                let a = self.accu(id);
+                let step = self.call(id, "_?_:_", vec![pred, add, a]);
+                let a = self.accu(id);
+                let one = self.lit(id, Literal::Int(1));
+                let result = self.call(id, "_==_", vec![a, one]);
+                (init, cond, step, result)
+            }
+        };
+        self.comprehension(
+            id,
+            target,
+            v1,
+            v2,
+            ACCUMULATOR.to_string(),
+            init,
+            cond,
+            step,
+            result,
+        )
+    }
+
+    fn map(&mut self, id: ExprId, target: Expr, mut args: Vec<Expr>) -> Expr {
+        let (filter, func) = if args.len() == 3 {
+            let f = args.pop().expect("fn");
+            (Some(args.pop().expect("filter")), f)
+        } else {
+            (None, args.pop().expect("fn"))
+        };
+        let a0 = args.pop().expect("var");
+        let Some(v) = self.iter_var(&a0, "argument is not an identifier") else {
+            return Expr::new(id, ExprKind::Literal(Literal::Null));
+        };
+        let init = self.list(id, vec![]);
+        let cond = self.lit(id, Literal::Bool(true));
+        let a = self.accu(id);
+        let l = self.list(id, vec![func]);
+        let mut step = self.call(id, "_+_", vec![a, l]);
+        if let Some(filter) = filter {
+            let a = self.accu(id);
+            step = self.call(id, "_?_:_", vec![filter, step, a]);
+        }
+        let result = self.accu(id);
+        self.comprehension(
+            id,
+            target,
+            v,
+            None,
+            ACCUMULATOR.to_string(),
+            init,
+            cond,
+            step,
+            result,
+        )
+    }
+
+    fn filter(&mut self, id: ExprId, target: Expr, mut args: Vec<Expr>) -> Expr {
+        let filter = args.pop().expect("filter");
+        let a0 = args.pop().expect("var");
+        let Some(v) = self.iter_var(&a0, "argument is not an identifier") else {
+            return Expr::new(id, ExprKind::Literal(Literal::Null));
+        };
+        let init = self.list(id, vec![]);
+        let cond = self.lit(id, Literal::Bool(true));
+        let a = self.accu(id);
+        let l = self.list(id, vec![a0]);
+        let step = self.call(id, "_+_", vec![a, l]);
+        let a = self.accu(id);
+        let step = self.call(id, "_?_:_", vec![filter, step, a]);
+        let result = self.accu(id);
+        self.comprehension(
+            id,
+            target,
+            v,
+            None,
+            ACCUMULATOR.to_string(),
+            init,
+            cond,
+            step,
+            result,
+        )
+    }
+
+    fn transform(&mut self, id: ExprId, function: &str, target: Expr, mut args: Vec<Expr>) -> Expr {
+        let (filter, transform) = if args.len() == 4 {
+            let t = args.pop().expect("transform");
+            (Some(args.pop().expect("filter")), t)
+        } else {
+            (None, args.pop().expect("transform"))
+        };
+        let a1 = args.pop().expect("var2");
+        let a0 = args.pop().expect("var1");
+        let Some((v1, v2)) = self.iter_vars(&a0, &a1) else {
+            return Expr::new(id, ExprKind::Literal(Literal::Null));
+        };
+        let init = if function == "transformList" {
+            self.list(id, vec![])
+        } else {
+            self.node(id, ExprKind::Map { entries: vec![] })
+        };
+        let cond = self.lit(id, Literal::Bool(true));
+        let a = self.accu(id);
+        let mut step = match function {
+            "transformList" => {
+                let l = self.list(id, vec![transform]);
+                self.call(id, "_+_", vec![a, l])
+            }
+            "transformMap" => {
+                let k = self.node(id, ExprKind::Ident(v1.clone()));
+                self.call(id, "cel.@mapInsert", vec![a, k, transform])
+            }
+            _ => self.call(id, "cel.@mapInsert", vec![a, transform]),
+        };
+        if let Some(filter) = filter {
+            let a = self.accu(id);
+            step = self.call(id, "_?_:_", vec![filter, step, a]);
+        }
+        let result = self.accu(id);
+        self.comprehension(
+            id,
+            target,
+            v1,
+            Some(v2),
+            ACCUMULATOR.to_string(),
+            init,
+            cond,
+            step,
+            result,
+        )
+    }
+
+    fn opt_map(&mut self, id: ExprId, flat: bool, target: Expr, mut args: Vec<Expr>) -> Expr {
+        let map_expr = args.pop().expect("expr");
+        let a0 = args.pop().expect("var");
+        let Some(var) = a0.as_ident().map(str::to_string) else {
+            let name = if flat { "optFlatMap" } else { "optMap" };
+            return self.error(
+                a0.id,
+                &format!("{name}() variable name must be a simple identifier"),
+            );
+        };
+        let target_copy = self.copy(&target);
+        let has_value = self.member_call(id, "hasValue", target, vec![]);
+        let empty = self.list(id, vec![]);
+        let value = self.member_call(id, "value", target_copy, vec![]);
+        let f = self.lit(id, Literal::Bool(false));
+        let ident = self.node(id, ExprKind::Ident(var.clone()));
+        let mut compr = self.comprehension(
+            id,
+            empty,
+            "#unused".to_string(),
+            None,
+            var,
+            value,
+            f,
+            ident,
+            map_expr,
+        );
+        if !flat {
+            compr = self.call(id, "optional.of", vec![compr]);
+        }
+        let none = self.call(id, "optional.none", vec![]);
+        self.call(id, "_?_:_", vec![has_value, compr, none])
+    }
+
+    fn sort_by(&mut self, id: ExprId, target: Expr, args: Vec<Expr>) -> Expr {
+        const INPUT: &str = "@__sortBy_input__";
+        let var_ident = self.node(id, ExprKind::Ident(INPUT.to_string()));
+        let allowed = matches!(
+            target.kind,
+            ExprKind::List { .. }
+                | ExprKind::Select { .. }
+                | ExprKind::Ident(_)
+                | ExprKind::Comprehension(_)
+                | ExprKind::Call { .. }
+        );
+        if !allowed {
+            return self.error(
+                target.id,
+                "sortBy can only be applied to a list, identifier, comprehension, call or select expression",
+            );
+        }
+        let input_copy = self.copy(&var_ident);
+        let map_compr = self.map(id, input_copy, args);
+        let input_copy = self.copy(&var_ident);
+        let call = self.member_call(id, "@sortByAssociatedKeys", input_copy, vec![map_compr]);
+        let empty = self.list(id, vec![]);
+        let f = self.lit(id, Literal::Bool(false));
+        self.comprehension(
+            id,
+            empty,
+            "#unused".to_string(),
+            None,
+            INPUT.to_string(),
+            target,
+            f,
+            var_ident,
+            call,
+        )
+    }
+
+    /// A deep copy with fresh ids at the same positions.
+    fn copy(&mut self, e: &Expr) -> Expr {
+        let kind = match &e.kind {
+            ExprKind::Literal(_) | ExprKind::Ident(_) => e.kind.clone(),
+            ExprKind::Select {
+                operand,
+                field,
+                test_only,
+            } => ExprKind::Select {
+                operand: Box::new(self.copy(operand)),
+                field: field.clone(),
+                test_only: *test_only,
+            },
+            ExprKind::Call {
+                function,
+                target,
+                args,
+            } => ExprKind::Call {
+                function: function.clone(),
+                target: target.as_ref().map(|t| Box::new(self.copy(t))),
+                args: args.iter().map(|a| self.copy(a)).collect(),
+            },
+            ExprKind::List {
+                elements,
+                optional_indices,
+            } => ExprKind::List {
+                elements: elements.iter().map(|a| self.copy(a)).collect(),
+                optional_indices: optional_indices.clone(),
+            },
+            ExprKind::Map { entries } => ExprKind::Map {
+                entries: entries
+                    .iter()
+                    .map(|en| MapEntry {
+                        id: en.id,
+                        key: self.copy(&en.key),
+                        value: self.copy(&en.value),
+                        optional: en.optional,
+                    })
+                    .collect(),
+            },
+            ExprKind::Struct { type_name, fields } => ExprKind::Struct {
+                type_name: type_name.clone(),
+                fields: fields
+                    .iter()
+                    .map(|f| StructField {
+                        id: f.id,
+                        name: f.name.clone(),
+                        value: self.copy(&f.value),
+                        optional: f.optional,
+                    })
+                    .collect(),
+            },
+            ExprKind::Comprehension(c) => ExprKind::Comprehension(Box::new(Comprehension {
+                iter_range: self.copy(&c.iter_range),
+                iter_var: c.iter_var.clone(),
+                iter_var2: c.iter_var2.clone(),
+                accu_var: c.accu_var.clone(),
+                accu_init: self.copy(&c.accu_init),
+                loop_condition: self.copy(&c.loop_condition),
+                loop_step: self.copy(&c.loop_step),
+                result: self.copy(&c.result),
+            })),
+        };
+        self.node(e.id, kind)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Quantifier {
+    All,
+    Exists,
+    ExistsOne,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offset_of(ast: &Ast, pred: impl Fn(&Expr) -> bool) -> Option<usize> {
+        let mut found = None;
+        ast.expr.walk(&mut |e| {
+            if found.is_none() && pred(e) {
+                found = ast.source.offset(e.id);
+            }
+        });
+        found
+    }
+
+    #[test]
+    fn positions_follow_cel_go() {
+        let ast = parse("self.size > 'a'", ParseOptions::default()).unwrap();
+        let call = offset_of(
+            &ast,
+            |e| matches!(&e.kind, ExprKind::Call { function, .. } if function == "_>_"),
+        );
+        assert_eq!(call, Some(10));
+        let sel = offset_of(&ast, |e| matches!(&e.kind, ExprKind::Select { .. }));
+        assert_eq!(sel, Some(4));
+        let ast = parse("self.x.startsWith('a')", ParseOptions::default()).unwrap();
+        let call = offset_of(&ast, |e| matches!(&e.kind, ExprKind::Call { .. }));
+        assert_eq!(call, Some(17));
+    }
+
+    #[test]
+    fn macros_expand() {
+        let ast = parse("[1].all(x, x > 0)", ParseOptions::default()).unwrap();
+        assert!(matches!(ast.expr.kind, ExprKind::Comprehension(_)));
+        let err = parse("has(x)", ParseOptions::default()).unwrap_err();
+        assert_eq!(
+            err.display(),
+            "ERROR: <input>:1:5: invalid argument to has() macro\n | has(x)\n | ....^"
+        );
+        let err = parse("[1].all(1, true)", ParseOptions::default()).unwrap_err();
+        assert_eq!(err.errors[0].message, "argument must be a simple name");
+    }
+
+    #[test]
+    fn syntax_errors_have_positions() {
+        let err = parse("self.a ==", ParseOptions::default()).unwrap_err();
+        assert!(
+            err.display().starts_with("ERROR: <input>:1:"),
+            "{}",
+            err.display()
+        );
+    }
+}
+
+#[cfg(test)]
+mod depth_tests {
+    #[test]
+    fn deep_nesting_parses_or_fails_cleanly() {
+        let deep = format!("{}1{}", "(".repeat(240), ")".repeat(240));
+        assert!(super::parse(&deep, super::ParseOptions::default()).is_ok());
+        let deeper = format!("{}1{}", "[".repeat(5000), "]".repeat(5000));
+        let err = super::parse(&deeper, super::ParseOptions::default()).unwrap_err();
+        assert!(!err.errors.is_empty());
+    }
+}

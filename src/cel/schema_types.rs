@@ -1,0 +1,417 @@
+//! CEL types declared from a structural schema, exactly as the API server declares them
+//! (apiserver `pkg/cel/common/schemas.go` `SchemaDeclType`, `pkg/cel/types.go`
+//! `MaybeAssignTypeName`, `pkg/cel/escaping.go`):
+//!
+//! - objects with properties become object types whose fields are the escaped property
+//!   names (`__dash__`, `__dot__`, `__slash__`, `__underscores__`, `__keyword__`);
+//!   properties whose names cannot be escaped, or whose type is unknown, are absent;
+//! - `additionalProperties` schemas become `map(string, V)`; arrays `list(E)`;
+//! - `x-kubernetes-int-or-string` is `dyn`; a preserve-unknown-fields object exposes
+//!   only its declared properties; a node without a type has no CEL type;
+//! - formats `byte` → bytes, `date`/`date-time` → timestamp, `duration` → duration;
+//! - the resource root and embedded resources get `apiVersion`, `kind` and a
+//!   `metadata` with only `name` and `generateName`.
+//!
+//! The sizes (`max_elements`, `min_serialized_size`) are the server's, for the cost
+//! estimator.
+
+use std::collections::HashMap;
+
+use super::checker::{TypeProvider, is_library_type};
+use super::types::Type;
+use crate::schema::structural::{Structural, StructuralOrBool};
+
+/// `celconfig.MaxRequestSizeBytes`.
+pub const MAX_REQUEST_SIZE_BYTES: i64 = 3 * 1024 * 1024;
+const MIN_STRING_SIZE: i64 = 2;
+const MIN_BOOL_SIZE: i64 = 4;
+const MIN_NUMBER_SIZE: i64 = 1;
+const MIN_DURATION_SIZE_JSON: i64 = 3;
+const MAX_DURATION_SIZE_JSON: i64 = 32;
+const JSON_DATE_SIZE: i64 = 12;
+const MIN_DATETIME_SIZE_JSON: i64 = 21;
+const MAX_DATETIME_SIZE_JSON: i64 = 32;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeclKind {
+    Simple(Type),
+    /// Fields by escaped name, in schema order.
+    Object(Vec<DeclField>),
+    List(Box<DeclType>),
+    /// `map(string, V)`.
+    Map(Box<DeclType>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclField {
+    /// The escaped (CEL) name.
+    pub name: String,
+    /// The property name in the schema.
+    pub property: String,
+    pub ty: DeclType,
+    pub required: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclType {
+    pub kind: DeclKind,
+    pub max_elements: i64,
+    pub min_serialized_size: i64,
+}
+
+impl DeclType {
+    fn simple(t: Type, min_size: i64) -> Self {
+        DeclType {
+            kind: DeclKind::Simple(t),
+            max_elements: 0,
+            min_serialized_size: min_size,
+        }
+    }
+
+    pub fn field(&self, escaped: &str) -> Option<&DeclField> {
+        match &self.kind {
+            DeclKind::Object(fields) => fields.iter().find(|f| f.name == escaped),
+            _ => None,
+        }
+    }
+
+    pub fn elem(&self) -> Option<&DeclType> {
+        match &self.kind {
+            DeclKind::List(e) | DeclKind::Map(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+fn zero_if_negative(v: i64) -> i64 {
+    v.max(0)
+}
+
+fn format_of(s: &Structural) -> &str {
+    s.value_validation
+        .as_ref()
+        .map(|v| v.format.as_str())
+        .unwrap_or("")
+}
+
+fn max_string_length_per_request(s: &Structural) -> i64 {
+    if s.extensions.x_int_or_string {
+        return MAX_REQUEST_SIZE_BYTES - 2;
+    }
+    match format_of(s) {
+        "duration" => MAX_DURATION_SIZE_JSON,
+        "date" => JSON_DATE_SIZE,
+        "date-time" => MAX_DATETIME_SIZE_JSON,
+        _ => MAX_REQUEST_SIZE_BYTES - 2,
+    }
+}
+
+/// The declared type of a schema node (`SchemaDeclType`); `None` when the node has no
+/// CEL type.
+pub fn schema_decl_type(s: &Structural, is_resource_root: bool) -> Option<DeclType> {
+    schema_decl_type_depth(s, is_resource_root, 0)
+}
+
+fn schema_decl_type_depth(
+    s: &Structural,
+    is_resource_root: bool,
+    depth: usize,
+) -> Option<DeclType> {
+    if depth > 1000 {
+        return None;
+    }
+    let vv = s.value_validation.as_deref();
+    if s.extensions.x_int_or_string {
+        let mut dyn_type = DeclType::simple(Type::Dyn, 1);
+        dyn_type.max_elements = match vv.and_then(|v| v.max_length) {
+            Some(n) => zero_if_negative(n) * 4,
+            None => max_string_length_per_request(s),
+        };
+        return Some(dyn_type);
+    }
+    match s.generic.type_.as_str() {
+        "array" => {
+            let items = s.items.as_deref()?;
+            let item_type =
+                schema_decl_type_depth(items, items.extensions.x_embedded_resource, depth + 1)?;
+            let max_items = match vv.and_then(|v| v.max_items) {
+                Some(n) => zero_if_negative(n),
+                None => (MAX_REQUEST_SIZE_BYTES - 2) / (item_type.min_serialized_size + 1),
+            };
+            Some(DeclType {
+                kind: DeclKind::List(Box::new(item_type)),
+                max_elements: max_items,
+                min_serialized_size: 2,
+            })
+        }
+        "object" => {
+            if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
+                let value_type =
+                    schema_decl_type_depth(ap, ap.extensions.x_embedded_resource, depth + 1)?;
+                let max_props = match vv.and_then(|v| v.max_properties) {
+                    Some(n) => zero_if_negative(n),
+                    None => (MAX_REQUEST_SIZE_BYTES - 2) / (value_type.min_serialized_size + 6),
+                };
+                return Some(DeclType {
+                    kind: DeclKind::Map(Box::new(value_type)),
+                    max_elements: max_props,
+                    min_serialized_size: 2,
+                });
+            }
+            let required: &[String] = vv.map(|v| v.required.as_slice()).unwrap_or(&[]);
+            let mut fields = Vec::new();
+            let mut min_size = 2i64;
+            let meta_ok = !is_resource_root || has_type_and_object_meta(s);
+            for (name, prop) in &s.properties {
+                if !meta_ok && matches!(name.as_str(), "kind" | "apiVersion" | "metadata") {
+                    continue;
+                }
+                let Some(ft) =
+                    schema_decl_type_depth(prop, prop.extensions.x_embedded_resource, depth + 1)
+                else {
+                    continue;
+                };
+                let is_required = required.iter().any(|r| r == name);
+                if is_required && prop.generic.default.is_none() {
+                    min_size += name.len() as i64 + ft.min_serialized_size + 4;
+                }
+                if let Some(escaped) = escape(name) {
+                    fields.push(DeclField {
+                        name: escaped,
+                        property: name.clone(),
+                        ty: ft,
+                        required: is_required,
+                    });
+                }
+            }
+            if !meta_ok {
+                let string = || DeclType {
+                    kind: DeclKind::Simple(Type::String),
+                    max_elements: MAX_REQUEST_SIZE_BYTES - 2,
+                    min_serialized_size: MIN_STRING_SIZE,
+                };
+                let field = |n: &str, ty: DeclType| DeclField {
+                    name: n.to_string(),
+                    property: n.to_string(),
+                    ty,
+                    required: false,
+                };
+                fields.push(field("kind", string()));
+                fields.push(field("apiVersion", string()));
+                fields.push(field(
+                    "metadata",
+                    DeclType {
+                        kind: DeclKind::Object(vec![
+                            field("name", string()),
+                            field("generateName", string()),
+                        ]),
+                        max_elements: 0,
+                        min_serialized_size: 2,
+                    },
+                ));
+            }
+            Some(DeclType {
+                kind: DeclKind::Object(fields),
+                max_elements: 0,
+                min_serialized_size: min_size,
+            })
+        }
+        "string" => {
+            let max_length = vv.and_then(|v| v.max_length);
+            match format_of(s) {
+                "byte" => {
+                    let mut t = DeclType::simple(Type::Bytes, MIN_STRING_SIZE);
+                    t.max_elements = match max_length {
+                        Some(n) => zero_if_negative(n),
+                        None => max_string_length_per_request(s),
+                    };
+                    Some(t)
+                }
+                "duration" => {
+                    let mut t = DeclType::simple(Type::Duration, MIN_DURATION_SIZE_JSON);
+                    t.max_elements = max_string_length_per_request(s);
+                    Some(t)
+                }
+                "date" => {
+                    let mut t = DeclType::simple(Type::Timestamp, JSON_DATE_SIZE);
+                    t.max_elements = max_string_length_per_request(s);
+                    Some(t)
+                }
+                "date-time" => {
+                    let mut t = DeclType::simple(Type::Timestamp, MIN_DATETIME_SIZE_JSON);
+                    t.max_elements = max_string_length_per_request(s);
+                    Some(t)
+                }
+                _ => {
+                    let mut t = DeclType::simple(Type::String, MIN_STRING_SIZE);
+                    let enum_ = vv.map(|v| v.enum_.as_slice()).unwrap_or(&[]);
+                    t.max_elements = match max_length {
+                        Some(n) => zero_if_negative(n) * 4,
+                        None if !enum_.is_empty() => enum_
+                            .iter()
+                            .filter_map(|n| n.as_str())
+                            .map(|x| x.len() as i64)
+                            .max()
+                            .unwrap_or(0),
+                        None => max_string_length_per_request(s),
+                    };
+                    Some(t)
+                }
+            }
+        }
+        "boolean" => Some(DeclType::simple(Type::Bool, MIN_BOOL_SIZE)),
+        "number" => Some(DeclType::simple(Type::Double, MIN_NUMBER_SIZE)),
+        "integer" => Some(DeclType::simple(Type::Int, MIN_NUMBER_SIZE)),
+        _ => None,
+    }
+}
+
+/// Whether a root already declares `kind`, `apiVersion` and `metadata.name` /
+/// `metadata.generateName` as strings (then it is used as written).
+fn has_type_and_object_meta(s: &Structural) -> bool {
+    let is = |p: Option<&Structural>, t: &str| p.is_some_and(|p| p.generic.type_ == t);
+    let meta = s.property("metadata");
+    !s.properties.is_empty()
+        && is(s.property("kind"), "string")
+        && is(s.property("apiVersion"), "string")
+        && is(meta, "object")
+        && meta.is_some_and(|m| !m.properties.is_empty())
+        && is(meta.and_then(|m| m.property("name")), "string")
+        && is(meta.and_then(|m| m.property("generateName")), "string")
+}
+
+const RESERVED: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
+/// The CEL name of a property (`apiserver/pkg/cel.Escape`), or `None` when the property
+/// is inaccessible from CEL.
+pub fn escape(ident: &str) -> Option<String> {
+    let first = ident.bytes().next()?;
+    if first.is_ascii_digit() {
+        return None;
+    }
+    if RESERVED.contains(&ident) {
+        return Some(format!("__{ident}__"));
+    }
+    let mut out = String::with_capacity(ident.len());
+    let chars: Vec<char> = ident.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '_' if chars.get(i + 1) == Some(&'_') => {
+                out.push_str("__underscores__");
+                i += 2;
+                continue;
+            }
+            '.' => out.push_str("__dot__"),
+            '-' => out.push_str("__dash__"),
+            '/' => out.push_str("__slash__"),
+            c if c.is_ascii_alphanumeric() || c == '_' => out.push(c),
+            _ => return None,
+        }
+        i += 1;
+    }
+    Some(out)
+}
+
+/// The object types reachable from a rule's `self`, named as the server names them
+/// (`<root>.field`, `<root>.list.@idx`, `<root>.map.@elem`).
+#[derive(Clone, Debug, Default)]
+pub struct TypeRegistry {
+    structs: HashMap<String, Vec<(String, Type)>>,
+    /// From compatibility version 1.31 a field named by a CEL keyword is also reachable
+    /// by its plain name (`self.namespace` for `__namespace__`).
+    pub recognize_keywords_as_field_names: bool,
+}
+
+impl TypeRegistry {
+    pub fn new(recognize_keywords_as_field_names: bool) -> Self {
+        TypeRegistry {
+            structs: HashMap::new(),
+            recognize_keywords_as_field_names,
+        }
+    }
+
+    /// Registers `decl` under `name`, returning its CEL type.
+    pub fn declare(&mut self, decl: &DeclType, name: &str) -> Type {
+        match &decl.kind {
+            DeclKind::Simple(t) => t.clone(),
+            DeclKind::List(e) => Type::list(self.declare(e, &format!("{name}.@idx"))),
+            DeclKind::Map(e) => Type::map(Type::String, self.declare(e, &format!("{name}.@elem"))),
+            DeclKind::Object(fields) => {
+                let mut fs = Vec::with_capacity(fields.len());
+                for f in fields {
+                    let t = self.declare(&f.ty, &format!("{name}.{}", f.name));
+                    fs.push((f.name.clone(), t));
+                }
+                self.structs.insert(name.to_string(), fs);
+                Type::Object(name.to_string())
+            }
+        }
+    }
+}
+
+impl TypeProvider for TypeRegistry {
+    fn has_struct(&self, name: &str) -> bool {
+        self.structs.contains_key(name) || is_library_type(name)
+    }
+
+    fn field_type(&self, type_name: &str, field: &str) -> Option<Type> {
+        let fields = self.structs.get(type_name)?;
+        let find = |name: &str| {
+            fields
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, t)| t.clone())
+        };
+        find(field).or_else(|| {
+            (self.recognize_keywords_as_field_names && RESERVED.contains(&field))
+                .then(|| find(&format!("__{field}__")))
+                .flatten()
+        })
+    }
+}
+
+/// The name given to `self`'s type. The server appends the nanoseconds of the clock
+/// (`selfType%d`), so its messages differ on every request; crdlint uses 0.
+pub const SELF_TYPE_NAME: &str = "selfType0";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_like_the_server() {
+        assert_eq!(escape("foo").as_deref(), Some("foo"));
+        assert_eq!(escape("x-y").as_deref(), Some("x__dash__y"));
+        assert_eq!(escape("a.b/c").as_deref(), Some("a__dot__b__slash__c"));
+        assert_eq!(escape("a__b").as_deref(), Some("a__underscores__b"));
+        assert_eq!(escape("namespace").as_deref(), Some("__namespace__"));
+        assert_eq!(escape("1a"), None);
+        assert_eq!(escape("a b"), None);
+        assert_eq!(escape("a@b"), None);
+        assert_eq!(escape(""), None);
+    }
+}

@@ -1,0 +1,939 @@
+//! Validation of one version's `openAPIV3Schema` (`validateCustomResourceDefinitionValidation`
+//! and `ValidateCustomResourceDefinitionOpenAPISchema`): status-subresource root
+//! restrictions, forbidden keywords, structural rules, defaults, `x-kubernetes-*`
+//! extensions and the non-CEL parts of `x-kubernetes-validations`.
+
+use crate::diag::{BadValue, ErrorType, FieldError, FieldPath};
+use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
+use crate::schema::structural::{self, Structural};
+
+use super::findings::Findings;
+use super::hooks::{CelRuleInput, Hooks};
+use super::{
+    SCHEMA_EXTENSION, SCHEMA_FORBIDDEN_FIELD, SCHEMA_INVALID_DEFAULT, SCHEMA_INVALID_PATTERN,
+    SCHEMA_INVALID_TYPE, SCHEMA_NOT_STRUCTURAL, SCHEMA_STATUS_ROOT, SCHEMA_VALIDATION_RULE,
+};
+use super::{defaults, fieldpath, gojson};
+
+const ALLOWED_AT_ROOT: &[&str] = &[
+    "Description",
+    "Type",
+    "Format",
+    "Title",
+    "Maximum",
+    "ExclusiveMaximum",
+    "Minimum",
+    "ExclusiveMinimum",
+    "MaxLength",
+    "MinLength",
+    "Pattern",
+    "MaxItems",
+    "MinItems",
+    "UniqueItems",
+    "MultipleOf",
+    "Required",
+    "Items",
+    "Properties",
+    "ExternalDocs",
+    "Example",
+    "XPreserveUnknownFields",
+    "XValidations",
+];
+
+/// The internal struct fields of a schema that are not zero, in declaration order.
+fn non_zero_fields(s: &SchemaProps) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let mut add = |cond: bool, name: &'static str| {
+        if cond {
+            out.push(name);
+        }
+    };
+    let ne = |o: &Option<String>| o.as_deref().is_some_and(|v| !v.is_empty());
+    add(ne(&s.id), "ID");
+    add(ne(&s.schema), "Schema");
+    add(s.reference.is_some(), "Ref");
+    add(ne(&s.description), "Description");
+    add(ne(&s.type_), "Type");
+    add(s.nullable, "Nullable");
+    add(ne(&s.format), "Format");
+    add(ne(&s.title), "Title");
+    add(s.default.is_some(), "Default");
+    add(s.maximum.is_some(), "Maximum");
+    add(s.exclusive_maximum, "ExclusiveMaximum");
+    add(s.minimum.is_some(), "Minimum");
+    add(s.exclusive_minimum, "ExclusiveMinimum");
+    add(s.max_length.is_some(), "MaxLength");
+    add(s.min_length.is_some(), "MinLength");
+    add(ne(&s.pattern), "Pattern");
+    add(s.max_items.is_some(), "MaxItems");
+    add(s.min_items.is_some(), "MinItems");
+    add(s.unique_items, "UniqueItems");
+    add(s.multiple_of.is_some(), "MultipleOf");
+    add(s.enum_.is_some(), "Enum");
+    add(s.max_properties.is_some(), "MaxProperties");
+    add(s.min_properties.is_some(), "MinProperties");
+    add(s.required.is_some(), "Required");
+    add(s.items.is_some(), "Items");
+    add(s.all_of.is_some(), "AllOf");
+    add(s.one_of.is_some(), "OneOf");
+    add(s.any_of.is_some(), "AnyOf");
+    add(s.not.is_some(), "Not");
+    add(s.properties.is_some(), "Properties");
+    add(s.additional_properties.is_some(), "AdditionalProperties");
+    add(s.pattern_properties.is_some(), "PatternProperties");
+    add(s.dependencies.is_some(), "Dependencies");
+    add(s.additional_items.is_some(), "AdditionalItems");
+    add(s.definitions.is_some(), "Definitions");
+    add(s.external_docs.is_some(), "ExternalDocs");
+    add(s.example.is_some(), "Example");
+    add(
+        s.x_preserve_unknown_fields.is_some(),
+        "XPreserveUnknownFields",
+    );
+    add(s.x_embedded_resource, "XEmbeddedResource");
+    add(s.x_int_or_string, "XIntOrString");
+    add(s.x_list_map_keys.is_some(), "XListMapKeys");
+    add(s.x_list_type.is_some(), "XListType");
+    add(s.x_map_type.is_some(), "XMapType");
+    add(s.x_validations.is_some(), "XValidations");
+    out
+}
+
+/// Validates the schema of one version. `path` is `spec.versions[i].schema`.
+pub fn validate(
+    f: &mut Findings,
+    schema: &SchemaProps,
+    path: &FieldPath,
+    status_enabled: bool,
+    hooks: &Hooks,
+) {
+    let root_path = path.child("openAPIV3Schema");
+    let start = f.len();
+    if status_enabled {
+        for name in non_zero_fields(schema) {
+            if name == "Type" {
+                let ty = schema.type_.as_deref().unwrap_or("");
+                if ty != "object" {
+                    f.push(
+                        SCHEMA_STATUS_ROOT,
+                        FieldError::invalid(
+                            path.child("openAPIV3Schema.type"),
+                            ty,
+                            "only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled",
+                        ),
+                        "with the status subresource the root schema must be type: object",
+                    );
+                    break;
+                }
+                continue;
+            }
+            if !ALLOWED_AT_ROOT.contains(&name) {
+                let mut rendered = String::new();
+                gojson::schema(&mut rendered, schema);
+                let key = keyword_of(name);
+                let finding = f.push(
+                    SCHEMA_STATUS_ROOT,
+                    FieldError::invalid(
+                        root_path.clone(),
+                        BadValue::Raw(rendered),
+                        format!(
+                            "only [{}] fields are allowed at the root of the schema if the status subresource is enabled",
+                            ALLOWED_AT_ROOT.join(" ")
+                        ),
+                    ),
+                    &format!("with the status subresource the root schema may not use `{key}`; move it into properties.spec or remove it"),
+                );
+                finding.span = Some(schema.key_span(key));
+                break;
+            }
+        }
+    }
+    if schema.nullable {
+        f.push(
+            SCHEMA_FORBIDDEN_FIELD,
+            FieldError::forbidden(
+                path.child("openAPIV3Schema.nullable"),
+                "nullable cannot be true at the root",
+            ),
+            "remove nullable from the root schema",
+        );
+    }
+
+    let mut structural_init: Option<FieldError> = None;
+    let mut cel_allowed = false;
+    let mut structural_ok: Option<Structural> = None;
+    match structural::from_props(schema) {
+        Err(e) => {
+            structural_init = Some(FieldError::invalid(root_path.clone(), "", e.message));
+        }
+        Ok(ss) => {
+            let errs = structural::validate_structural(&root_path, &ss);
+            if !errs.is_empty() {
+                for e in errs {
+                    let code = if e.field.as_str().ends_with(".pattern")
+                        && e.detail.starts_with("must be a valid regular expression")
+                    {
+                        SCHEMA_INVALID_PATTERN
+                    } else {
+                        SCHEMA_NOT_STRUCTURAL
+                    };
+                    let help = structural_help(&e);
+                    f.push(code, e, &help);
+                }
+            } else {
+                let errs = defaults::validate_defaults(&root_path, &ss, hooks);
+                if !errs.is_empty() {
+                    for e in errs {
+                        let help = default_help(&e);
+                        f.push(SCHEMA_INVALID_DEFAULT, e, &help);
+                    }
+                } else {
+                    cel_allowed = true;
+                }
+            }
+            structural_ok = Some(ss);
+        }
+    }
+
+    let mut walker = Walker {
+        f,
+        hooks,
+        root: schema,
+        root_path: &root_path,
+        cel_allowed,
+    };
+    let ssv = Ssv {
+        allow_defaults: true,
+        disallow_reason: String::new(),
+        inside_resource_meta: false,
+        uncorrelatable: None,
+    };
+    walker.walk(schema, &root_path, &ssv, true, 0);
+    let _ = structural_ok;
+
+    if f.len() == start
+        && let Some(e) = structural_init
+    {
+        f.push(SCHEMA_NOT_STRUCTURAL, e, "");
+    }
+    if cel_allowed && let Some(total) = hooks.cel_total_cost {
+        let input = CelRuleInput {
+            path: &root_path,
+            schema,
+            root: schema,
+            root_path: &root_path,
+            uncorrelatable: None,
+        };
+        for finding in total(&input) {
+            f.items.push(finding);
+        }
+    }
+}
+
+fn keyword_of(internal: &str) -> &'static str {
+    match internal {
+        "ID" => "id",
+        "Schema" => "$schema",
+        "Ref" => "$ref",
+        "Nullable" => "nullable",
+        "Default" => "default",
+        "Enum" => "enum",
+        "MaxProperties" => "maxProperties",
+        "MinProperties" => "minProperties",
+        "AllOf" => "allOf",
+        "OneOf" => "oneOf",
+        "AnyOf" => "anyOf",
+        "Not" => "not",
+        "AdditionalProperties" => "additionalProperties",
+        "PatternProperties" => "patternProperties",
+        "Dependencies" => "dependencies",
+        "AdditionalItems" => "additionalItems",
+        "Definitions" => "definitions",
+        "XEmbeddedResource" => "x-kubernetes-embedded-resource",
+        "XIntOrString" => "x-kubernetes-int-or-string",
+        "XListMapKeys" => "x-kubernetes-list-map-keys",
+        "XListType" => "x-kubernetes-list-type",
+        "XMapType" => "x-kubernetes-map-type",
+        _ => "type",
+    }
+}
+
+fn structural_help(e: &FieldError) -> String {
+    let d = e.detail.as_str();
+    if d.starts_with("must be a valid regular expression") {
+        return "patterns are Go RE2 regular expressions: no lookaround, no backreferences".into();
+    }
+    if d.starts_with("must not be empty for") || d == "must not be empty at the root" {
+        return "add a type (object, array, string, integer, number, boolean), or x-kubernetes-int-or-string / x-kubernetes-preserve-unknown-fields".into();
+    }
+    if d.contains("to be structural") {
+        return "inside allOf/anyOf/oneOf/not only value validations are allowed; move types, descriptions, defaults and x-kubernetes-* to the enclosing schema".into();
+    }
+    if d.starts_with("because it is defined in") {
+        return "every property mentioned inside allOf/anyOf/oneOf/not must also be declared in the enclosing schema's properties".into();
+    }
+    if d.contains("metadata is implicitly specified") {
+        return "the root metadata schema may only restrict name and generateName; remove other properties and keywords".into();
+    }
+    if e.error_type == ErrorType::Required && e.field.as_str().ends_with(".items") {
+        return "arrays need an items schema".into();
+    }
+    "structural schemas are required in apiextensions.k8s.io/v1; see https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#specifying-a-structural-schema".into()
+}
+
+fn default_help(e: &FieldError) -> String {
+    if e.detail == "must not have unknown fields" {
+        return "the default would be pruned: remove fields the schema does not declare".into();
+    }
+    "make the default valid against the schema where it stands".into()
+}
+
+/// `specStandardValidatorV3` state.
+#[derive(Clone)]
+struct Ssv {
+    allow_defaults: bool,
+    disallow_reason: String,
+    inside_resource_meta: bool,
+    uncorrelatable: Option<FieldPath>,
+}
+
+impl Ssv {
+    fn forbid_defaults(&self, reason: String) -> Ssv {
+        Ssv {
+            allow_defaults: false,
+            disallow_reason: reason,
+            ..self.clone()
+        }
+    }
+
+    fn forbid_old_self(&self, path: &FieldPath) -> Ssv {
+        if self.uncorrelatable.is_some() {
+            return self.clone();
+        }
+        Ssv {
+            uncorrelatable: Some(path.clone()),
+            ..self.clone()
+        }
+    }
+}
+
+struct Walker<'a, 'f> {
+    f: &'f mut Findings,
+    hooks: &'a Hooks,
+    root: &'a SchemaProps,
+    root_path: &'a FieldPath,
+    cel_allowed: bool,
+}
+
+const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
+
+fn json_opt_str(v: Option<&str>) -> BadValue {
+    match v {
+        Some(s) => BadValue::Json(serde_json::Value::String(s.to_string())),
+        None => BadValue::Raw("null".into()),
+    }
+}
+
+fn json_strings(list: &[String]) -> BadValue {
+    BadValue::Json(serde_json::Value::Array(
+        list.iter()
+            .map(|s| serde_json::Value::String(s.clone()))
+            .collect(),
+    ))
+}
+
+fn has_newlines(s: &str) -> bool {
+    s.contains(['\n', '\r'])
+}
+
+impl Walker<'_, '_> {
+    fn push(&mut self, code: &'static str, e: FieldError, help: &str) {
+        self.f.push(code, e, help);
+    }
+
+    /// `ssv.validate`: keywords forbidden in CRD schemas.
+    fn forbidden(&mut self, s: &SchemaProps, path: &FieldPath, ssv: &Ssv) {
+        let ty = s.type_.as_deref().unwrap_or("");
+        if !ty.is_empty() && !TYPES.contains(&ty) {
+            self.push(
+                SCHEMA_INVALID_TYPE,
+                FieldError::not_supported(path.child("type"), ty, TYPES),
+                "OpenAPI v3 types are array, boolean, integer, number, object and string",
+            );
+        }
+        if s.default.is_some() && !ssv.allow_defaults {
+            let mut detail = "must not be set".to_string();
+            if !ssv.disallow_reason.is_empty() {
+                detail.push(' ');
+                detail.push_str(&ssv.disallow_reason);
+            }
+            self.push(
+                SCHEMA_INVALID_DEFAULT,
+                FieldError::forbidden(path.child("default"), detail),
+                "remove this default; defaults are not allowed in metadata (except via name/generateName rules)",
+            );
+        }
+        let forbid = |w: &mut Self, key: &str, detail: &str| {
+            w.push(
+                SCHEMA_FORBIDDEN_FIELD,
+                FieldError::forbidden(path.child(key), detail),
+                &format!("remove `{key}`: CRD schemas do not support it"),
+            );
+        };
+        if s.id.as_deref().is_some_and(|v| !v.is_empty()) {
+            forbid(self, "id", "id is not supported");
+        }
+        if s.additional_items.is_some() {
+            forbid(self, "additionalItems", "additionalItems is not supported");
+        }
+        if s.pattern_properties.as_ref().is_some_and(|m| !m.is_empty()) {
+            forbid(
+                self,
+                "patternProperties",
+                "patternProperties is not supported",
+            );
+        }
+        if s.definitions.as_ref().is_some_and(|m| !m.is_empty()) {
+            forbid(self, "definitions", "definitions is not supported");
+        }
+        if s.dependencies.is_some() {
+            forbid(self, "dependencies", "dependencies is not supported");
+        }
+        if s.reference.is_some() {
+            self.push(
+                SCHEMA_FORBIDDEN_FIELD,
+                FieldError::forbidden(path.child("$ref"), "$ref is not supported"),
+                "CRD schemas must be self-contained: inline the referenced schema instead of $ref",
+            );
+        }
+        if ty == "null" {
+            self.push(
+                SCHEMA_FORBIDDEN_FIELD,
+                FieldError::forbidden(
+                    path.child("type"),
+                    "type cannot be set to null, use nullable as an alternative",
+                ),
+                "use nullable: true on a typed schema instead of type: null",
+            );
+        }
+        if let Some(SchemaOrArray::Array(list)) = &s.items
+            && !list.is_empty()
+        {
+            self.push(
+                SCHEMA_FORBIDDEN_FIELD,
+                FieldError::forbidden(
+                    path.child("items"),
+                    "items must be a schema object and not an array",
+                ),
+                "write items as one schema object (tuples are not supported)",
+            );
+        }
+        if ssv.inside_resource_meta && s.x_embedded_resource {
+            self.push(
+                SCHEMA_EXTENSION,
+                FieldError::forbidden(
+                    path.child("x-kubernetes-embedded-resource"),
+                    "must not be used inside of resource meta",
+                ),
+                "remove x-kubernetes-embedded-resource from metadata/apiVersion/kind schemas",
+            );
+        }
+    }
+
+    fn walk(&mut self, s: &SchemaProps, path: &FieldPath, ssv: &Ssv, is_root: bool, depth: usize) {
+        if depth > 1000 {
+            return;
+        }
+        let start = self.f.len();
+        self.forbidden(s, path, ssv);
+        if s.unique_items {
+            self.push(
+                SCHEMA_FORBIDDEN_FIELD,
+                FieldError::forbidden(path.child("uniqueItems"), "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"),
+                "remove uniqueItems; use x-kubernetes-list-type: set (or map) for unique list items",
+            );
+        }
+        if let Some(ap) = &s.additional_properties {
+            let has_props = s.properties.as_ref().is_some_and(|p| !p.is_empty());
+            let disallows = matches!(ap, SchemaOrBool::Bool(false, _) | SchemaOrBool::Schema(_));
+            if has_props && disallows {
+                self.push(
+                    SCHEMA_FORBIDDEN_FIELD,
+                    FieldError::forbidden(path.child("additionalProperties"), "additionalProperties and properties are mutual exclusive"),
+                    "use properties for structs or additionalProperties for maps, not both (unknown fields are pruned anyway)",
+                );
+            }
+            if let SchemaOrBool::Schema(sub) = ap {
+                let sub_ssv = if ssv.inside_resource_meta {
+                    ssv.forbid_defaults(
+                        "inside additionalProperties applying to object metadata".into(),
+                    )
+                } else {
+                    ssv.clone()
+                };
+                self.walk(
+                    sub,
+                    &path.child("additionalProperties"),
+                    &sub_ssv,
+                    false,
+                    depth + 1,
+                );
+            }
+        }
+        if let Some(props) = &s.properties {
+            for (name, sub) in props {
+                let mut sub_ssv = ssv.clone();
+                if !matches!(s.x_map_type.as_deref(), None | Some("granular" | "atomic")) {
+                    sub_ssv = sub_ssv.forbid_old_self(path);
+                }
+                if (is_root || s.x_embedded_resource)
+                    && matches!(name.as_str(), "metadata" | "kind" | "apiVersion")
+                {
+                    sub_ssv.inside_resource_meta = true;
+                    if is_root {
+                        sub_ssv = sub_ssv.forbid_defaults(format!("in top-level {name}"));
+                    }
+                }
+                self.walk(
+                    sub,
+                    &path.child("properties").key(name),
+                    &sub_ssv,
+                    false,
+                    depth + 1,
+                );
+            }
+        }
+        if let Some(not) = &s.not {
+            self.walk(not, &path.child("not"), ssv, false, depth + 1);
+        }
+        for (key, list) in [
+            ("allOf", &s.all_of),
+            ("oneOf", &s.one_of),
+            ("anyOf", &s.any_of),
+        ] {
+            for (i, sub) in list.iter().flatten().enumerate() {
+                self.walk(sub, &path.child(key).index(i), ssv, false, depth + 1);
+            }
+        }
+        if let Some(defs) = &s.definitions {
+            for (name, sub) in defs {
+                self.walk(
+                    sub,
+                    &path.child("definitions").key(name),
+                    ssv,
+                    false,
+                    depth + 1,
+                );
+            }
+        }
+        if let Some(items) = &s.items {
+            let sub_ssv = if s.x_list_type.as_deref() != Some("map") {
+                ssv.forbid_old_self(path)
+            } else {
+                ssv.clone()
+            };
+            match items {
+                SchemaOrArray::Schema(sub) => {
+                    self.walk(sub, &path.child("items"), &sub_ssv, false, depth + 1);
+                }
+                SchemaOrArray::Array(list) => {
+                    for (i, sub) in list.iter().enumerate() {
+                        self.walk(
+                            sub,
+                            &path.child("items").index(i),
+                            &sub_ssv,
+                            false,
+                            depth + 1,
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(deps) = s.dependencies.as_ref().and_then(|d| d.as_object()) {
+            for e in &deps.entries {
+                if e.value.as_object().is_some() {
+                    let (sub, _) = crate::model::schema::decode(
+                        &e.value,
+                        &path.child("dependencies").key(&e.key),
+                    );
+                    self.walk(
+                        &sub,
+                        &path.child("dependencies").key(&e.key),
+                        ssv,
+                        false,
+                        depth + 1,
+                    );
+                }
+            }
+        }
+        self.extensions(s, path);
+        self.rules(s, path);
+        let schema_errors_here = self.f.len() > start;
+        if !schema_errors_here
+            && self.cel_allowed
+            && s.x_validations.as_ref().is_some_and(|r| !r.is_empty())
+            && let Some(compile) = self.hooks.cel_rules
+        {
+            let input = CelRuleInput {
+                path,
+                schema: s,
+                root: self.root,
+                root_path: self.root_path,
+                uncorrelatable: ssv.uncorrelatable.as_ref(),
+            };
+            for finding in compile(&input) {
+                self.f.items.push(finding);
+            }
+        }
+    }
+
+    #[allow(clippy::collapsible_match, clippy::collapsible_if)]
+    fn extensions(&mut self, s: &SchemaProps, path: &FieldPath) {
+        let ty = s.type_.as_deref().unwrap_or("");
+        if s.x_preserve_unknown_fields == Some(false) {
+            self.push(
+                SCHEMA_EXTENSION,
+                FieldError::invalid(
+                    path.child("x-kubernetes-preserve-unknown-fields"),
+                    false,
+                    "must be true or undefined",
+                ),
+                "remove x-kubernetes-preserve-unknown-fields: false (false is the default)",
+            );
+        }
+        if let Some(mt) = s.x_map_type.as_deref() {
+            if ty != "object" {
+                if ty.is_empty() {
+                    self.push(
+                        SCHEMA_EXTENSION,
+                        FieldError::required(
+                            path.child("type"),
+                            "must be object if x-kubernetes-map-type is specified",
+                        ),
+                        "x-kubernetes-map-type applies to type: object",
+                    );
+                } else {
+                    self.push(
+                        SCHEMA_EXTENSION,
+                        FieldError::invalid(
+                            path.child("type"),
+                            ty,
+                            "must be object if x-kubernetes-map-type is specified",
+                        ),
+                        "x-kubernetes-map-type applies to type: object",
+                    );
+                }
+            }
+            if mt != "atomic" && mt != "granular" {
+                self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::not_supported(
+                        path.child("x-kubernetes-map-type"),
+                        mt,
+                        &["atomic", "granular"],
+                    ),
+                    "x-kubernetes-map-type is atomic or granular",
+                );
+            }
+        }
+        let lt = s.x_list_type.as_deref();
+        if lt.is_some() && ty != "array" {
+            if ty.is_empty() {
+                self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::required(
+                        path.child("type"),
+                        "must be array if x-kubernetes-list-type is specified",
+                    ),
+                    "x-kubernetes-list-type applies to type: array",
+                );
+            } else {
+                self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::invalid(
+                        path.child("type"),
+                        ty,
+                        "must be array if x-kubernetes-list-type is specified",
+                    ),
+                    "x-kubernetes-list-type applies to type: array",
+                );
+            }
+        } else if lt == Some("set")
+            && let Some(SchemaOrArray::Schema(is)) = &s.items
+        {
+            match is.type_.as_deref() {
+                Some("array") => {
+                    if is.x_list_type.as_deref().is_some_and(|l| l != "atomic") {
+                        self.push(
+                            SCHEMA_EXTENSION,
+                            FieldError::invalid(path.child("items").child("x-kubernetes-list-type"), json_opt_str(is.x_list_type.as_deref()), "must be atomic as item of a list with x-kubernetes-list-type=set"),
+                            "items of a set must be atomic: set x-kubernetes-list-type: atomic on the item arrays",
+                        );
+                    }
+                }
+                Some("object") => {
+                    if is.x_map_type.as_deref() != Some("atomic") {
+                        self.push(
+                            SCHEMA_EXTENSION,
+                            FieldError::invalid(path.child("items").child("x-kubernetes-map-type"), json_opt_str(is.x_list_type.as_deref()), "must be atomic as item of a list with x-kubernetes-list-type=set"),
+                            "items of a set must be atomic: set x-kubernetes-map-type: atomic on the item objects (or use x-kubernetes-list-type: map)",
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(lt) = lt
+            && lt != "atomic"
+            && lt != "set"
+            && lt != "map"
+        {
+            self.push(
+                SCHEMA_EXTENSION,
+                FieldError::not_supported(
+                    path.child("x-kubernetes-list-type"),
+                    lt,
+                    &["atomic", "set", "map"],
+                ),
+                "x-kubernetes-list-type is atomic, set or map",
+            );
+        }
+        let keys = s.x_list_map_keys.as_deref().unwrap_or(&[]);
+        if !keys.is_empty() {
+            match lt {
+                None => self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::required(
+                        path.child("x-kubernetes-list-type"),
+                        "must be map if x-kubernetes-list-map-keys is non-empty",
+                    ),
+                    "add x-kubernetes-list-type: map",
+                ),
+                Some("map") => {}
+                Some(other) => self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::invalid(
+                        path.child("x-kubernetes-list-type"),
+                        other,
+                        "must be map if x-kubernetes-list-map-keys is non-empty",
+                    ),
+                    "x-kubernetes-list-map-keys requires x-kubernetes-list-type: map",
+                ),
+            }
+        }
+        if lt == Some("map") {
+            if keys.is_empty() {
+                self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::required(
+                        path.child("x-kubernetes-list-map-keys"),
+                        "must not be empty if x-kubernetes-list-type is map",
+                    ),
+                    "name the key properties in x-kubernetes-list-map-keys, e.g. [name]",
+                );
+            }
+            match &s.items {
+                None => self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::required(
+                        path.child("items"),
+                        "must have a schema if x-kubernetes-list-type is map",
+                    ),
+                    "map lists need an items schema of type object",
+                ),
+                Some(SchemaOrArray::Array(list)) => {
+                    let mut v = String::from("{\"Schema\":null,\"JSONSchemas\":[");
+                    for (i, x) in list.iter().enumerate() {
+                        if i > 0 {
+                            v.push(',');
+                        }
+                        gojson::schema(&mut v, x);
+                    }
+                    v.push_str("]}");
+                    self.push(
+                        SCHEMA_EXTENSION,
+                        FieldError::invalid(
+                            path.child("items"),
+                            BadValue::Raw(v),
+                            "must only have a single schema if x-kubernetes-list-type is map",
+                        ),
+                        "write items as one object schema",
+                    );
+                }
+                Some(SchemaOrArray::Schema(is)) => {
+                    let ity = is.type_.as_deref().unwrap_or("");
+                    if ity != "object" {
+                        self.push(
+                            SCHEMA_EXTENSION,
+                            FieldError::invalid(
+                                path.child("items").child("type"),
+                                ity,
+                                "must be object if parent array's x-kubernetes-list-type is map",
+                            ),
+                            "items of a map list are objects",
+                        );
+                    } else {
+                        let mut seen = std::collections::HashSet::new();
+                        for k in keys {
+                            match is.property(k) {
+                                Some(p) => {
+                                    if matches!(p.type_.as_deref(), Some("array" | "object")) {
+                                        self.push(SCHEMA_EXTENSION, FieldError::invalid(path.child("items").child("properties").key(k).child("type"), ity, "must be a scalar type if parent array's x-kubernetes-list-type is map"), "list map keys must be scalars (string, integer, number, boolean)");
+                                    }
+                                }
+                                None => self.push(
+                                    SCHEMA_EXTENSION,
+                                    FieldError::invalid(
+                                        path.child("x-kubernetes-list-map-keys"),
+                                        json_strings(keys),
+                                        "entries must all be names of item properties",
+                                    ),
+                                    "every key must be a property of the items schema",
+                                ),
+                            }
+                            if !seen.insert(k.as_str()) {
+                                self.push(
+                                    SCHEMA_EXTENSION,
+                                    FieldError::invalid(
+                                        path.child("x-kubernetes-list-map-keys"),
+                                        json_strings(keys),
+                                        "must not contain duplicate entries",
+                                    ),
+                                    "list each key once",
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // validateMapListKeysMapSet
+        if let (Some(lt @ ("set" | "map")), Some(SchemaOrArray::Schema(is))) = (lt, &s.items) {
+            if is.nullable {
+                self.push(
+                    SCHEMA_EXTENSION,
+                    FieldError::forbidden(
+                        path.child("items").child("nullable"),
+                        format!("cannot be nullable when x-kubernetes-list-type is {lt}"),
+                    ),
+                    "remove nullable from the items schema",
+                );
+            }
+            if lt == "map" {
+                let required = is.required.as_deref().unwrap_or(&[]);
+                for k in keys {
+                    let Some(p) = is.property(k) else {
+                        continue;
+                    };
+                    if !required.contains(k) && p.default.is_none() {
+                        self.push(SCHEMA_EXTENSION, FieldError::required(path.child("items").child("properties").key(k).child("default"), "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property"), "add the key to the items' required list, or give it a default");
+                    }
+                    if p.nullable {
+                        self.push(SCHEMA_EXTENSION, FieldError::forbidden(path.child("items").child("properties").key(k).child("nullable"), "this property is in x-kubernetes-list-map-keys, so it cannot be nullable"), "list map keys cannot be nullable");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The structural checks of `x-kubernetes-validations` (CEL compilation is the CEL
+    /// module's, through the hook).
+    fn rules(&mut self, s: &SchemaProps, path: &FieldPath) {
+        let Some(rules) = &s.x_validations else {
+            return;
+        };
+        for (i, rule) in rules.iter().enumerate() {
+            let rp = path.child("x-kubernetes-validations").index(i);
+            let trimmed_rule = rule.rule.trim();
+            let message = rule.message.as_deref().unwrap_or("");
+            let trimmed_msg = message.trim();
+            if trimmed_rule.is_empty() {
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::required(rp.child("rule"), "rule is not specified"),
+                    "write a CEL expression in rule",
+                );
+            } else if !message.is_empty() && trimmed_msg.is_empty() {
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::invalid(
+                        rp.child("message"),
+                        message,
+                        "must be non-empty if specified",
+                    ),
+                    "write a message or remove it",
+                );
+            } else if has_newlines(trimmed_msg) {
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::invalid(
+                        rp.child("message"),
+                        message,
+                        "must not contain line breaks",
+                    ),
+                    "write the message on one line",
+                );
+            } else if has_newlines(trimmed_rule) && trimmed_msg.is_empty() {
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::required(
+                        rp.child("message"),
+                        "message must be specified if rule contains line breaks",
+                    ),
+                    "add a message for multi-line rules",
+                );
+            }
+            let me = rule.message_expression.as_deref().unwrap_or("");
+            if !me.is_empty() && me.trim().is_empty() {
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::required(
+                        rp.child("messageExpression"),
+                        "messageExpression must be non-empty if specified",
+                    ),
+                    "write a CEL expression or remove messageExpression",
+                );
+            }
+            if let Some(reason) = rule.reason.as_deref()
+                && !matches!(
+                    reason,
+                    "FieldValueRequired"
+                        | "FieldValueForbidden"
+                        | "FieldValueInvalid"
+                        | "FieldValueDuplicate"
+                )
+            {
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::not_supported(rp.child("reason"), reason, &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"]),
+                    "reason is one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate",
+                );
+            }
+            let fp = rule.field_path.as_deref().unwrap_or("");
+            if !fp.is_empty() && fp.trim().is_empty() {
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::invalid(
+                        rp.child("fieldPath"),
+                        fp,
+                        "must be non-empty if specified",
+                    ),
+                    "write a field path such as .spec.replicas or remove fieldPath",
+                );
+            }
+            if has_newlines(fp) {
+                self.push(
+                    SCHEMA_VALIDATION_RULE,
+                    FieldError::invalid(rp.child("fieldPath"), fp, "must not contain line breaks"),
+                    "write the field path on one line",
+                );
+            }
+            if !fp.is_empty()
+                && let Ok(ss) = structural::from_props(s)
+                && fieldpath::valid_field_path(fp, &ss, true).is_err()
+            {
+                self.push(SCHEMA_VALIDATION_RULE, FieldError::invalid(rp.child("fieldPath"), fp, "must be a valid path"), "fieldPath is relative to this schema node and must name declared fields, e.g. .spec.replicas or .labels['a']");
+            }
+        }
+    }
+}

@@ -1,0 +1,1400 @@
+//! CRD object checks outside the schemas: metadata, group, scope, names, versions,
+//! storage, deprecation, conversion, printer columns, subresources, selectable fields,
+//! preserveUnknownFields and API approval — `ValidateCustomResourceDefinition` minus
+//! the OpenAPI schema walk (see [`super::openapi`]).
+
+use crate::diag::{BadValue, FieldError, FieldPath};
+use crate::model::crd::{Crd, PrinterColumn, Scale, SelectableField, Version};
+use crate::model::decode::Field;
+use crate::schema::structural::{self, Structural};
+
+use super::dns::{is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name};
+use super::findings::Findings;
+use super::gojson::{self, Hoisted};
+use super::{
+    CONVERSION, GROUP, METADATA, NAMES, PRESERVE_UNKNOWN_FIELDS, PRINTER_COLUMNS, SCOPE,
+    SELECTABLE_FIELDS, SUBRESOURCES, VERSIONS,
+};
+use super::{fieldpath, gourl};
+
+fn s(f: &Option<Field<String>>) -> &str {
+    f.as_ref().map_or("", |f| f.value.as_str())
+}
+
+fn b(f: &Option<Field<bool>>) -> bool {
+    f.as_ref().is_some_and(|f| f.value)
+}
+
+fn json_str(v: &str) -> BadValue {
+    BadValue::Json(serde_json::Value::String(v.to_string()))
+}
+
+fn json_strings<'a>(items: impl IntoIterator<Item = &'a str>) -> BadValue {
+    BadValue::Json(serde_json::Value::Array(
+        items
+            .into_iter()
+            .map(|s| serde_json::Value::String(s.to_string()))
+            .collect(),
+    ))
+}
+
+/// The CRD after the v1 defaulting the server applies while decoding.
+pub struct Defaulted<'a> {
+    pub crd: &'a Crd,
+    pub singular: String,
+    pub list_kind: String,
+    pub hoisted: Hoisted,
+}
+
+impl<'a> Defaulted<'a> {
+    pub fn new(crd: &'a Crd) -> Self {
+        let kind = s(&crd.names.kind);
+        let mut singular = s(&crd.names.singular).to_string();
+        if singular.is_empty() {
+            singular = kind.to_lowercase();
+        }
+        let mut list_kind = s(&crd.names.list_kind).to_string();
+        if list_kind.is_empty() && !kind.is_empty() {
+            list_kind = format!("{kind}List");
+        }
+        Defaulted {
+            crd,
+            singular,
+            list_kind,
+            hoisted: hoisting(crd),
+        }
+    }
+}
+
+fn all_equal<T: PartialEq>(items: impl Iterator<Item = T>) -> bool {
+    let mut items = items;
+    match items.next() {
+        None => true,
+        Some(first) => items.all(|x| x == first),
+    }
+}
+
+/// Which per-version fields are identical in every version (the internal conversion
+/// then moves them to the spec, and the server validates them once).
+fn hoisting(crd: &Crd) -> Hoisted {
+    if crd.versions.is_empty() {
+        return Hoisted::default();
+    }
+    let only = |v: &Version, which: &str| normalize_empty(gojson::version_field(v, which));
+    Hoisted {
+        schema: all_equal(crd.versions.iter().map(|v| only(v, "schema"))),
+        subresources: all_equal(crd.versions.iter().map(|v| only(v, "subresources"))),
+        columns: all_equal(crd.versions.iter().map(|v| only(v, "columns"))),
+        selectable_fields: all_equal(crd.versions.iter().map(|v| only(v, "selectable"))),
+    }
+}
+
+/// Semantic equality treats empty and nil slices alike.
+fn normalize_empty(s: String) -> String {
+    let mut s = s.replace(":[]", ":null");
+    for key in [
+        "Properties",
+        "PatternProperties",
+        "Definitions",
+        "Dependencies",
+    ] {
+        s = s.replace(&format!("\"{key}\":{{}}"), &format!("\"{key}\":null"));
+    }
+    s
+}
+
+pub fn validate_metadata(d: &Defaulted, f: &mut Findings) {
+    let crd = d.crd;
+    let meta = &crd.metadata;
+    let path = FieldPath::root("metadata");
+    let required_name = format!("{}.{}", s(&crd.names.plural), s(&crd.group));
+    let name_fn = |name: &str, prefix: bool| -> Vec<String> {
+        let masked = if prefix && name.len() > 1 && name.ends_with('-') {
+            format!("{}a", &name[..name.len() - 2])
+        } else {
+            name.to_string()
+        };
+        let mut errs = is_dns1123_subdomain(&masked);
+        if name != required_name {
+            errs.push("must be spec.names.plural+\".\"+spec.group".to_string());
+        }
+        errs
+    };
+    let generate_name = s(&meta.generate_name);
+    if !generate_name.is_empty() {
+        for msg in name_fn(generate_name, true) {
+            f.push(
+                METADATA,
+                FieldError::invalid(path.child("generateName"), generate_name, msg),
+                "CRDs cannot use generateName: set metadata.name to <spec.names.plural>.<spec.group>",
+            );
+        }
+    }
+    let mut name = s(&meta.name).to_string();
+    if name.is_empty() && !generate_name.is_empty() {
+        // The server generates a name from generateName before validating.
+        name = format!("{generate_name}xxxxx");
+    }
+    if name.is_empty() {
+        f.push(
+            METADATA,
+            FieldError::required(path.child("name"), "name or generateName is required"),
+            "set metadata.name to <spec.names.plural>.<spec.group>",
+        );
+    } else {
+        for msg in name_fn(&name, false) {
+            f.push(
+                METADATA,
+                FieldError::invalid(path.child("name"), name.as_str(), msg),
+                &format!(
+                    "set metadata.name to \"{required_name}\" (<spec.names.plural>.<spec.group>)"
+                ),
+            );
+        }
+    }
+    if let Some(labels) = &meta.labels {
+        for (k, v) in &labels.value {
+            for msg in is_qualified_name(&k.value) {
+                f.push_at(
+                    METADATA,
+                    FieldError::invalid(path.child("labels"), k.value.as_str(), msg),
+                    k.span,
+                    "label keys are an optional DNS-subdomain prefix and '/' plus a name of at most 63 alphanumerics, '-', '_' or '.'",
+                );
+            }
+            for msg in is_label_value(&v.value) {
+                f.push_at(
+                    METADATA,
+                    FieldError::invalid(path.child("labels"), v.value.as_str(), msg),
+                    v.span,
+                    "label values are at most 63 alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric",
+                );
+            }
+        }
+    }
+    if let Some(annotations) = &meta.annotations {
+        let mut total = 0usize;
+        for (k, v) in &annotations.value {
+            total += k.value.len() + v.value.len();
+            for msg in is_qualified_name(&k.value.to_lowercase()) {
+                f.push_at(
+                    METADATA,
+                    FieldError::invalid(path.child("annotations"), k.value.as_str(), msg),
+                    k.span,
+                    "annotation keys are an optional DNS-subdomain prefix and '/' plus a name of alphanumerics, '-', '_' or '.'",
+                );
+            }
+        }
+        if total > 256 * 1024 {
+            f.push_at(
+                METADATA,
+                FieldError::too_long(path.child("annotations"), 256 * 1024),
+                annotations.key_span,
+                "annotations may hold at most 256 KiB in total",
+            );
+        }
+    }
+    if let Some(refs) = &meta.owner_references {
+        let rpath = path.child("ownerReferences");
+        let mut first_controller = String::new();
+        for r in &refs.value {
+            let api_version = s(&r.api_version);
+            let version = api_version.rsplit('/').next().unwrap_or("");
+            let (group, version) = match api_version.split_once('/') {
+                Some((g, v)) => (g, v),
+                None => ("", version),
+            };
+            if version.is_empty() {
+                f.push_at(
+                    METADATA,
+                    FieldError::invalid(
+                        rpath.child("apiVersion"),
+                        api_version,
+                        "version must not be empty",
+                    ),
+                    r.api_version.as_ref().map_or(r.span, |x| x.span),
+                    "",
+                );
+            }
+            let kind = s(&r.kind);
+            if kind.is_empty() {
+                f.push_at(
+                    METADATA,
+                    FieldError::invalid(rpath.child("kind"), kind, "must not be empty"),
+                    r.kind.as_ref().map_or(r.span, |x| x.span),
+                    "",
+                );
+            }
+            if s(&r.name).is_empty() {
+                f.push_at(
+                    METADATA,
+                    FieldError::invalid(rpath.child("name"), "", "must not be empty"),
+                    r.name.as_ref().map_or(r.span, |x| x.span),
+                    "",
+                );
+            }
+            if s(&r.uid).is_empty() {
+                f.push_at(
+                    METADATA,
+                    FieldError::invalid(rpath.child("uid"), "", "must not be empty"),
+                    r.uid.as_ref().map_or(r.span, |x| x.span),
+                    "",
+                );
+            }
+            if group.is_empty() && version == "v1" && kind == "Event" {
+                f.push_at(
+                    METADATA,
+                    FieldError::invalid(
+                        rpath.clone(),
+                        BadValue::Raw(owner_ref_json(r)),
+                        "/v1, Kind=Event is disallowed from being an owner",
+                    ),
+                    r.span,
+                    "",
+                );
+            }
+            if r.controller.as_ref().is_some_and(|c| c.value) {
+                let cur = format!("{}/{}", kind, s(&r.name));
+                if first_controller.is_empty() {
+                    first_controller = cur;
+                } else {
+                    let all: Vec<String> = refs.value.iter().map(owner_ref_json).collect();
+                    f.push_at(
+                        METADATA,
+                        FieldError::invalid(
+                            rpath.clone(),
+                            BadValue::Raw(format!("[{}]", all.join(","))),
+                            format!("Only one reference can have Controller set to true. Found \"true\" in references for {first_controller} and {cur}"),
+                        ),
+                        r.span,
+                        "",
+                    );
+                }
+            }
+        }
+    }
+    if let Some(finalizers) = &meta.finalizers {
+        let fpath = path.child("finalizers");
+        for fin in &finalizers.value {
+            for msg in is_qualified_name(&fin.value) {
+                f.push_at(
+                    METADATA,
+                    FieldError::invalid(fpath.clone(), fin.value.as_str(), msg),
+                    fin.span,
+                    "finalizer names are qualified names such as example.com/cleanup",
+                );
+            }
+        }
+        let has = |n: &str| finalizers.value.iter().any(|x| x.value == n);
+        if has("orphan") && has("foregroundDeletion") {
+            f.push_at(
+                METADATA,
+                FieldError::invalid(
+                    fpath,
+                    json_strings(finalizers.value.iter().map(|x| x.value.as_str())),
+                    "finalizer orphan and foregroundDeletion cannot be both set",
+                ),
+                finalizers.span,
+                "",
+            );
+        }
+    }
+}
+
+fn owner_ref_json(r: &crate::model::crd::OwnerReference) -> String {
+    let q = |v: &str| crate::diag::gofmt::json_marshal(&serde_json::Value::String(v.to_string()));
+    let mut out = format!(
+        "{{\"apiVersion\":{},\"kind\":{},\"name\":{},\"uid\":{}",
+        q(s(&r.api_version)),
+        q(s(&r.kind)),
+        q(s(&r.name)),
+        q(s(&r.uid))
+    );
+    if let Some(c) = &r.controller {
+        out.push_str(&format!(",\"controller\":{}", c.value));
+    }
+    if let Some(c) = &r.block_owner_deletion {
+        out.push_str(&format!(",\"blockOwnerDeletion\":{}", c.value));
+    }
+    out.push('}');
+    out
+}
+
+pub fn validate_group_scope(d: &Defaulted, f: &mut Findings) {
+    let crd = d.crd;
+    let spec = FieldPath::root("spec");
+    let group = s(&crd.group);
+    if group.is_empty() {
+        f.push(
+            GROUP,
+            FieldError::required(spec.child("group"), ""),
+            "set spec.group to a DNS subdomain you own, e.g. example.com",
+        );
+    } else {
+        let errs = is_dns1123_subdomain(group);
+        if !errs.is_empty() {
+            f.push(
+                GROUP,
+                FieldError::invalid(spec.child("group"), group, errs.join(",")),
+                "the group must be a lowercase DNS subdomain, e.g. stable.example.com",
+            );
+        } else if group.split('.').count() < 2 {
+            f.push(
+                GROUP,
+                FieldError::invalid(
+                    spec.child("group"),
+                    group,
+                    "should be a domain with at least one dot",
+                ),
+                "use a domain with at least one dot, e.g. example.com",
+            );
+        }
+    }
+    let scope = s(&crd.scope);
+    if scope.is_empty() {
+        f.push(
+            SCOPE,
+            FieldError::required(spec.child("scope"), ""),
+            "set spec.scope to Namespaced or Cluster",
+        );
+    } else if scope != "Cluster" && scope != "Namespaced" {
+        f.push(
+            SCOPE,
+            FieldError::not_supported(spec.child("scope"), scope, &["Cluster", "Namespaced"]),
+            "spec.scope is case-sensitive: Namespaced or Cluster",
+        );
+    }
+}
+
+/// `validateDeprecationWarning`.
+fn deprecation_errors(deprecated: bool, warning: Option<&str>) -> Vec<String> {
+    let Some(w) = warning else {
+        return Vec::new();
+    };
+    if !deprecated {
+        return vec!["can only be set for deprecated versions".to_string()];
+    }
+    let mut errs = Vec::new();
+    if w.len() > 256 {
+        errs.push("must be <= 256 characters long".to_string());
+    }
+    if w.is_empty() {
+        errs.push("must not be an empty string".to_string());
+    }
+    for (i, c) in w.char_indices() {
+        if !is_go_print(c) {
+            errs.push(format!(
+                "must only contain printable UTF-8 characters; non-printable character found at index {i}"
+            ));
+            break;
+        }
+    }
+    errs
+}
+
+/// Go's `unicode.IsPrint`: graphic characters and the ASCII space only.
+pub fn is_go_print(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    if c.is_control() || c.is_whitespace() {
+        return false;
+    }
+    !matches!(c as u32,
+        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x890..=0x891 | 0x8E2 | 0x180E
+        | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB
+        | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A
+        | 0xE0001 | 0xE0020..=0xE007F | 0xE000..=0xF8FF | 0xF0000..=0x10FFFF
+        | 0xD800..=0xDFFF | 0xFFFE..=0xFFFF)
+}
+
+/// The versions-level checks (`validateCustomResourceDefinitionSpec`'s loop and the
+/// storage / uniqueness / names checks after it). Schema validation of each version is
+/// delegated through `schema_check`.
+pub fn validate_versions(
+    d: &Defaulted,
+    f: &mut Findings,
+    mut schema_check: impl FnMut(&mut Findings, usize, bool),
+) {
+    let crd = d.crd;
+    let spec = FieldPath::root("spec");
+    let vpath = spec.child("versions");
+
+    // Every version needs a schema (unless a shared one exists).
+    let shared_schema =
+        d.hoisted.schema && crd.versions.first().is_some_and(|v| v.schema.is_some());
+    if !shared_schema {
+        for (i, v) in crd.versions.iter().enumerate() {
+            if v.schema.is_none() {
+                f.push_at(
+                    VERSIONS,
+                    FieldError::required(vpath.index(i).child("schema").child("openAPIV3Schema"), ""),
+                    v.schema_key_span
+                        .or(v.schema_field.as_ref().map(|x| x.key_span))
+                        .or(v.name.as_ref().map(|x| x.key_span))
+                        .unwrap_or(v.span),
+                    "every version needs schema.openAPIV3Schema (use x-kubernetes-preserve-unknown-fields: true for an untyped object)",
+                );
+            }
+        }
+    }
+
+    let any_status = crd
+        .versions
+        .iter()
+        .any(|v| v.subresources.as_ref().is_some_and(|s| s.status.is_some()));
+    let mut storage = 0;
+    let mut seen = std::collections::HashSet::new();
+    let mut unique = true;
+    for (i, v) in crd.versions.iter().enumerate() {
+        let name = s(&v.name);
+        if b(&v.storage) {
+            storage += 1;
+        }
+        if !seen.insert(name.to_string()) {
+            unique = false;
+        }
+        let errs = is_dns1035_label(name);
+        if !errs.is_empty() {
+            f.push(
+                VERSIONS,
+                FieldError::invalid(vpath.index(i).child("name"), name, errs.join(",")),
+                "version names are DNS-1035 labels such as v1, v1beta1, v2alpha1",
+            );
+        }
+        validate_version(d, f, i, v, &mut schema_check, any_status);
+    }
+
+    if !unique {
+        f.push_at(
+            VERSIONS,
+            FieldError::invalid(
+                vpath.clone(),
+                BadValue::Raw(versions_value(d)),
+                "must contain unique version names",
+            ),
+            versions_span(crd),
+            "give each entry of spec.versions a different name",
+        );
+    }
+    if storage != 1 {
+        f.push_at(
+            VERSIONS,
+            FieldError::invalid(
+                vpath.clone(),
+                BadValue::Raw(versions_value(d)),
+                "must have exactly one version marked as storage version",
+            ),
+            versions_span(crd),
+            "set storage: true on exactly one version and storage: false on the others",
+        );
+    }
+    if let Some(first) = crd.versions.first() {
+        let name = s(&first.name);
+        let errs = is_dns1035_label(name);
+        if !errs.is_empty() {
+            f.push(
+                VERSIONS,
+                FieldError::invalid(spec.child("version"), name, errs.join(",")),
+                "the first version's name is also the CRD's default version and must be a DNS-1035 label",
+            );
+        }
+    }
+
+    // The server fills status.storedVersions with the first storage version.
+    let stored: Vec<&str> = crd
+        .versions
+        .iter()
+        .find(|v| b(&v.storage))
+        .map(|v| s(&v.name))
+        .into_iter()
+        .collect();
+    let spath = FieldPath::root("status").child("storedVersions");
+    if stored.is_empty() {
+        f.push_at(
+            VERSIONS,
+            FieldError::invalid(
+                spath,
+                BadValue::Raw("null".into()),
+                "must have at least one stored version",
+            ),
+            versions_span(crd),
+            "mark one version with storage: true",
+        );
+    } else {
+        for v in &crd.versions {
+            let name = s(&v.name);
+            if b(&v.storage) && !stored.contains(&name) {
+                f.push_at(
+                    VERSIONS,
+                    FieldError::invalid(
+                        spath.clone(),
+                        json_strings(stored.iter().copied()),
+                        format!("must have the storage version {name}"),
+                    ),
+                    v.storage.as_ref().map_or(v.span, |x| x.key_span),
+                    "only one version can be the storage version",
+                );
+            }
+        }
+    }
+}
+
+fn versions_span(crd: &Crd) -> crate::source::Span {
+    crd.versions_field
+        .as_ref()
+        .map_or(crd.spec_span, |x| x.key_span)
+}
+
+fn versions_value(d: &Defaulted) -> String {
+    if d.crd.versions_field.is_none() {
+        return "null".into();
+    }
+    gojson::versions(&d.crd.versions, d.hoisted)
+}
+
+/// `validateCustomResourceDefinitionVersion` plus the hoisted (spec-level) equivalents,
+/// reported at the first version.
+fn validate_version(
+    d: &Defaulted,
+    f: &mut Findings,
+    i: usize,
+    v: &Version,
+    schema_check: &mut impl FnMut(&mut Findings, usize, bool),
+    any_status: bool,
+) {
+    let crd = d.crd;
+    let path = FieldPath::root("spec").child("versions").index(i);
+    let deprecated = b(&v.deprecated);
+    for msg in deprecation_errors(
+        deprecated,
+        v.deprecation_warning.as_ref().map(|w| w.value.as_str()),
+    ) {
+        let w = v
+            .deprecation_warning
+            .as_ref()
+            .map(|w| w.value.as_str())
+            .unwrap_or("");
+        f.push(
+            VERSIONS,
+            FieldError::invalid(path.child("deprecationWarning"), json_str(w), msg),
+            if deprecated {
+                "use a non-empty, printable warning of at most 256 characters"
+            } else {
+                "set deprecated: true on this version, or remove deprecationWarning"
+            },
+        );
+    }
+    // Schemas: per version, or once (at the first version) when identical.
+    if !d.hoisted.schema {
+        if v.schema.is_some() {
+            let status = status_enabled_for(d, v);
+            schema_check(f, i, status);
+        }
+    } else if i == 0 && v.schema.is_some() {
+        schema_check(f, i, any_status);
+    }
+    // Subresources.
+    if (!d.hoisted.subresources || i == 0)
+        && let Some(sub) = &v.subresources
+        && let Some(scale) = &sub.scale
+    {
+        validate_scale(f, &path.child("subresources"), scale);
+    }
+    // Printer columns.
+    if (!d.hoisted.columns || i == 0)
+        && let Some(cols) = &v.additional_printer_columns
+    {
+        for (j, c) in cols.value.iter().enumerate() {
+            validate_column(f, &path.child("additionalPrinterColumns").index(j), c);
+        }
+    }
+    // Selectable fields.
+    if let Some(fields) = &v.selectable_fields
+        && !fields.value.is_empty()
+    {
+        let top_level = d.hoisted.selectable_fields;
+        if top_level && i > 0 {
+            return;
+        }
+        let spath = path.child("selectableFields");
+        // Per-version selectable fields are checked against the version's own schema,
+        // which the internal conversion removes when all schemas are identical.
+        let schema = if top_level || !d.hoisted.schema {
+            v.schema.as_ref()
+        } else {
+            None
+        };
+        match schema {
+            None => {
+                let detail = if top_level {
+                    "may only be set when validations.schema is included"
+                } else {
+                    "may only be set when `version.schema.openAPIV3Schema` is not included"
+                };
+                f.push_at(
+                    SELECTABLE_FIELDS,
+                    FieldError::invalid(spath, "", detail),
+                    fields.key_span,
+                    "selectable fields need an openAPIV3Schema that declares the fields",
+                );
+            }
+            Some(props) => match structural::from_props(props) {
+                Err(e) => {
+                    f.push(
+                        SELECTABLE_FIELDS,
+                        FieldError::invalid(
+                            path.child("schema").child("openAPIV3Schema"),
+                            "",
+                            e.message,
+                        ),
+                        "",
+                    );
+                }
+                Ok(st) => validate_selectable_fields(f, &spath, &fields.value, &st),
+            },
+        }
+    }
+    let _ = crd;
+}
+
+fn status_enabled_for(d: &Defaulted, v: &Version) -> bool {
+    let crd = d.crd;
+    let per_version =
+        !d.hoisted.subresources && crd.versions.iter().any(|x| x.subresources.is_some());
+    let sub = if per_version {
+        let name = s(&v.name);
+        crd.versions
+            .iter()
+            .find(|x| s(&x.name) == name)
+            .and_then(|x| x.subresources.as_ref())
+    } else {
+        crd.versions.first().and_then(|x| x.subresources.as_ref())
+    };
+    sub.is_some_and(|s| s.status.is_some())
+}
+
+/// `validateSimpleJSONPath`.
+fn simple_json_path(p: &str, path: &FieldPath) -> Option<FieldError> {
+    if p.is_empty() {
+        return Some(FieldError::invalid(path.clone(), p, "must not be empty"));
+    }
+    if !p.starts_with('.') {
+        return Some(FieldError::invalid(
+            path.clone(),
+            p,
+            "must be a simple json path starting with .",
+        ));
+    }
+    None
+}
+
+fn validate_scale(f: &mut Findings, path: &FieldPath, scale: &Scale) {
+    let spec_path = path.child("scale.specReplicasPath");
+    match scale
+        .spec_replicas_path
+        .as_ref()
+        .map(|x| x.value.as_str())
+        .unwrap_or("")
+    {
+        "" => {
+            f.push_at(
+                SUBRESOURCES,
+                FieldError::required(spec_path, ""),
+                scale.key_span,
+                "set specReplicasPath, e.g. .spec.replicas",
+            );
+        }
+        p => {
+            if let Some(e) = simple_json_path(p, &spec_path) {
+                f.push(
+                    SUBRESOURCES,
+                    e,
+                    "write a JSON path in dot notation, e.g. .spec.replicas",
+                );
+            } else if !p.starts_with(".spec.") {
+                f.push(
+                    SUBRESOURCES,
+                    FieldError::invalid(spec_path, p, "should be a json path under .spec"),
+                    "specReplicasPath must point under .spec, e.g. .spec.replicas",
+                );
+            }
+        }
+    }
+    let status_path = path.child("scale.statusReplicasPath");
+    match scale
+        .status_replicas_path
+        .as_ref()
+        .map(|x| x.value.as_str())
+        .unwrap_or("")
+    {
+        "" => {
+            f.push_at(
+                SUBRESOURCES,
+                FieldError::required(status_path, ""),
+                scale.key_span,
+                "set statusReplicasPath, e.g. .status.replicas",
+            );
+        }
+        p => {
+            if let Some(e) = simple_json_path(p, &status_path) {
+                f.push(
+                    SUBRESOURCES,
+                    e,
+                    "write a JSON path in dot notation, e.g. .status.replicas",
+                );
+            } else if !p.starts_with(".status.") {
+                f.push(
+                    SUBRESOURCES,
+                    FieldError::invalid(status_path, p, "should be a json path under .status"),
+                    "statusReplicasPath must point under .status, e.g. .status.replicas",
+                );
+            }
+        }
+    }
+    if let Some(sel) = &scale.label_selector_path
+        && !sel.value.is_empty()
+    {
+        let sel_path = path.child("scale.labelSelectorPath");
+        if let Some(e) = simple_json_path(&sel.value, &sel_path) {
+            f.push(
+                SUBRESOURCES,
+                e,
+                "write a JSON path in dot notation, e.g. .status.selector",
+            );
+        } else if !sel.value.starts_with(".spec.") && !sel.value.starts_with(".status.") {
+            f.push(
+                SUBRESOURCES,
+                FieldError::invalid(
+                    sel_path,
+                    json_str(&sel.value),
+                    "should be a json path under either .spec or .status",
+                ),
+                "labelSelectorPath must point under .spec or .status, e.g. .status.selector",
+            );
+        }
+    }
+}
+
+const COLUMN_TYPES: &str = "boolean,date,integer,number,string";
+const COLUMN_FORMATS: &str = "byte,date,date-time,double,float,int32,int64,password";
+
+fn validate_column(f: &mut Findings, path: &FieldPath, c: &PrinterColumn) {
+    if s(&c.name).is_empty() {
+        f.push_at(
+            PRINTER_COLUMNS,
+            FieldError::required(path.child("name"), ""),
+            c.name.as_ref().map_or(c.span, |x| x.key_span),
+            "give the column a name (shown as the header in kubectl get)",
+        );
+    }
+    let ty = s(&c.type_);
+    if ty.is_empty() {
+        f.push_at(
+            PRINTER_COLUMNS,
+            FieldError::required(path.child("type"), format!("must be one of {COLUMN_TYPES}")),
+            c.type_.as_ref().map_or(c.span, |x| x.key_span),
+            "set type to one of integer, number, string, boolean, date",
+        );
+    } else if !COLUMN_TYPES.split(',').any(|t| t == ty) {
+        f.push(
+            PRINTER_COLUMNS,
+            FieldError::invalid(path.child("type"), ty, format!("must be one of {COLUMN_TYPES}")),
+            "printer column types are integer, number, string, boolean or date (not OpenAPI array/object)",
+        );
+    }
+    let format = s(&c.format);
+    if !format.is_empty() && !COLUMN_FORMATS.split(',').any(|t| t == format) {
+        f.push(
+            PRINTER_COLUMNS,
+            FieldError::invalid(
+                path.child("format"),
+                format,
+                format!("must be one of {COLUMN_FORMATS}"),
+            ),
+            "use one of the supported formats or remove format",
+        );
+    }
+    let json_path = s(&c.json_path);
+    let jp = path.child("JSONPath");
+    if json_path.is_empty() {
+        f.push_at(
+            PRINTER_COLUMNS,
+            FieldError::required(jp, ""),
+            c.json_path.as_ref().map_or(c.span, |x| x.key_span),
+            "set jsonPath to the field to show, e.g. .spec.replicas",
+        );
+    } else if let Some(e) = simple_json_path(json_path, &jp) {
+        f.push(
+            PRINTER_COLUMNS,
+            e,
+            "printer column paths start with a dot, e.g. .status.phase",
+        );
+    }
+}
+
+fn validate_selectable_fields(
+    f: &mut Findings,
+    path: &FieldPath,
+    fields: &[SelectableField],
+    schema: &Structural,
+) {
+    let mut unique = std::collections::HashSet::new();
+    for (i, field) in fields.iter().enumerate() {
+        let ipath = path.index(i);
+        let jp = field
+            .json_path
+            .as_ref()
+            .map(|x| x.value.as_str())
+            .unwrap_or("");
+        if jp.is_empty() {
+            f.push_at(
+                SELECTABLE_FIELDS,
+                FieldError::required(ipath.child("jsonPath"), ""),
+                field.json_path.as_ref().map_or(field.span, |x| x.key_span),
+                "set jsonPath to a string, integer or boolean field, e.g. .spec.color",
+            );
+            continue;
+        }
+        let jpath = ipath.child("jsonPath");
+        match fieldpath::valid_field_path(jp, schema, false) {
+            Err(e) => {
+                f.push(
+                    SELECTABLE_FIELDS,
+                    FieldError::invalid(jpath, jp, format!("is an invalid path: {e}")),
+                    "the path must name declared properties in dot notation, e.g. .spec.color",
+                );
+            }
+            Ok((p, found)) => {
+                if matches!(p.first(), Some(fieldpath::PathStep::Field(n)) if n == "metadata") {
+                    f.push(
+                        SELECTABLE_FIELDS,
+                        FieldError::invalid(jpath.clone(), jp, "must not point to fields in metadata"),
+                        "metadata.name and metadata.namespace are always selectable; pick a spec or status field",
+                    );
+                }
+                if !matches!(
+                    found.map(|s| s.generic.type_.as_str()),
+                    Some("string" | "boolean" | "integer")
+                ) {
+                    f.push(
+                        SELECTABLE_FIELDS,
+                        FieldError::invalid(jpath.clone(), jp, "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."),
+                        "selectable fields must be strings, booleans or integers",
+                    );
+                }
+                if !unique.insert(fieldpath::render(&p)) {
+                    f.push(
+                        SELECTABLE_FIELDS,
+                        FieldError::duplicate(jpath, jp),
+                        "list each selectable field once",
+                    );
+                }
+            }
+        }
+    }
+    if unique.len() > 8 {
+        f.push(
+            SELECTABLE_FIELDS,
+            FieldError::too_many(path.clone(), unique.len() as i64, 8),
+            "a version may declare at most 8 selectable fields",
+        );
+    }
+}
+
+pub fn validate_names(d: &Defaulted, f: &mut Findings) {
+    let crd = d.crd;
+    let n = &crd.names;
+    let path = FieldPath::root("spec").child("names");
+    let plural = s(&n.plural);
+    let kind = s(&n.kind);
+    let names_span = n.key_span;
+    let req = |f: &mut Findings, field: &str, help: &str| {
+        f.push_at(
+            NAMES,
+            FieldError::required(path.child(field), ""),
+            names_span,
+            help,
+        );
+    };
+    if plural.is_empty() {
+        req(
+            f,
+            "plural",
+            "set names.plural to the lowercase plural resource name, e.g. crontabs",
+        );
+    }
+    if d.singular.is_empty() {
+        req(
+            f,
+            "singular",
+            "set names.singular (or names.kind, from which it defaults)",
+        );
+    }
+    if kind.is_empty() {
+        req(
+            f,
+            "kind",
+            "set names.kind to the CamelCase kind, e.g. CronTab",
+        );
+    }
+    if d.list_kind.is_empty() {
+        req(
+            f,
+            "listKind",
+            "set names.listKind (or names.kind, from which it defaults)",
+        );
+    }
+    let check = |f: &mut Findings,
+                 field: &str,
+                 value: &str,
+                 lower: bool,
+                 span: Option<crate::source::Span>| {
+        if value.is_empty() {
+            return;
+        }
+        let errs = if lower {
+            is_dns1035_label(&value.to_lowercase())
+        } else {
+            is_dns1035_label(value)
+        };
+        if errs.is_empty() {
+            return;
+        }
+        let detail = if lower {
+            format!(
+                "may have mixed case, but should otherwise match: {}",
+                errs.join(",")
+            )
+        } else {
+            errs.join(",")
+        };
+        let err = FieldError::invalid(path.child(field), value, detail);
+        let help = "names must be DNS-1035 labels: lowercase letters, digits and '-', starting with a letter";
+        match span {
+            Some(sp) => f.push_at(NAMES, err, sp, help),
+            None => {
+                f.push(NAMES, err, help);
+            }
+        }
+    };
+    check(f, "plural", plural, false, None);
+    let singular_span = if n.singular.is_none() {
+        n.kind.as_ref().map(|k| k.span)
+    } else {
+        None
+    };
+    check(f, "singular", &d.singular, false, singular_span);
+    check(f, "kind", kind, true, None);
+    let list_kind_span = if n.list_kind.is_none() {
+        n.kind.as_ref().map(|k| k.span)
+    } else {
+        None
+    };
+    check(f, "listKind", &d.list_kind, true, list_kind_span);
+    if let Some(short) = &n.short_names {
+        for (i, sn) in short.value.iter().enumerate() {
+            let errs = is_dns1035_label(&sn.value);
+            if !errs.is_empty() {
+                f.push_at(
+                    NAMES,
+                    FieldError::invalid(
+                        path.child("shortNames").index(i),
+                        sn.value.as_str(),
+                        errs.join(","),
+                    ),
+                    sn.span,
+                    "short names must be lowercase DNS-1035 labels, e.g. ct",
+                );
+            }
+        }
+    }
+    if !kind.is_empty() && kind == d.list_kind {
+        f.push(
+            NAMES,
+            FieldError::invalid(
+                path.child("listKind"),
+                d.list_kind.as_str(),
+                "kind and listKind may not be the same",
+            ),
+            "listKind is conventionally <kind>List",
+        );
+    }
+    if let Some(categories) = &n.categories {
+        for (i, c) in categories.value.iter().enumerate() {
+            let errs = is_dns1035_label(&c.value);
+            if !errs.is_empty() {
+                f.push_at(
+                    NAMES,
+                    FieldError::invalid(
+                        path.child("categories").index(i),
+                        c.value.as_str(),
+                        errs.join(","),
+                    ),
+                    c.span,
+                    "categories must be lowercase DNS-1035 labels, e.g. all",
+                );
+            }
+        }
+    }
+}
+
+pub fn validate_conversion(d: &Defaulted, f: &mut Findings, structural_ok: bool) {
+    let crd = d.crd;
+    let _ = structural_ok;
+    let path = FieldPath::root("spec").child("conversion");
+    let preserve = b(&crd.preserve_unknown_fields);
+    // Absent conversion defaults to {strategy: None}.
+    let Some(conv) = &crd.conversion else {
+        return;
+    };
+    let strategy = s(&conv.strategy);
+    if strategy != "None" && preserve {
+        f.push(
+            CONVERSION,
+            FieldError::invalid(
+                path.child("strategy"),
+                strategy,
+                "must be None if spec.preserveUnknownFields is true",
+            ),
+            "set spec.preserveUnknownFields to false (required in v1) to use webhook conversion",
+        );
+    }
+    if strategy.is_empty() {
+        f.push_at(
+            CONVERSION,
+            FieldError::required(path.child("strategy"), ""),
+            conv.key_span,
+            "set conversion.strategy to None or Webhook",
+        );
+    } else if strategy != "None" && strategy != "Webhook" {
+        f.push(
+            CONVERSION,
+            FieldError::not_supported(path.child("strategy"), strategy, &["None", "Webhook"]),
+            "conversion.strategy is None or Webhook (case-sensitive)",
+        );
+    }
+    let webhook = conv.webhook.as_ref();
+    let cc = webhook.and_then(|w| w.client_config.as_ref());
+    let review = webhook.and_then(|w| w.conversion_review_versions.as_ref());
+    let cc_path = path.child("webhookClientConfig");
+    if strategy == "Webhook" {
+        match cc {
+            None => {
+                f.push_at(
+                    CONVERSION,
+                    FieldError::required(cc_path, "required when strategy is set to Webhook"),
+                    webhook.map_or(conv.key_span, |w| w.key_span),
+                    "add webhook.clientConfig with a service or an https url",
+                );
+            }
+            Some(cc) => match (&cc.url, &cc.service) {
+                (Some(_), Some(_)) | (None, None) => {
+                    f.push_at(
+                        CONVERSION,
+                        FieldError::required(cc_path, "exactly one of url or service is required"),
+                        cc.key_span,
+                        "set either clientConfig.url or clientConfig.service, not both",
+                    );
+                }
+                (Some(url), None) => validate_webhook_url(f, &cc_path.child("url"), url),
+                (None, Some(svc)) => {
+                    let spath = cc_path.child("service");
+                    if s(&svc.name).is_empty() {
+                        f.push_at(
+                            CONVERSION,
+                            FieldError::required(spath.child("name"), ""),
+                            svc.key_span,
+                            "name the Service that serves the conversion webhook",
+                        );
+                    }
+                    if s(&svc.namespace).is_empty() {
+                        f.push_at(
+                            CONVERSION,
+                            FieldError::required(spath.child("namespace"), ""),
+                            svc.key_span,
+                            "set the namespace of the webhook Service",
+                        );
+                    }
+                    let port = svc.port.as_ref().map_or(443, |p| p.value);
+                    if !(1..=65535).contains(&port) {
+                        f.push(
+                            CONVERSION,
+                            FieldError::invalid(
+                                spath.child("port"),
+                                port,
+                                "port is not valid: must be between 1 and 65535, inclusive",
+                            ),
+                            "use a port between 1 and 65535 (default 443)",
+                        );
+                    }
+                    if let Some(p) = &svc.path {
+                        validate_service_path(f, &spath.child("path"), &p.value);
+                    }
+                }
+            },
+        }
+        let rpath = path.child("conversionReviewVersions");
+        match review.filter(|r| !r.value.is_empty()) {
+            None => {
+                f.push_at(
+                    CONVERSION,
+                    FieldError::required(rpath, ""),
+                    webhook.map_or(conv.key_span, |w| w.key_span),
+                    "list the ConversionReview versions your webhook understands, e.g. [v1]",
+                );
+            }
+            Some(list) => {
+                let mut seen = std::collections::HashSet::new();
+                let mut accepted = false;
+                for (i, v) in list.value.iter().enumerate() {
+                    if !seen.insert(v.value.as_str()) {
+                        f.push_at(
+                            CONVERSION,
+                            FieldError::invalid(
+                                rpath.index(i),
+                                v.value.as_str(),
+                                "duplicate version",
+                            ),
+                            v.span,
+                            "list each version once",
+                        );
+                        continue;
+                    }
+                    for e in is_dns1035_label(&v.value) {
+                        f.push_at(
+                            CONVERSION,
+                            FieldError::invalid(rpath.index(i), v.value.as_str(), e),
+                            v.span,
+                            "ConversionReview versions look like v1 or v1beta1",
+                        );
+                    }
+                    if v.value == "v1" || v.value == "v1beta1" {
+                        accepted = true;
+                    }
+                }
+                if !accepted {
+                    f.push_at(
+                        CONVERSION,
+                        FieldError::invalid(
+                            rpath,
+                            json_strings(list.value.iter().map(|x| x.value.as_str())),
+                            "must include at least one of v1, v1beta1",
+                        ),
+                        list.span,
+                        "include v1 (or v1beta1) in conversionReviewVersions",
+                    );
+                }
+            }
+        }
+    } else {
+        if let Some(cc) = cc {
+            f.push_at(
+                CONVERSION,
+                FieldError::forbidden(
+                    cc_path,
+                    "should not be set when strategy is not set to Webhook",
+                ),
+                cc.key_span,
+                "remove webhook.clientConfig, or set strategy: Webhook",
+            );
+        }
+        if let Some(r) = review.filter(|r| !r.value.is_empty()) {
+            f.push_at(
+                CONVERSION,
+                FieldError::forbidden(
+                    path.child("conversionReviewVersions"),
+                    "should not be set when strategy is not set to Webhook",
+                ),
+                r.key_span,
+                "remove webhook.conversionReviewVersions, or set strategy: Webhook",
+            );
+        }
+    }
+}
+
+fn validate_webhook_url(f: &mut Findings, path: &FieldPath, url: &Field<String>) {
+    const FORM: &str = "; desired format: https://host[/path]";
+    match gourl::parse(&url.value) {
+        Err(e) => {
+            f.push_at(
+                CONVERSION,
+                FieldError::required(path.clone(), format!("url must be a valid URL: {e}{FORM}")),
+                url.span,
+                "write an absolute https URL such as https://webhook.example.com/convert",
+            );
+        }
+        Ok(u) => {
+            if u.scheme != "https" {
+                f.push_at(
+                    CONVERSION,
+                    FieldError::invalid(
+                        path.clone(),
+                        u.scheme.as_str(),
+                        format!("'https' is the only allowed URL scheme{FORM}"),
+                    ),
+                    url.span,
+                    "conversion webhooks must use https",
+                );
+            }
+            if u.host.is_empty() {
+                f.push_at(
+                    CONVERSION,
+                    FieldError::invalid(
+                        path.clone(),
+                        u.host.as_str(),
+                        format!("host must be specified{FORM}"),
+                    ),
+                    url.span,
+                    "write an absolute https URL with a host",
+                );
+            }
+            if let Some(user) = &u.user {
+                f.push_at(
+                    CONVERSION,
+                    FieldError::invalid(
+                        path.clone(),
+                        user.as_str(),
+                        "user information is not permitted in the URL",
+                    ),
+                    url.span,
+                    "remove user:password@ from the URL; use caBundle and TLS instead",
+                );
+            }
+            if !u.fragment.is_empty() {
+                f.push_at(
+                    CONVERSION,
+                    FieldError::invalid(
+                        path.clone(),
+                        u.fragment.as_str(),
+                        "fragments are not permitted in the URL",
+                    ),
+                    url.span,
+                    "remove the #fragment from the URL",
+                );
+            }
+            if !u.raw_query.is_empty() {
+                f.push_at(
+                    CONVERSION,
+                    FieldError::invalid(
+                        path.clone(),
+                        u.raw_query.as_str(),
+                        "query parameters are not permitted in the URL",
+                    ),
+                    url.span,
+                    "remove the ?query from the URL",
+                );
+            }
+        }
+    }
+}
+
+fn validate_service_path(f: &mut Findings, path: &FieldPath, p: &str) {
+    if p == "/" || p.is_empty() {
+        return;
+    }
+    let help = "service paths start with '/' and consist of DNS-subdomain segments, e.g. /convert";
+    if p == "//" {
+        f.push(
+            CONVERSION,
+            FieldError::invalid(path.clone(), p, "segment[0] may not be empty"),
+            help,
+        );
+        return;
+    }
+    if !p.starts_with('/') {
+        f.push(
+            CONVERSION,
+            FieldError::invalid(path.clone(), p, "must start with a '/'"),
+            help,
+        );
+    }
+    let mut check = &p[1.min(p.len())..];
+    if let Some(stripped) = check.strip_suffix('/') {
+        check = stripped;
+    }
+    for (i, step) in check.split('/').enumerate() {
+        if step.is_empty() {
+            f.push(
+                CONVERSION,
+                FieldError::invalid(path.clone(), p, format!("segment[{i}] may not be empty")),
+                help,
+            );
+            continue;
+        }
+        for e in is_dns1123_subdomain(step) {
+            f.push(
+                CONVERSION,
+                FieldError::invalid(path.clone(), p, format!("segment[{i}]: {e}")),
+                help,
+            );
+        }
+    }
+}
+
+/// `preserveUnknownFields: true` (with defaults, and in itself) and the API approval
+/// annotation of protected groups.
+pub fn validate_preserve_and_approval(d: &Defaulted, f: &mut Findings, has_defaults: bool) {
+    let crd = d.crd;
+    let preserve = b(&crd.preserve_unknown_fields);
+    let path = FieldPath::root("spec").child("preserveUnknownFields");
+    if has_defaults && preserve {
+        f.push(
+            PRESERVE_UNKNOWN_FIELDS,
+            FieldError::invalid(path.clone(), true, "must be false in order to use defaults in the schema"),
+            "remove preserveUnknownFields (it must be false in v1); use x-kubernetes-preserve-unknown-fields in the schema",
+        );
+    }
+    if preserve {
+        f.push(
+            PRESERVE_UNKNOWN_FIELDS,
+            FieldError::invalid(path, true, "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead"),
+            "remove spec.preserveUnknownFields; mark the objects that keep unknown fields with x-kubernetes-preserve-unknown-fields: true",
+        );
+    }
+    let group = s(&crd.group);
+    let protected = group == "k8s.io"
+        || group.ends_with(".k8s.io")
+        || group == "kubernetes.io"
+        || group.ends_with(".kubernetes.io");
+    if !protected {
+        return;
+    }
+    const ANNOTATION: &str = "api-approved.kubernetes.io";
+    let value = crd
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.value.iter().find(|(k, _)| k.value == ANNOTATION))
+        .map(|(_, v)| v.value.as_str())
+        .unwrap_or("");
+    let apath = FieldPath::root("metadata")
+        .child("annotations")
+        .key(ANNOTATION);
+    let help = "CRDs in *.k8s.io / *.kubernetes.io groups need the api-approved.kubernetes.io annotation set to the URL of the approving PR (or a value starting with \"unapproved\")";
+    if value.is_empty() {
+        f.push(
+            METADATA,
+            FieldError::required(apath, format!("protected groups must have approval annotation {:?}, see https://github.com/kubernetes/enhancements/pull/1111", ANNOTATION)),
+            help,
+        );
+    } else if value.starts_with("unapproved") {
+    } else if !request_uri_has_host_and_scheme(value) {
+        f.push(
+            METADATA,
+            FieldError::invalid(apath, value, format!("protected groups must have approval annotation {:?} with either a URL or a reason starting with \"unapproved\", see https://github.com/kubernetes/enhancements/pull/1111", ANNOTATION)),
+            help,
+        );
+    }
+}
+
+/// `url.ParseRequestURI(v)` succeeds with a scheme and a host.
+fn request_uri_has_host_and_scheme(v: &str) -> bool {
+    if v.contains('#') {
+        // ParseRequestURI treats '#' as part of the path; the host check below decides.
+    }
+    match gourl::parse(v) {
+        Ok(u) => !u.scheme.is_empty() && !u.host.is_empty(),
+        Err(_) => false,
+    }
+}

@@ -1,0 +1,280 @@
+//! Accepting the flow-context indentation that go-yaml accepts and saphyr 0.3.3 rejects.
+//!
+//! libyaml (and so go-yaml, and so Kubernetes) does not check indentation inside flow
+//! collections or inside quoted scalars. saphyr does, and wrongly rejects common manifests
+//! such as
+//! ```yaml
+//!     args: [
+//!       "echo",
+//!     ]
+//! ```
+//! (saphyr-rs/saphyr PR #101/#108, not in 0.3.3), or a quoted scalar continued at the
+//! key's column. Indentation there only ever decodes to nothing (leading blanks of a
+//! continuation line are dropped), so when saphyr reports such an error we indent the lines
+//! concerned, parse again, and map every span of the result back to the original text.
+//! Values are unchanged, and `source::inner` still decodes the original bytes.
+
+use super::{Builder, ParseOutput, Span, closing_quote_end, is_blank_or_break, parse_attempt};
+use crate::source::node::{Node, Value};
+use crate::source::yaml::Limits;
+
+/// At most this many corrected attempts per file.
+const MAX_ATTEMPTS: usize = 32;
+
+/// Lines to indent (their start offsets, in the text of the failed attempt) by `pad` spaces.
+pub(super) struct Fix {
+    line_starts: Vec<usize>,
+    pad: usize,
+    /// Where the error was (in the failed attempt's text).
+    at: usize,
+}
+
+/// The fix for an indentation error that go-yaml would not report, if this is one.
+pub(super) fn fix_for(builder: &Builder<'_>, info: &str, at: usize) -> Option<Fix> {
+    let text = builder.text;
+    let b = text.as_bytes();
+    let (first_line, end, pad) = match info {
+        "invalid indentation" | "invalid indentation in flow construct" => {
+            // Only inside a flow collection: find the outermost one still open.
+            let is_flow = |start: usize| matches!(b.get(start), Some(b'[' | b'{'));
+            let outer = builder.frames.iter().find(|f| is_flow(f.start))?;
+            let open = builder.frames.iter().filter(|f| is_flow(f.start)).count();
+            let end = flow_end(b, at, open);
+            (line_start(b, at), end, column(text, outer.start) + 1)
+        }
+        "invalid indentation in quoted scalar" => {
+            // saphyr marks the opening quote; indent every continuation line.
+            if !matches!(b.get(at), Some(b'"' | b'\'')) {
+                return None;
+            }
+            let end = closing_quote_end(b, at, b.len());
+            (next_line(b, at)?, end, column(text, at) + 1)
+        }
+        _ => return None,
+    };
+    let mut line_starts = Vec::new();
+    let mut p = first_line;
+    while p <= end && p < b.len() {
+        if !is_document_marker(b, p) {
+            line_starts.push(p);
+        }
+        match next_line(b, p) {
+            Some(next) => p = next,
+            None => break,
+        }
+    }
+    (!line_starts.is_empty()).then_some(Fix {
+        line_starts,
+        pad,
+        at,
+    })
+}
+
+/// Parses again with the lines indented, until saphyr is satisfied (or gives up).
+pub(super) fn reparse(
+    original: &str,
+    limits: &Limits,
+    mut out: ParseOutput,
+    mut fix: Fix,
+) -> ParseOutput {
+    let mut remap = Remap::default();
+    let mut last_error = None;
+    for _ in 0..MAX_ATTEMPTS {
+        // Progress check: each attempt must fail later in the file than the one before.
+        let error_at = remap.to_original(fix.at);
+        if last_error.is_some_and(|prev| error_at <= prev) {
+            break;
+        }
+        last_error = Some(error_at);
+        let mut inserts = remap.inserts.clone();
+        for &start in &fix.line_starts {
+            let at = remap.to_original(start);
+            match inserts.binary_search_by_key(&at, |&(o, _)| o) {
+                Ok(i) => inserts[i].1 += fix.pad,
+                Err(i) => inserts.insert(i, (at, fix.pad)),
+            }
+        }
+        let candidate = Remap::new(inserts);
+        let text = candidate.apply(original);
+        let (attempt, next) = parse_attempt(&text, limits);
+        out = attempt;
+        remap = candidate;
+        match next {
+            Some(next) => fix = next,
+            None => break,
+        }
+    }
+    remap.restore(&mut out);
+    out
+}
+
+fn line_start(b: &[u8], at: usize) -> usize {
+    b[..at.min(b.len())]
+        .iter()
+        .rposition(|&c| c == b'\n' || c == b'\r')
+        .map_or(0, |i| i + 1)
+}
+
+/// The start of the line after the one holding `at`.
+fn next_line(b: &[u8], at: usize) -> Option<usize> {
+    let nl = at
+        + b.get(at..)?
+            .iter()
+            .position(|&c| c == b'\n' || c == b'\r')?;
+    let next = if b[nl] == b'\r' && b.get(nl + 1) == Some(&b'\n') {
+        nl + 2
+    } else {
+        nl + 1
+    };
+    Some(next)
+}
+
+fn column(text: &str, at: usize) -> usize {
+    let start = line_start(text.as_bytes(), at);
+    text.get(start..at)
+        .map_or(at - start, |s| s.chars().count())
+}
+
+fn is_document_marker(b: &[u8], p: usize) -> bool {
+    (b[p..].starts_with(b"---") || b[p..].starts_with(b"..."))
+        && b.get(p + 3).is_none_or(|&c| is_blank_or_break(c))
+}
+
+/// The offset of the bracket closing the `open` flow collections open at `from`.
+fn flow_end(b: &[u8], from: usize, mut open: usize) -> usize {
+    let mut p = from;
+    while p < b.len() {
+        let after_separator = p == 0
+            || matches!(
+                b[p - 1],
+                b' ' | b'\t' | b'\r' | b'\n' | b'[' | b'{' | b',' | b':'
+            );
+        match b[p] {
+            b'[' | b'{' => open += 1,
+            b']' | b'}' => {
+                open = open.saturating_sub(1);
+                if open == 0 {
+                    return p;
+                }
+            }
+            b'"' | b'\'' if after_separator => {
+                p = closing_quote_end(b, p, b.len());
+                continue;
+            }
+            b'#' if p == 0 || is_blank_or_break(b[p - 1]) => {
+                while p < b.len() && b[p] != b'\n' {
+                    p += 1;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        p += 1;
+    }
+    b.len()
+}
+
+/// Spaces inserted into the original text: `(original offset, count)`, sorted.
+#[derive(Clone, Default)]
+struct Remap {
+    inserts: Vec<(usize, usize)>,
+    /// Offset of each insertion in the modified text, and the total inserted up to and
+    /// including it.
+    starts: Vec<usize>,
+    cumulative: Vec<usize>,
+}
+
+impl Remap {
+    fn new(inserts: Vec<(usize, usize)>) -> Self {
+        let mut starts = Vec::with_capacity(inserts.len());
+        let mut cumulative = Vec::with_capacity(inserts.len());
+        let mut total = 0;
+        for &(at, len) in &inserts {
+            starts.push(at + total);
+            total += len;
+            cumulative.push(total);
+        }
+        Remap {
+            inserts,
+            starts,
+            cumulative,
+        }
+    }
+
+    fn apply(&self, original: &str) -> String {
+        let extra = self.cumulative.last().copied().unwrap_or(0);
+        let mut text = String::with_capacity(original.len() + extra);
+        let mut from = 0;
+        for &(at, len) in &self.inserts {
+            text.push_str(&original[from..at]);
+            text.extend(std::iter::repeat_n(' ', len));
+            from = at;
+        }
+        text.push_str(&original[from..]);
+        text
+    }
+
+    /// A modified-text offset back in the original (inserted spaces map to where they
+    /// were inserted).
+    fn to_original(&self, offset: usize) -> usize {
+        let i = self.starts.partition_point(|&s| s <= offset);
+        if i == 0 {
+            return offset;
+        }
+        let j = i - 1;
+        let (at, len) = self.inserts[j];
+        if offset < self.starts[j] + len {
+            at
+        } else {
+            offset - self.cumulative[j]
+        }
+    }
+
+    fn span(&self, span: Span) -> Span {
+        Span::new(self.to_original(span.start), self.to_original(span.end))
+    }
+
+    fn restore(&self, out: &mut ParseOutput) {
+        if self.inserts.is_empty() {
+            return;
+        }
+        for e in &mut out.errors {
+            e.span = self.span(e.span);
+        }
+        let mut stack: Vec<&mut Node> = out.documents.iter_mut().map(|d| &mut d.root).collect();
+        while let Some(node) = stack.pop() {
+            node.span = self.span(node.span);
+            match &mut node.value {
+                Value::Array(items) => stack.extend(items.iter_mut()),
+                Value::Object(map) => {
+                    for e in &mut map.entries {
+                        e.key_span = self.span(e.key_span);
+                        stack.push(&mut e.value);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remap_round_trip() {
+        let r = Remap::new(vec![(2, 3), (5, 1)]);
+        assert_eq!(r.apply("abcdefg"), "ab   cde fg");
+        let want = [0, 1, 2, 2, 2, 2, 3, 4, 5, 5, 6, 7];
+        for (m, &o) in want.iter().enumerate() {
+            assert_eq!(r.to_original(m), o, "modified offset {m}");
+        }
+    }
+
+    #[test]
+    fn flow_end_skips_quotes_and_comments() {
+        let b = b"[a, \"]\", 'x]', it's, # ]\n [b]] tail";
+        assert_eq!(flow_end(b, 1, 1), 29);
+    }
+}

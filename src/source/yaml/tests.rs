@@ -1,0 +1,615 @@
+use super::*;
+
+fn parse_default(text: &str) -> ParseOutput {
+    parse(text, &Limits::default())
+}
+
+fn at(text: &str, span: Span) -> &str {
+    &text[span.start..span.end]
+}
+
+fn only_root(text: &str) -> Node {
+    let out = parse_default(text);
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    assert_eq!(out.documents.len(), 1);
+    out.documents.into_iter().next().unwrap().root
+}
+
+fn json(node: &Node) -> String {
+    node.to_json().to_string()
+}
+
+#[test]
+fn multi_document_indices_count_empty_documents() {
+    let text = "a: 1\n---\n---\n# only a comment\n---\nb: 2\n--- ~\n---\nc: 3\n...\n";
+    let out = parse_default(text);
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let found: Vec<(usize, String)> = out
+        .documents
+        .iter()
+        .map(|d| (d.index, json(&d.root)))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (0, r#"{"a":1}"#.to_string()),
+            (3, r#"{"b":2}"#.to_string()),
+            (5, r#"{"c":3}"#.to_string()),
+        ]
+    );
+    // A leading `---` does not make an extra document; empty input has none.
+    let out = parse_default("---\na: 1\n");
+    assert_eq!(out.documents.len(), 1);
+    assert_eq!(out.documents[0].index, 0);
+    assert!(parse_default("").documents.is_empty());
+    assert!(parse_default("# nothing\n").documents.is_empty());
+    let out = parse_default("--- 5\n--- text\n");
+    let found: Vec<(usize, String)> = out
+        .documents
+        .iter()
+        .map(|d| (d.index, json(&d.root)))
+        .collect();
+    assert_eq!(found, vec![(0, "5".into()), (1, r#""text""#.into())]);
+}
+
+#[test]
+fn key_and_value_spans() {
+    let text = "apiVersion: v1\nkind: Pod\nspec:\n  replicas: 3\n  name: \"web\"\n";
+    let root = only_root(text);
+    assert_eq!(root.span, Span::new(0, 58));
+    let spec = root.as_object().unwrap().entry("spec").unwrap();
+    assert_eq!(spec.key_span, Span::new(25, 29));
+    assert_eq!(at(text, spec.value.span), "replicas: 3\n  name: \"web\"");
+    let replicas = spec.value.as_object().unwrap().entry("replicas").unwrap();
+    assert_eq!(replicas.key_span, Span::new(33, 41));
+    assert_eq!(replicas.value.span, Span::new(43, 44));
+    assert_eq!(replicas.value.value, Value::Int(3));
+    let name = spec.value.get("name").unwrap();
+    assert_eq!(at(text, name.span), "\"web\"");
+    assert_eq!(name.style, ScalarStyle::DoubleQuoted);
+}
+
+#[test]
+fn json_input_with_spans() {
+    let text = "{\n\t\"a\": [1, 2.0, 1.5, \"x\", true, null],\n\t\"b\": {}\n}\n";
+    let root = only_root(text);
+    assert_eq!(json(&root), r#"{"a":[1,2,1.5,"x",true,null],"b":{}}"#);
+    assert_eq!(at(text, root.span), text.trim_end());
+    let a = root.as_object().unwrap().entry("a").unwrap();
+    assert_eq!(at(text, a.key_span), "\"a\"");
+    assert_eq!(at(text, a.value.span), "[1, 2.0, 1.5, \"x\", true, null]");
+    let items = a.value.as_array().unwrap();
+    assert_eq!(items[1].value, Value::Int(2));
+    assert_eq!(at(text, items[1].span), "2.0");
+    assert_eq!(at(text, items[3].span), "\"x\"");
+    assert_eq!(at(text, root.get("b").unwrap().span), "{}");
+}
+
+#[test]
+fn collection_spans() {
+    let text = "k:\n  - a\n  - b\nl:\n- x\n-\n  z\nm:\n  - - p\n    - q\nr: [1, {f: g}]\n";
+    let root = only_root(text);
+    assert_eq!(at(text, root.get("k").unwrap().span), "- a\n  - b");
+    // An indentless sequence starts at its first `-` too.
+    assert_eq!(at(text, root.get("l").unwrap().span), "- x\n-\n  z");
+    let m = root.get("m").unwrap();
+    assert_eq!(at(text, m.span), "- - p\n    - q");
+    assert_eq!(at(text, m.as_array().unwrap()[0].span), "- p\n    - q");
+    let r = root.get("r").unwrap();
+    assert_eq!(at(text, r.span), "[1, {f: g}]");
+    assert_eq!(at(text, r.as_array().unwrap()[1].span), "{f: g}");
+    // Trailing commas and comments after the bracket are not part of the span.
+    let text = "a: {b: 1, }  # c\nd: [1, 2, ]  # e\ne: {\n  f: 1,\n}\n";
+    let root = only_root(text);
+    assert_eq!(at(text, root.get("a").unwrap().span), "{b: 1, }");
+    assert_eq!(at(text, root.get("d").unwrap().span), "[1, 2, ]");
+    assert_eq!(at(text, root.get("e").unwrap().span), "{\n  f: 1,\n}");
+    // Anchors and tags are not part of the span.
+    let text = "a: &x !!map\n  b: 1\nc: !!seq &y [2]\nd: &z !!str 'q'\n";
+    let root = only_root(text);
+    assert_eq!(at(text, root.get("a").unwrap().span), "b: 1");
+    assert_eq!(at(text, root.get("c").unwrap().span), "[2]");
+    assert_eq!(at(text, root.get("d").unwrap().span), "'q'");
+}
+
+#[test]
+fn block_scalar_spans_start_at_the_indicator() {
+    let text = "a: |\n  one\n  two\n\nb: >- # note | here\n  folded\nc: &k !!str |+\n  kept\n\nd: |\ne: 1\n";
+    let root = only_root(text);
+    let a = root.get("a").unwrap();
+    assert_eq!(at(text, a.span), "|\n  one\n  two");
+    assert_eq!(a.style, ScalarStyle::Literal);
+    assert_eq!(a.as_str(), Some("one\ntwo\n"));
+    let b = root.get("b").unwrap();
+    assert_eq!(at(text, b.span), ">- # note | here\n  folded");
+    assert_eq!(b.style, ScalarStyle::Folded);
+    let c = root.get("c").unwrap();
+    assert_eq!(at(text, c.span), "|+\n  kept");
+    assert_eq!(c.as_str(), Some("kept\n\n"));
+    let d = root.get("d").unwrap();
+    assert_eq!(at(text, d.span), "|");
+    assert_eq!(d.as_str(), Some(""));
+    let text = "- |\n  item\n- >\n  other\n";
+    let root = only_root(text);
+    let items = root.as_array().unwrap();
+    assert_eq!(at(text, items[0].span), "|\n  item");
+    assert_eq!(at(text, items[1].span), ">\n  other");
+    let text = "--- |\n  root\n";
+    assert_eq!(at(text, only_root(text).span), "|\n  root");
+}
+
+#[test]
+fn non_ascii_spans_are_bytes() {
+    let text = "ä: \"ö\"\r\nnäme: 'ü'\r\nlist:\r\n- 日本語\r\n- é: ✓\r\n";
+    let root = only_root(text);
+    let map = root.as_object().unwrap();
+    assert_eq!(at(text, map.entries[0].key_span), "ä");
+    assert_eq!(map.entries[0].key_span, Span::new(0, 2));
+    assert_eq!(map.entries[0].value.span, Span::new(4, 8));
+    assert_eq!(at(text, map.entries[1].key_span), "näme");
+    assert_eq!(at(text, map.entries[1].value.span), "'ü'");
+    let list = root.get("list").unwrap();
+    assert_eq!(at(text, list.span), "- 日本語\r\n- é: ✓");
+    let items = list.as_array().unwrap();
+    assert_eq!(at(text, items[0].span), "日本語");
+    let e = items[1].as_object().unwrap().entry("é").unwrap();
+    assert_eq!(at(text, e.key_span), "é");
+    assert_eq!(at(text, e.value.span), "✓");
+    // A byte order mark is one character for saphyr and three bytes here.
+    let text = "\u{feff}a: ö\nb: x\n";
+    let root = only_root(text);
+    assert_eq!(at(text, root.as_object().unwrap().entries[1].key_span), "b");
+    assert_eq!(at(text, root.get("b").unwrap().span), "x");
+}
+
+#[test]
+fn kubernetes_scalar_resolution() {
+    let text = "a: yes\nb: on\nc: 0777\nd: 1_000\ne: 1.0\nf: =\ng: 2001-12-14\nh: \"yes\"\ni: 'on'\nj: |\n  0777\nk: ~\nl:\nm: 1.5\nnn: 0x1F\no: 9223372036854775808\np: 2001-12-14T21:59:43.10-05:00\n";
+    let root = only_root(text);
+    assert_eq!(
+        json(&root),
+        r#"{"a":true,"b":true,"c":511,"d":1000,"e":1,"f":"=","g":"2001-12-14","h":"yes","i":"on","j":"0777\n","k":null,"l":null,"m":1.5,"nn":31,"o":9.223372036854776e+18,"p":"2001-12-14T21:59:43.10-05:00"}"#
+    );
+    assert_eq!(root.get("e").unwrap().value, Value::Int(1));
+    assert_eq!(
+        root.get("o").unwrap().value,
+        Value::Float(9223372036854775808.0)
+    );
+}
+
+#[test]
+fn keys_convert_like_sigs_k8s_yaml() {
+    let text = "true: a\nyes: b\n1: c\n1.0: d\n0x10: e\n'quoted': f\n2001-12-14: g\n1e6: h\n";
+    let out = parse_default(text);
+    let root = &out.documents[0].root;
+    let keys: Vec<&str> = root.as_object().unwrap().iter().map(|(k, _)| k).collect();
+    // `yes` is the boolean true, so it repeats `true`; `1.0` repeats `1`.
+    assert_eq!(
+        keys,
+        vec!["true", "1", "16", "quoted", "2001-12-14", "1e+06"]
+    );
+    let messages: Vec<&str> = out.errors.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        vec![
+            "key \"true\" already set in map (first set on line 1)",
+            "key \"1\" already set in map (first set on line 3)",
+        ]
+    );
+    assert!(
+        out.errors
+            .iter()
+            .all(|e| e.kind == YamlErrorKind::DuplicateKey)
+    );
+    // The Norway problem: `n` and `no` are booleans in YAML 1.1.
+    let out = parse_default("n: x\nno: z\n");
+    assert_eq!(json(&out.documents[0].root), r#"{"false":"z"}"#);
+    assert_eq!(
+        out.errors[0].message,
+        "key \"false\" already set in map (first set on line 1)"
+    );
+}
+
+#[test]
+fn duplicate_keys_keep_the_last_value() {
+    let text = "apiVersion: v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector: {}\n  replicas: 3\n";
+    let out = parse_default(text);
+    assert_eq!(
+        out.errors,
+        vec![YamlError {
+            kind: YamlErrorKind::DuplicateKey,
+            message: "key \"replicas\" already set in map (first set on line 6)".into(),
+            span: Span::new(91, 99),
+            document: 0,
+        }]
+    );
+    assert_eq!(at(text, out.errors[0].span), "replicas");
+    assert_eq!(out.documents.len(), 1);
+    let spec = out.documents[0]
+        .root
+        .get("spec")
+        .unwrap()
+        .as_object()
+        .unwrap();
+    assert_eq!(spec.len(), 2);
+    let replicas = spec.entry("replicas").unwrap();
+    assert_eq!(replicas.value.value, Value::Int(3));
+    assert_eq!(replicas.key_span, Span::new(91, 99));
+    // Large mappings use a hash index: still found, in a flow mapping too.
+    let mut big = String::from("{");
+    for i in 0..100 {
+        big.push_str(&format!("k{i}: {i}, "));
+    }
+    big.push_str("k42: again}");
+    let out = parse_default(&big);
+    assert_eq!(out.errors.len(), 1);
+    assert_eq!(
+        out.errors[0].message,
+        "key \"k42\" already set in map (first set on line 1)"
+    );
+    let root = &out.documents[0].root;
+    assert_eq!(root.as_object().unwrap().len(), 100);
+    assert_eq!(root.get("k42").unwrap().as_str(), Some("again"));
+    assert_eq!(root.get("k99").unwrap().as_i64(), Some(99));
+}
+
+#[test]
+fn aliases_copy_the_anchored_node() {
+    let text = "base: &b\n  x: 1\n  y: [a]\ncopy: *b\nname: &n web\nalias: *n\n*n : key\n";
+    let root = only_root(text);
+    let base = root.get("base").unwrap();
+    let copy = root.get("copy").unwrap();
+    assert_eq!(copy, base);
+    assert_eq!(at(text, copy.span), "x: 1\n  y: [a]");
+    assert_eq!(root.get("alias").unwrap().as_str(), Some("web"));
+    let entry = root.as_object().unwrap().entry("web").unwrap();
+    assert_eq!(at(text, entry.key_span), "*n");
+    // The mapping's own span ends where the alias is written.
+    assert_eq!(root.span.end, text.len() - 1);
+}
+
+#[test]
+fn merge_keys_like_go_yaml_v2() {
+    let text = "base: &b {a: 1, b: 2}\nm:\n  <<: *b\n  b: 3\nl:\n  <<: [{a: 9, z: 1}, *b]\no:\n  a: 0\n  <<: *b\n";
+    let root = only_root(text);
+    assert_eq!(json(root.get("m").unwrap()), r#"{"a":1,"b":3}"#);
+    // Earlier mappings of a sequence win.
+    assert_eq!(json(root.get("l").unwrap()), r#"{"a":9,"b":2,"z":1}"#);
+    // A merge after a key replaces it (go-yaml v2 applies entries in order).
+    assert_eq!(json(root.get("o").unwrap()), r#"{"a":1,"b":2}"#);
+    // A quoted `<<` is an ordinary key; a merge of a scalar is an error.
+    assert_eq!(json(&only_root("'<<': 1\n")), r#"{"<<":1}"#);
+    let out = parse_default("a: {<<: 5}\n");
+    assert!(out.documents.is_empty());
+    assert_eq!(out.errors[0].kind, YamlErrorKind::NotJson);
+    assert_eq!(
+        out.errors[0].message,
+        "map merge requires map or sequence of maps as the value"
+    );
+}
+
+#[test]
+fn billion_laughs_stops_fast() {
+    let mut text = String::from(
+        "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+    for w in names.windows(2) {
+        let refs = vec![format!("*{}", w[0]); 9].join(",");
+        text.push_str(&format!("{}: &{} [{refs}]\n", w[1], w[1]));
+    }
+    text.push_str("---\nafter: ok\n");
+    let started = std::time::Instant::now();
+    let out = parse_default(&text);
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    assert_eq!(out.errors.len(), 1);
+    assert_eq!(out.errors[0].kind, YamlErrorKind::AliasLimit);
+    assert_eq!(out.errors[0].document, 0);
+    assert_eq!(
+        out.errors[0].message,
+        "document contains excessive aliasing: expanding anchors and aliases would copy more than 100000 nodes"
+    );
+    assert!(text[out.errors[0].span.start..].starts_with(['*', '[']));
+    // The document is dropped, the next one is read.
+    assert_eq!(out.documents.len(), 1);
+    assert_eq!(out.documents[0].index, 1);
+}
+
+#[test]
+fn deep_flow_nesting_is_an_error_not_a_crash() {
+    let text = "[".repeat(100_000);
+    let out = parse_default(&text);
+    assert!(out.documents.is_empty());
+    assert_eq!(out.errors.len(), 1);
+    assert_eq!(out.errors[0].kind, YamlErrorKind::DepthLimit);
+    assert_eq!(
+        out.errors[0].message,
+        "nesting is deeper than the limit of 255 levels of flow collections"
+    );
+    assert_eq!(out.errors[0].span, Span::point(255));
+    // Below saphyr's own flow limit (255), ours applies.
+    let text = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let out = parse(
+        &text,
+        &Limits {
+            max_depth: 100,
+            ..Limits::default()
+        },
+    );
+    assert!(out.documents.is_empty());
+    assert_eq!(out.errors[0].kind, YamlErrorKind::DepthLimit);
+    assert_eq!(
+        out.errors[0].message,
+        "nesting is deeper than the limit of 100 levels"
+    );
+    assert_eq!(out.errors[0].span, Span::new(100, 101));
+    let text = format!("{}{}", "[".repeat(100), "]".repeat(100));
+    let limits = Limits {
+        max_depth: 100,
+        ..Limits::default()
+    };
+    assert_eq!(parse(&text, &limits).documents.len(), 1);
+}
+
+#[test]
+fn deep_block_nesting_is_an_error_not_a_crash() {
+    let text = format!("{}x\n---\nnext: 1\n", "- ".repeat(100_000));
+    let out = parse_default(&text);
+    assert_eq!(out.errors.len(), 1, "{:?}", out.errors);
+    assert_eq!(out.errors[0].kind, YamlErrorKind::DepthLimit);
+    assert_eq!(
+        out.errors[0].message,
+        "nesting is deeper than the limit of 1000 levels"
+    );
+    assert_eq!(out.documents.len(), 1);
+    assert_eq!(out.documents[0].index, 1);
+    let text = format!("{}x\n", "- ".repeat(1000));
+    assert_eq!(parse_default(&text).documents.len(), 1);
+    // Aliases cannot build deeper trees than the limit either.
+    let text = "a: &a [[[1]]]\nb: [[*a]]\n";
+    let limits = Limits {
+        max_depth: 5,
+        ..Limits::default()
+    };
+    let out = parse(text, &limits);
+    assert_eq!(out.errors[0].kind, YamlErrorKind::DepthLimit);
+    assert!(out.documents.is_empty());
+}
+
+#[test]
+fn syntax_errors_keep_earlier_documents() {
+    let text = "a: 1\n---\nb: [1, 2\nc: ö\n---\nd: 4\n";
+    let out = parse_default(text);
+    assert_eq!(out.documents.len(), 1);
+    assert_eq!(json(&out.documents[0].root), r#"{"a":1}"#);
+    assert_eq!(out.errors.len(), 1);
+    let e = &out.errors[0];
+    assert_eq!(e.kind, YamlErrorKind::Syntax);
+    assert_eq!(e.document, 1);
+    assert_eq!(e.message, "illegal placement of ':' indicator");
+    assert_eq!(e.span, Span::point(19));
+    assert_eq!(&text[e.span.start..e.span.start + 1], ":");
+    let text = "ä: x\n  b: ö\n";
+    let out = parse_default(text);
+    assert_eq!(out.errors[0].kind, YamlErrorKind::Syntax);
+    assert_eq!(out.errors[0].span, Span::point(9));
+    assert_eq!(&text[9..10], ":");
+}
+
+#[test]
+fn values_json_cannot_carry_drop_the_document() {
+    let out = parse_default("a: .inf\nb: [.nan, -.Inf]\n---\nok: 1\n");
+    let messages: Vec<(&str, Span)> = out
+        .errors
+        .iter()
+        .map(|e| (e.message.as_str(), e.span))
+        .collect();
+    assert_eq!(
+        messages,
+        vec![
+            ("json: unsupported value: +Inf", Span::new(3, 7)),
+            ("json: unsupported value: NaN", Span::new(12, 16)),
+            ("json: unsupported value: -Inf", Span::new(18, 23)),
+        ]
+    );
+    assert!(
+        out.errors
+            .iter()
+            .all(|e| e.kind == YamlErrorKind::NotJson && e.document == 0)
+    );
+    assert_eq!(out.documents.len(), 1);
+    assert_eq!(out.documents[0].index, 1);
+}
+
+#[test]
+fn keys_json_cannot_have() {
+    for (text, message) in [
+        (
+            "? [a]\n: 1\n",
+            "invalid map key: a sequence cannot be a JSON object key",
+        ),
+        (
+            "? {a: 1}\n: 1\n",
+            "invalid map key: a mapping cannot be a JSON object key",
+        ),
+        (
+            "~: 1\n",
+            "unsupported map key of type: %!s(<nil>), key: <nil>",
+        ),
+        (
+            "a: &x [1]\n*x : 2\n",
+            "invalid map key: a collection cannot be a JSON object key",
+        ),
+        ("a: &a [*a]\n", "anchor 'a' value contains itself"),
+    ] {
+        let out = parse_default(text);
+        assert!(out.documents.is_empty(), "{text:?}");
+        assert_eq!(out.errors.len(), 1, "{text:?}: {:?}", out.errors);
+        assert_eq!(out.errors[0].kind, YamlErrorKind::NotJson, "{text:?}");
+        assert_eq!(out.errors[0].message, message, "{text:?}");
+    }
+}
+
+#[test]
+fn tags_like_go_yaml_v2() {
+    let text = "a: !!str 5\nb: !!int \"12\"\nc: !!float 1\nd: !!bool yes\ne: !!null ~\nf: !custom 5\ng: !!binary aGVsbG8=\nh: !!str\ni: !!timestamp 2001-12-14\nj: !custom {k: 1}\n";
+    let root = only_root(text);
+    assert_eq!(
+        json(&root),
+        r#"{"a":"5","b":12,"c":1,"d":true,"e":null,"f":"5","g":"hello","h":"","i":"2001-12-14","j":{"k":1}}"#
+    );
+    assert_eq!(at(text, root.get("a").unwrap().span), "5");
+    let out = parse_default("a: !!int x\n");
+    assert!(out.documents.is_empty());
+    assert_eq!(out.errors[0].message, "cannot decode !!str `x` as a !!int");
+    assert_eq!(out.errors[0].span, Span::new(9, 10));
+}
+
+#[test]
+fn offsets_cursor_moves_both_ways() {
+    let text = "é😀x";
+    let mut o = Offsets::new(text);
+    assert_eq!(o.byte(3), 7);
+    assert_eq!(o.byte(1), 2);
+    assert_eq!(o.byte(0), 0);
+    assert_eq!(o.byte(2), 6);
+    assert_eq!(o.byte(10), 7);
+    let long = format!("{}é{}", "a".repeat(37), "b".repeat(20));
+    let mut o = Offsets::new(&long);
+    assert_eq!(o.byte(37), 37);
+    assert_eq!(o.byte(38), 39);
+    assert_eq!(o.byte(58), 59);
+}
+
+fn corpus_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            corpus_files(&p, out);
+        } else if matches!(
+            p.extension().and_then(|x| x.to_str()),
+            Some("yaml" | "yml" | "json")
+        ) {
+            out.push(p);
+        }
+    }
+}
+
+/// Every file of the shared corpus parses; prints what does not.
+#[test]
+#[ignore]
+fn corpus_errors() {
+    let mut files = Vec::new();
+    corpus_files(std::path::Path::new("/work/shared/corpus"), &mut files);
+    files.sort();
+    let (mut n, mut bad) = (0, 0);
+    for f in &files {
+        let Ok(text) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        n += 1;
+        let out = parse_default(&text);
+        if !out.errors.is_empty() {
+            bad += 1;
+            for e in &out.errors {
+                println!(
+                    "{}: {:?} {} at {:?}",
+                    f.display(),
+                    e.kind,
+                    e.message,
+                    e.span
+                );
+            }
+        }
+    }
+    println!("{n} files, {bad} with errors");
+}
+
+/// `cargo test --release --lib source::yaml -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn bench_corpus() {
+    let mut files = Vec::new();
+    corpus_files(std::path::Path::new("/work/shared/corpus/crds"), &mut files);
+    let texts: Vec<String> = files
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .collect();
+    let bytes: usize = texts.iter().map(String::len).sum();
+    let limits = Limits::default();
+    for round in 0..5 {
+        let t = std::time::Instant::now();
+        let mut events = 0usize;
+        for text in &texts {
+            for ev in saphyr_parser::Parser::new_from_str(text) {
+                ev.unwrap();
+                events += 1;
+            }
+        }
+        let events_time = t.elapsed();
+        let t = std::time::Instant::now();
+        let (mut docs, mut errors) = (0, 0);
+        for text in &texts {
+            let out = parse(text, &limits);
+            docs += out.documents.len();
+            errors += out.errors.len();
+        }
+        let tree_time = t.elapsed();
+        let mb = bytes as f64 / 1e6;
+        println!(
+            "round {round}: {} files, {mb:.1} MB, {docs} docs, {errors} errors; saphyr events only: {:.0} MB/s ({events} events); parse(): {:.0} MB/s",
+            texts.len(),
+            mb / events_time.as_secs_f64(),
+            mb / tree_time.as_secs_f64()
+        );
+    }
+}
+
+#[test]
+fn flow_and_quoted_indentation_that_go_yaml_accepts() {
+    // saphyr 0.3.3 rejects these; libyaml/go-yaml (and so Kubernetes) accept them.
+    let text = "spec:\n  steps:\n    - name: echo\n      args: [\n        \"echo\",\n        \"--url=$(x)\",\n      ]\n      env: {\n  a: \"b\",\n}\n    - name: two\nd: \"multi\nline\"\n";
+    let out = parse_default(text);
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let root = &out.documents[0].root;
+    assert_eq!(
+        json(root),
+        r#"{"spec":{"steps":[{"name":"echo","args":["echo","--url=$(x)"],"env":{"a":"b"}},{"name":"two"}]},"d":"multi line"}"#
+    );
+    // Spans point into the original text.
+    let step = &root
+        .get_path(&["spec", "steps"])
+        .unwrap()
+        .as_array()
+        .unwrap()[0];
+    let args = step.get("args").unwrap();
+    assert_eq!(
+        at(text, args.span),
+        "[\n        \"echo\",\n        \"--url=$(x)\",\n      ]"
+    );
+    assert_eq!(at(text, args.as_array().unwrap()[1].span), "\"--url=$(x)\"");
+    let env = step.as_object().unwrap().entry("env").unwrap();
+    assert_eq!(at(text, env.value.span), "{\n  a: \"b\",\n}");
+    assert_eq!(
+        at(text, env.value.as_object().unwrap().entries[0].key_span),
+        "a"
+    );
+    assert_eq!(at(text, root.get("d").unwrap().span), "\"multi\nline\"");
+    assert_eq!(at(text, root.span), text.trim_end());
+    // Plain scalars in a flow collection too.
+    let text = "a: [x,\nq, {k: v,\nw: z}]\n";
+    assert_eq!(
+        json(&only_root(text)),
+        r#"{"a":["x","q",{"k":"v","w":"z"}]}"#
+    );
+    // Real indentation errors are still reported, at their place in the original text.
+    let text = "a: [\n  \"x\",\n]\nb:\n  c: 1\n d: 2\n";
+    let out = parse_default(text);
+    assert!(out.documents.is_empty());
+    assert_eq!(out.errors.len(), 1);
+    assert_eq!(out.errors[0].kind, YamlErrorKind::Syntax);
+    assert_eq!(&text[out.errors[0].span.start..], "d: 2\n");
+}

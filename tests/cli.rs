@@ -1,0 +1,171 @@
+//! End-to-end tests of the `check` command on the foundation's behaviours: driving the
+//! built binary, asserting exact output and exit status.
+
+use assert_cmd::Command;
+
+fn crdlint() -> Command {
+    let mut cmd = Command::cargo_bin("crdlint").unwrap();
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("NO_COLOR")
+        .env("COLUMNS", "100");
+    cmd
+}
+
+/// Runs `crdlint ARGS`, returns (stdout, exit status).
+fn run(args: &[&str]) -> (String, i32) {
+    let output = crdlint().args(args).output().unwrap();
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        output.status.code().unwrap(),
+    )
+}
+
+#[test]
+fn short_output_for_loader_and_classification_findings() {
+    let (out, status) = run(&["check", "-o", "short", "testdata/source"]);
+    insta::assert_snapshot!(out);
+    assert_eq!(status, 1);
+}
+
+#[test]
+fn human_output_shows_snippet_code_and_help() {
+    let (out, status) = run(&[
+        "check",
+        "--color",
+        "never",
+        "testdata/source/v1beta1-crd.yaml",
+        "testdata/source/duplicate-key.yaml",
+        "testdata/source/binary.yaml",
+    ]);
+    insta::assert_snapshot!(out);
+    assert_eq!(status, 1);
+}
+
+#[test]
+fn json_output_follows_the_contract() {
+    let (out, status) = run(&[
+        "check",
+        "-o",
+        "json",
+        "testdata/source/unknown-kind.yaml",
+        "testdata/source/list.yaml",
+    ]);
+    insta::assert_snapshot!(out);
+    assert_eq!(status, 0, "missing-crd is a warning by default");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["version"], 1);
+}
+
+#[test]
+fn missing_crd_policy_changes_severity_and_exit_status() {
+    let (out, status) = run(&[
+        "check",
+        "-o",
+        "short",
+        "--missing-crd",
+        "error",
+        "testdata/source/unknown-kind.yaml",
+    ]);
+    assert_eq!(status, 1);
+    assert!(
+        out.starts_with("testdata/source/unknown-kind.yaml:2:7: error[missing-crd]: "),
+        "{out}"
+    );
+    let (out, status) = run(&[
+        "check",
+        "-o",
+        "short",
+        "--missing-crd",
+        "ignore",
+        "testdata/source/unknown-kind.yaml",
+    ]);
+    assert_eq!(status, 0);
+    assert_eq!(
+        out,
+        "1 file, 2 documents (0 CRDs, 0 custom resources): 0 errors, 0 warnings\n"
+    );
+}
+
+#[test]
+fn warnings_as_errors_fails_the_run() {
+    let (_, status) = run(&[
+        "check",
+        "--warnings-as-errors",
+        "testdata/source/unknown-kind.yaml",
+    ]);
+    assert_eq!(status, 1);
+}
+
+#[test]
+fn a_missing_path_is_an_io_error_with_status_2_and_other_paths_are_still_checked() {
+    let (out, status) = run(&[
+        "check",
+        "-o",
+        "short",
+        "no/such.yaml",
+        "testdata/source/v1beta1-crd.yaml",
+    ]);
+    assert_eq!(
+        out,
+        "no/such.yaml: error[io-error]: no such file or directory\n\
+         testdata/source/v1beta1-crd.yaml:1:13: error[crd-v1beta1-removed]: no matches for kind \"CustomResourceDefinition\" in version \"apiextensions.k8s.io/v1beta1\": apiextensions.k8s.io/v1beta1 was removed in Kubernetes 1.22\n\
+         1 file, 1 document (0 CRDs, 0 custom resources): 2 errors, 0 warnings\n"
+    );
+    assert_eq!(status, 2);
+}
+
+#[test]
+fn a_bad_flag_is_a_usage_error() {
+    let (_, status) = run(&["check", "--output", "xml"]);
+    assert_eq!(status, 2);
+}
+
+#[test]
+fn stdin_is_read_with_dash() {
+    let output = crdlint()
+        .args(["check", "-o", "short", "-"])
+        .write_stdin("apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: t\n")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "-:2:7: warning[missing-crd]: no matches for kind \"Thing\" in version \"example.com/v1\": no CRD in the checked files or --crds defines it\n\
+         1 file, 1 document (0 CRDs, 0 custom resources): 0 errors, 1 warning\n"
+    );
+}
+
+#[test]
+fn exclude_leaves_out_matching_files() {
+    let (out, _) = run(&[
+        "check",
+        "-o",
+        "short",
+        "--exclude",
+        "*-*.yaml",
+        "--exclude",
+        "latin1.yaml",
+        "testdata/source",
+    ]);
+    assert_eq!(
+        out,
+        "testdata/source/binary.yaml: error[binary-file]: binary file (NUL byte at offset 31); not a YAML or JSON manifest\n\
+         testdata/source/list.yaml:5:9: warning[missing-crd]: no matches for kind \"Gadget\" in version \"example.com/v1\": no CRD in the checked files or --crds defines it\n\
+         2 files, 2 documents (0 CRDs, 0 custom resources): 1 error, 1 warning\n"
+    );
+}
+
+#[test]
+fn crds_from_crds_paths_resolve_resources_without_being_reported() {
+    let (out, _) = run(&[
+        "check",
+        "-o",
+        "short",
+        "--crds",
+        "testdata/examples/crontab-crd.yaml",
+        "testdata/examples/my-crontab.yaml",
+    ]);
+    assert_eq!(
+        out,
+        "1 file, 1 document (0 CRDs, 1 custom resource): 0 errors, 0 warnings\n"
+    );
+}
