@@ -30,7 +30,10 @@ fn the_pre_commit_hook_is_complete_and_its_entry_parses() {
     let hook = &hooks[0];
     assert_eq!(string(hook, "id"), "crdlint");
     assert_eq!(string(hook, "language"), "rust");
-    assert_eq!(hook.get("require_serial").and_then(Node::as_bool), Some(true));
+    assert_eq!(
+        hook.get("require_serial").and_then(Node::as_bool),
+        Some(true)
+    );
     let types: Vec<&str> = hook
         .get("types_or")
         .and_then(Node::as_array)
@@ -98,11 +101,17 @@ fn run_action_check(files: &[(&str, &str)], inputs: &[(&str, &str)]) -> ActionRu
     for name in &declared {
         command.env(name, "");
     }
-    for (name, value) in [("INPUT_ANNOTATIONS", "true"), ("INPUT_FAIL_ON_FINDINGS", "true")] {
+    for (name, value) in [
+        ("INPUT_ANNOTATIONS", "true"),
+        ("INPUT_FAIL_ON_FINDINGS", "true"),
+    ] {
         command.env(name, value);
     }
     for (name, value) in inputs {
-        assert!(declared.contains(name), "{name} is not an input of the check step");
+        assert!(
+            declared.contains(name),
+            "{name} is not an input of the check step"
+        );
         command.env(name, value);
     }
     let out = command.output().unwrap();
@@ -162,7 +171,10 @@ fn the_action_can_report_without_failing() {
 fn the_action_fails_on_usage_errors_whatever_the_inputs() {
     let run = run_action_check(
         &[],
-        &[("INPUT_PATHS", "no/such/dir"), ("INPUT_FAIL_ON_FINDINGS", "false")],
+        &[
+            ("INPUT_PATHS", "no/such/dir"),
+            ("INPUT_FAIL_ON_FINDINGS", "false"),
+        ],
     );
     assert_eq!(run.status, 2, "{}", run.stdout);
     assert_eq!(run.outputs, "exit-code=2\n");

@@ -196,18 +196,32 @@ const WIDGET_FINDING: &str = "no matches for kind \"Widget\" in version \"exampl
 
 #[test]
 fn a_config_file_changes_severities_and_default_paths() {
-    let dir = project(&[("manifests/widget.yaml", WIDGET), ("other/ignored.yaml", "a: [\n")]);
+    let dir = project(&[
+        ("manifests/widget.yaml", WIDGET),
+        ("other/ignored.yaml", "a: [\n"),
+    ]);
     // Without configuration: the whole directory, a warning and a syntax error.
-    let (code, out, _) = stdout(crdlint().current_dir(dir.path()).args(["check", "-o", "short"]));
+    let (code, out, _) = stdout(
+        crdlint()
+            .current_dir(dir.path())
+            .args(["check", "-o", "short"]),
+    );
     assert_eq!(code, 1);
-    assert!(out.contains("other/ignored.yaml:2:1: error[yaml-syntax]"), "{out}");
+    assert!(
+        out.contains("other/ignored.yaml:2:1: error[yaml-syntax]"),
+        "{out}"
+    );
 
     std::fs::write(
         dir.path().join(".crdlint.yaml"),
         "paths: [manifests]\nseverity:\n  missing-crd: error\n",
     )
     .unwrap();
-    let (code, out, err) = stdout(crdlint().current_dir(dir.path()).args(["check", "-o", "short"]));
+    let (code, out, err) = stdout(
+        crdlint()
+            .current_dir(dir.path())
+            .args(["check", "-o", "short"]),
+    );
     assert_eq!(
         (code, out.as_str(), err.as_str()),
         (
@@ -224,39 +238,56 @@ fn a_config_file_changes_severities_and_default_paths() {
         (code, out),
         (
             1,
-            format!("../manifests/widget.yaml:2:7: error[missing-crd]: {WIDGET_FINDING}\n1 file, 1 document (0 CRDs, 0 custom resources): 1 error, 0 warnings\n")
+            format!(
+                "../manifests/widget.yaml:2:7: error[missing-crd]: {WIDGET_FINDING}\n1 file, 1 document (0 CRDs, 0 custom resources): 1 error, 0 warnings\n"
+            )
         )
     );
 
     // The flag is more specific than the file; --no-config ignores the file.
-    let (code, _, _) = stdout(
-        crdlint()
-            .current_dir(dir.path())
-            .args(["check", "--missing-crd", "warn"]),
-    );
+    let (code, _, _) =
+        stdout(
+            crdlint()
+                .current_dir(dir.path())
+                .args(["check", "--missing-crd", "warn"]),
+        );
     assert_eq!(code, 0);
-    let (code, out, _) = stdout(
-        crdlint()
-            .current_dir(dir.path())
-            .args(["check", "--no-config", "-o", "short", "manifests"]),
-    );
+    let (code, out, _) = stdout(crdlint().current_dir(dir.path()).args([
+        "check",
+        "--no-config",
+        "-o",
+        "short",
+        "manifests",
+    ]));
     assert_eq!(
         (code, out),
         (
             0,
-            format!("manifests/widget.yaml:2:7: warning[missing-crd]: {WIDGET_FINDING}\n1 file, 1 document (0 CRDs, 0 custom resources): 0 errors, 1 warning\n")
+            format!(
+                "manifests/widget.yaml:2:7: warning[missing-crd]: {WIDGET_FINDING}\n1 file, 1 document (0 CRDs, 0 custom resources): 0 errors, 1 warning\n"
+            )
         )
     );
     // `off` drops the findings.
-    std::fs::write(dir.path().join("quiet.yaml"), "severity: {missing-crd: off}\n").unwrap();
-    let (code, out, _) = stdout(
-        crdlint()
-            .current_dir(dir.path())
-            .args(["check", "--config", "quiet.yaml", "-o", "short", "manifests"]),
-    );
+    std::fs::write(
+        dir.path().join("quiet.yaml"),
+        "severity: {missing-crd: off}\n",
+    )
+    .unwrap();
+    let (code, out, _) = stdout(crdlint().current_dir(dir.path()).args([
+        "check",
+        "--config",
+        "quiet.yaml",
+        "-o",
+        "short",
+        "manifests",
+    ]));
     assert_eq!(
         (code, out.as_str()),
-        (0, "1 file, 1 document (0 CRDs, 0 custom resources): 0 errors, 0 warnings\n")
+        (
+            0,
+            "1 file, 1 document (0 CRDs, 0 custom resources): 0 errors, 0 warnings\n"
+        )
     );
 }
 
@@ -272,11 +303,12 @@ fn a_broken_config_file_is_a_usage_error() {
             "error: .crdlint.yaml:2:1: unknown setting \"exlude\" (did you mean \"exclude\"?)\n"
         )
     );
-    let (code, _, err) = stdout(
-        crdlint()
-            .current_dir(dir.path())
-            .args(["check", "--config", "missing.yaml"]),
-    );
+    let (code, _, err) =
+        stdout(
+            crdlint()
+                .current_dir(dir.path())
+                .args(["check", "--config", "missing.yaml"]),
+        );
     assert_eq!(
         (code, err.as_str()),
         (2, "error: missing.yaml: no such file or directory\n")
@@ -287,27 +319,33 @@ fn a_broken_config_file_is_a_usage_error() {
 fn an_inline_suppression_silences_its_finding_and_unused_ones_are_reported() {
     let suppressed = "apiVersion: example.com/v1\nkind: Widget # crdlint-ignore: missing-crd installed by the platform team\nmetadata:\n  name: w\n";
     let dir = project(&[("a.yaml", WIDGET), ("b.yaml", suppressed)]);
-    let (code, out, _) = stdout(
-        crdlint()
-            .current_dir(dir.path())
-            .args(["check", "--missing-crd", "error", "-o", "short"]),
-    );
+    let (code, out, _) = stdout(crdlint().current_dir(dir.path()).args([
+        "check",
+        "--missing-crd",
+        "error",
+        "-o",
+        "short",
+    ]));
     assert_eq!(
         (code, out),
         (
             1,
-            format!("a.yaml:2:7: error[missing-crd]: {WIDGET_FINDING}\n2 files, 2 documents (0 CRDs, 0 custom resources): 1 error, 0 warnings\n")
+            format!(
+                "a.yaml:2:7: error[missing-crd]: {WIDGET_FINDING}\n2 files, 2 documents (0 CRDs, 0 custom resources): 1 error, 0 warnings\n"
+            )
         )
     );
 
     // The comment on its own line covers the next line; one above `metadata` covers nothing.
     let misplaced = "apiVersion: example.com/v1\n# crdlint-ignore: missing-crd, duplicate-crd reason\nkind: Widget\n# crdlint-ignore: missing-crd\nmetadata:\n  name: w\n";
     std::fs::write(dir.path().join("a.yaml"), misplaced).unwrap();
-    let (code, out, _) = stdout(
-        crdlint()
-            .current_dir(dir.path())
-            .args(["check", "--missing-crd", "error", "-o", "short"]),
-    );
+    let (code, out, _) = stdout(crdlint().current_dir(dir.path()).args([
+        "check",
+        "--missing-crd",
+        "error",
+        "-o",
+        "short",
+    ]));
     assert_eq!(
         (code, out.as_str()),
         (
@@ -322,11 +360,13 @@ fn an_inline_suppression_silences_its_finding_and_unused_ones_are_reported() {
 #[test]
 fn github_annotations_point_at_the_finding() {
     let dir = project(&[("deploy/widget.yaml", WIDGET)]);
-    let (code, out, _) = stdout(
-        crdlint()
-            .current_dir(dir.path().join("deploy"))
-            .args(["check", "-o", "github", "--missing-crd", "error"]),
-    );
+    let (code, out, _) = stdout(crdlint().current_dir(dir.path().join("deploy")).args([
+        "check",
+        "-o",
+        "github",
+        "--missing-crd",
+        "error",
+    ]));
     assert_eq!(
         (code, out),
         (
@@ -341,11 +381,12 @@ fn github_annotations_point_at_the_finding() {
 #[test]
 fn explain_prints_the_crontab_fields() {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/examples");
-    let (code, out, err) = stdout(
-        crdlint()
-            .current_dir(&examples)
-            .args(["explain", "crontab.spec", "--crds", "crontab-crd.yaml"]),
-    );
+    let (code, out, err) = stdout(crdlint().current_dir(&examples).args([
+        "explain",
+        "crontab.spec",
+        "--crds",
+        "crontab-crd.yaml",
+    ]));
     assert_eq!(
         (code, out.as_str(), err.as_str()),
         (
@@ -359,21 +400,22 @@ fn explain_prints_the_crontab_fields() {
         )
     );
     // Without --crds: the current directory; --recursive gives the tree.
-    let (code, out, _) = stdout(
-        crdlint()
-            .current_dir(&examples)
-            .args(["explain", "CronTabs", "--recursive", "--no-config"]),
-    );
+    let (code, out, _) = stdout(crdlint().current_dir(&examples).args([
+        "explain",
+        "CronTabs",
+        "--recursive",
+        "--no-config",
+    ]));
     assert_eq!(code, 0);
     assert_eq!(
         out.split("FIELDS:\n").nth(1).unwrap(),
         "  apiVersion\t<string>\n  kind\t<string>\n  metadata\t<ObjectMeta>\n  spec\t<Object>\n    cronSpec\t<string>\n    image\t<string>\n    replicas\t<integer>\n"
     );
-    let (code, out, err) = stdout(
-        crdlint()
-            .current_dir(&examples)
-            .args(["explain", "crontab.spec.schedule", "--no-config"]),
-    );
+    let (code, out, err) = stdout(crdlint().current_dir(&examples).args([
+        "explain",
+        "crontab.spec.schedule",
+        "--no-config",
+    ]));
     assert_eq!(
         (code, out.as_str(), err.as_str()),
         (

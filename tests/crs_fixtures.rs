@@ -29,7 +29,10 @@ fn render(crd: &CompiledCrd, doc: &serde_json::Value) -> String {
         .collect();
     if let Some(stored) = &outcome.stored {
         out.push_str("stored:\n");
-        out.push_str(&dryrun::render(std::slice::from_ref(stored), dryrun::Format::Yaml));
+        out.push_str(&dryrun::render(
+            std::slice::from_ref(stored),
+            dryrun::Format::Yaml,
+        ));
     }
     out
 }

@@ -65,14 +65,17 @@ fn a_multi_file_run_is_valid_sarif_with_repository_relative_locations() {
     let rules = driver["rules"].as_array().unwrap();
     assert_eq!(rules.len(), crdlint::codes::all().len());
     let missing = rules.iter().find(|r| r["id"] == "missing-crd").unwrap();
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/rules/missing-crd.md"),
+    )
+    .unwrap();
     assert_eq!(
         missing,
         &json!({
             "id": "missing-crd",
             "name": "MissingCrd",
             "shortDescription": {"text": crdlint::codes::find("missing-crd").unwrap().summary},
-            "help": {"text": format!("{} See {}/blob/main/docs/rules/missing-crd.md",
-                crdlint::codes::find("missing-crd").unwrap().summary, env!("CARGO_PKG_REPOSITORY"))},
+            "help": {"text": page, "markdown": page},
             "helpUri": format!("{}/blob/main/docs/rules/missing-crd.md", env!("CARGO_PKG_REPOSITORY")),
             "defaultConfiguration": {"level": "warning"},
         })
@@ -151,7 +154,11 @@ fn the_binary_writes_valid_sarif_for_a_multi_file_run() {
     std::fs::create_dir_all(dir.path().join("k8s/crs")).unwrap();
     let widget = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n";
     std::fs::write(dir.path().join("k8s/crs/a.yaml"), widget).unwrap();
-    std::fs::write(dir.path().join("k8s/crs/b.yaml"), format!("{widget}---\n{widget}")).unwrap();
+    std::fs::write(
+        dir.path().join("k8s/crs/b.yaml"),
+        format!("{widget}---\n{widget}"),
+    )
+    .unwrap();
     std::fs::write(dir.path().join("k8s/bad.yaml"), "a: [\n").unwrap();
     let out = assert_cmd::Command::cargo_bin("crdlint")
         .unwrap()
@@ -170,7 +177,10 @@ fn the_binary_writes_valid_sarif_for_a_multi_file_run() {
             let location = &r["locations"][0]["physicalLocation"];
             (
                 r["ruleId"].as_str().unwrap().to_string(),
-                location["artifactLocation"]["uri"].as_str().unwrap().to_string(),
+                location["artifactLocation"]["uri"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
                 location["region"]["startLine"].as_u64().unwrap(),
                 location["region"]["startColumn"].as_u64().unwrap(),
             )

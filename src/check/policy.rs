@@ -3,79 +3,55 @@
 //! each code. They come from flags or `.crdlint.yaml`; the pipeline only reads them.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use crate::diag::{Diagnostic, Severity};
 
-/// A Kubernetes minor version (`1.35`): which API-server behaviour and which CEL
-/// libraries to follow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct KubeVersion {
-    pub major: u32,
-    pub minor: u32,
-}
+pub use crate::cel::KubeVersion;
+pub use crate::schema::resource::UnknownFields as UnknownFieldPolicy;
 
-impl KubeVersion {
-    /// Parses `1.35`, `v1.35` or `1.35.2` (the patch level does not change semantics).
-    pub fn parse(text: &str) -> Result<KubeVersion, String> {
-        let invalid =
-            || format!("invalid Kubernetes version {text:?}: expected MAJOR.MINOR, e.g. \"1.35\"");
-        let trimmed = text.trim();
-        let bare = trimmed.strip_prefix('v').unwrap_or(trimmed);
-        let mut parts = bare.split('.');
-        let number = |part: Option<&str>| -> Option<u32> {
-            let part = part?;
-            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) || part.len() > 4 {
-                return None;
-            }
-            part.parse().ok()
-        };
-        let major = number(parts.next()).ok_or_else(invalid)?;
-        let minor = number(parts.next()).ok_or_else(invalid)?;
-        if let Some(patch) = parts.next() {
-            number(Some(patch)).ok_or_else(invalid)?;
+/// Parses a user's `--kube-version` / `kube-version`: `1.35`, `v1.35` or `1.35.2` (the
+/// patch level does not change semantics), within the versions crdlint knows.
+pub fn parse_kube_version(text: &str) -> Result<KubeVersion, String> {
+    let invalid =
+        || format!("invalid Kubernetes version {text:?}: expected MAJOR.MINOR, e.g. \"1.35\"");
+    let trimmed = text.trim();
+    let bare = trimmed.strip_prefix('v').unwrap_or(trimmed);
+    let mut parts = bare.split('.');
+    let number = |part: Option<&str>| -> Option<u32> {
+        let part = part?;
+        if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) || part.len() > 4 {
+            return None;
         }
-        if parts.next().is_some() {
-            return Err(invalid());
-        }
-        if major != 1 {
-            return Err(format!(
-                "unsupported Kubernetes version {text:?}: only 1.x versions exist"
-            ));
-        }
-        Ok(KubeVersion { major, minor })
+        part.parse().ok()
+    };
+    let major = number(parts.next()).ok_or_else(invalid)?;
+    let minor = number(parts.next()).ok_or_else(invalid)?;
+    if let Some(patch) = parts.next() {
+        number(Some(patch)).ok_or_else(invalid)?;
     }
-}
-
-impl fmt::Display for KubeVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
+    if parts.next().is_some() {
+        return Err(invalid());
     }
+    let version = KubeVersion::new(major, minor);
+    if !(KubeVersion::OLDEST..=KubeVersion::NEWEST).contains(&version) {
+        return Err(format!(
+            "unsupported Kubernetes version {text:?}: crdlint knows {} to {}",
+            KubeVersion::OLDEST,
+            KubeVersion::NEWEST
+        ));
+    }
+    Ok(version)
 }
 
-/// What happens to a field of a custom resource that its schema does not declare: the
-/// API server's `fieldValidation` setting (kubectl's `--validate`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum UnknownFieldPolicy {
-    /// `Strict` (kubectl's default): the request fails.
-    #[default]
-    Error,
-    /// `Warn`: the field is dropped and the server answers with a warning.
-    Warn,
-    /// `Ignore`: the field is silently dropped.
-    Ignore,
-}
+/// The names of [`UnknownFieldPolicy`] values in flags and configuration.
+pub const UNKNOWN_FIELD_POLICIES: [&str; 3] = ["error", "warn", "ignore"];
 
-impl UnknownFieldPolicy {
-    pub const NAMES: [&str; 3] = ["error", "warn", "ignore"];
-
-    pub fn parse(text: &str) -> Option<UnknownFieldPolicy> {
-        match text {
-            "error" => Some(UnknownFieldPolicy::Error),
-            "warn" => Some(UnknownFieldPolicy::Warn),
-            "ignore" => Some(UnknownFieldPolicy::Ignore),
-            _ => None,
-        }
+pub fn parse_unknown_fields(text: &str) -> Option<UnknownFieldPolicy> {
+    match text {
+        "error" => Some(UnknownFieldPolicy::Error),
+        "warn" => Some(UnknownFieldPolicy::Warn),
+        "ignore" => Some(UnknownFieldPolicy::Ignore),
+        _ => None,
     }
 }
 
@@ -135,19 +111,23 @@ mod tests {
 
     #[test]
     fn kube_versions_parse_strictly() {
-        let v = KubeVersion::parse("1.35").unwrap();
+        let v = parse_kube_version("1.35").unwrap();
         assert_eq!((v.major, v.minor), (1, 35));
-        assert_eq!(KubeVersion::parse("v1.30.2").unwrap().to_string(), "1.30");
+        assert_eq!(parse_kube_version("v1.30.2").unwrap().to_string(), "1.30");
         assert_eq!(
-            KubeVersion::parse("1").unwrap_err(),
+            parse_kube_version("1").unwrap_err(),
             "invalid Kubernetes version \"1\": expected MAJOR.MINOR, e.g. \"1.35\""
         );
-        assert!(KubeVersion::parse("1.x").is_err());
-        assert!(KubeVersion::parse("1.2.3.4").is_err());
-        assert!(KubeVersion::parse("1.-2").is_err());
+        assert!(parse_kube_version("1.x").is_err());
+        assert!(parse_kube_version("1.2.3.4").is_err());
+        assert!(parse_kube_version("1.-2").is_err());
         assert_eq!(
-            KubeVersion::parse("2.0").unwrap_err(),
-            "unsupported Kubernetes version \"2.0\": only 1.x versions exist"
+            parse_kube_version("1.20").unwrap_err(),
+            format!(
+                "unsupported Kubernetes version \"1.20\": crdlint knows {} to {}",
+                KubeVersion::OLDEST,
+                KubeVersion::NEWEST
+            )
         );
     }
 

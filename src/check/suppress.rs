@@ -212,6 +212,7 @@ pub fn apply(files: &[Arc<SourceFile>], diagnostics: &mut Vec<Diagnostic>) {
                         format!("unknown code `{}` in `{MARKER}` comment", s.code),
                     )
                     .with_span(s.span)
+                    .with_label("unknown code")
                     .with_help(match suggest(&s.code, &known) {
                         Some(close) => {
                             format!("did you mean `{close}`? `crdlint rules` lists every code")
@@ -231,6 +232,7 @@ pub fn apply(files: &[Arc<SourceFile>], diagnostics: &mut Vec<Diagnostic>) {
                         ),
                     )
                     .with_span(s.span)
+                    .with_label("suppresses nothing")
                     .with_help("remove this code from the comment (or the whole comment)")
                     .in_file(file),
                 );
@@ -240,6 +242,7 @@ pub fn apply(files: &[Arc<SourceFile>], diagnostics: &mut Vec<Diagnostic>) {
             added.push(
                 Diagnostic::new(INVALID_SUPPRESSION, Severity::Warning, message)
                     .with_span(span)
+                    .with_label("no code")
                     .in_file(file),
             );
         }

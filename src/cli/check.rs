@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::{ColorChoice, exit};
-use crate::check::policy::{KubeVersion, UnknownFieldPolicy};
+use crate::check::policy::{self, KubeVersion, UnknownFieldPolicy};
 use crate::check::{CheckOptions, MissingCrdPolicy};
 use crate::config::{self, Config};
 use crate::diag::Severity;
@@ -51,7 +51,7 @@ pub struct CheckArgs {
 
     /// Follow the API server of this Kubernetes version (e.g. 1.35) [default: the newest
     /// crdlint knows].
-    #[arg(long, value_name = "VERSION", value_parser = KubeVersion::parse)]
+    #[arg(long, value_name = "VERSION", value_parser = policy::parse_kube_version)]
     pub kube_version: Option<KubeVersion>,
 
     /// Fields of custom resources that no schema declares: rejected (`error`, like

@@ -14,6 +14,7 @@ use super::exit;
 use crate::check::load;
 use crate::model::crd::{self as model_crd, Crd};
 use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
+use crate::schema::resource::compare_kube_versions;
 use crate::source::SourceFile;
 use crate::source::walk::{self, WalkOptions};
 use crate::source::yaml::Limits;
@@ -615,70 +616,15 @@ fn pick_version<'a>(crd: &'a Crd, wanted: Option<&str>) -> Option<&'a model_crd:
     let best = |candidates: Vec<&'a model_crd::Version>| {
         candidates
             .into_iter()
-            .max_by(|a, b| priority(&name(a)).cmp(&priority(&name(b))))
+            .max_by(|a, b| compare_kube_versions(&name(a), &name(b)).cmp(&0))
     };
     best(crd.versions.iter().filter(served).collect())
         .or_else(|| best(crd.versions.iter().collect()))
 }
 
-/// Sort key of a Kubernetes version name; higher is preferred.
-fn priority(version: &str) -> (u8, u64, u64, std::cmp::Reverse<String>) {
-    let parsed = (|| {
-        let rest = version.strip_prefix('v')?;
-        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        let major: u64 = rest[..digits].parse().ok()?;
-        let rest = &rest[digits..];
-        if rest.is_empty() {
-            return Some((3, major, 0));
-        }
-        let (stage, rest) = if let Some(r) = rest.strip_prefix("beta") {
-            (2, r)
-        } else if let Some(r) = rest.strip_prefix("alpha") {
-            (1, r)
-        } else {
-            return None;
-        };
-        let minor: u64 = rest.parse().ok()?;
-        Some((stage, major, minor))
-    })();
-    match parsed {
-        Some((stage, major, minor)) => (stage, major, minor, std::cmp::Reverse(String::new())),
-        // Not Kubernetes-like: after all of those, alphabetical.
-        None => (0, 0, 0, std::cmp::Reverse(version.to_string())),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn kubernetes_versions_sort_like_discovery() {
-        let mut versions = [
-            "v1alpha1",
-            "foo",
-            "v2",
-            "v1beta2",
-            "v1",
-            "v1beta1",
-            "bar",
-            "v10alpha3",
-        ];
-        versions.sort_by_key(|v| std::cmp::Reverse(priority(v)));
-        assert_eq!(
-            versions,
-            [
-                "v2",
-                "v1",
-                "v1beta2",
-                "v1beta1",
-                "v10alpha3",
-                "v1alpha1",
-                "bar",
-                "foo"
-            ]
-        );
-    }
 
     fn crontab() -> Vec<Found> {
         let json = serde_json::json!({

@@ -9,10 +9,6 @@ use serde_json::json;
 use super::exit;
 use crate::diag::CodeInfo;
 
-mod pages {
-    include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
-}
-
 #[derive(Args, Debug)]
 #[command(
     after_help = "Examples:\n  crdlint rules                        every code with its default severity and summary\n  crdlint rules missing-crd            the documentation of one code\n  crdlint rules -o json                the same table as JSON"
@@ -35,18 +31,7 @@ pub enum RulesFormat {
     Json,
 }
 
-/// The docs/rules page of a code, as compiled into the binary.
-pub fn page(code: &str) -> Option<&'static str> {
-    pages::RULE_DOCS
-        .binary_search_by(|(c, _)| (*c).cmp(code))
-        .ok()
-        .map(|i| pages::RULE_DOCS[i].1)
-}
-
-/// Codes that have a page compiled in (for the test that keeps pages and registry in step).
-pub fn documented_codes() -> impl Iterator<Item = &'static str> {
-    pages::RULE_DOCS.iter().map(|(code, _)| *code)
-}
+pub use crate::report::docs::{documented_codes, page};
 
 pub fn run(args: &RulesArgs) -> u8 {
     let text = match &args.code {

@@ -17,7 +17,9 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::check::policy::{KubeVersion, Level, Severities, UnknownFieldPolicy};
+use crate::check::policy::{
+    self, KubeVersion, Level, Severities, UNKNOWN_FIELD_POLICIES, UnknownFieldPolicy,
+};
 use crate::source::yaml::{self, Limits};
 use crate::source::{Node, SourceFile, Span, Value};
 
@@ -178,21 +180,22 @@ pub fn parse(path: &Path, text: String) -> Result<Config, ConfigError> {
                     _ => return Err(reader.expected(value, "a string")),
                 };
                 config.kube_version = Some(
-                    KubeVersion::parse(&text)
+                    policy::parse_kube_version(&text)
                         .map_err(|message| reader.error(value.span, message))?,
                 );
             }
             "unknown-fields" => {
                 let text = reader.string(value)?;
-                config.unknown_fields = Some(UnknownFieldPolicy::parse(text).ok_or_else(|| {
-                    reader.error(
-                        value.span,
-                        format!(
-                            "unknown-fields must be one of {}, not {text:?}",
-                            UnknownFieldPolicy::NAMES.join(", ")
-                        ),
-                    )
-                })?);
+                config.unknown_fields =
+                    Some(policy::parse_unknown_fields(text).ok_or_else(|| {
+                        reader.error(
+                            value.span,
+                            format!(
+                                "unknown-fields must be one of {}, not {text:?}",
+                                UNKNOWN_FIELD_POLICIES.join(", ")
+                            ),
+                        )
+                    })?);
             }
             "severity" => config.severities = reader.severities(value)?,
             other => {

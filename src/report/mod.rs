@@ -2,6 +2,7 @@
 //! (`short`), or the JSON contract. Renderers know diagnostics; nothing here decides
 //! what is wrong.
 
+pub mod docs;
 pub mod github;
 pub mod human;
 pub mod json;

@@ -80,9 +80,14 @@ fn rule(info: &CodeInfo) -> Value {
     });
     if !info.summary.is_empty() {
         rule["shortDescription"] = json!({"text": info.summary});
-        rule["help"] = json!({
-            "text": format!("{} See {}", info.summary, help_uri(info.code)),
-        });
+    }
+    // The rule's page is its help: code-scanning alerts show it in full.
+    match super::docs::page(info.code) {
+        Some(page) => rule["help"] = json!({"text": page, "markdown": page}),
+        None if !info.summary.is_empty() => {
+            rule["help"] = json!({"text": format!("{}. See {}", info.summary, help_uri(info.code))})
+        }
+        None => {}
     }
     rule
 }
