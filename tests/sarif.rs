@@ -197,3 +197,45 @@ fn the_binary_writes_valid_sarif_for_a_multi_file_run() {
         ]
     );
 }
+
+#[test]
+fn sarif_for_real_world_crds_is_valid() {
+    let corpus = [
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/crds"),
+        Path::new("/work/shared/corpus/crds").to_path_buf(),
+    ]
+    .into_iter()
+    .find(|p| p.is_dir())
+    .unwrap_or_default();
+    if !corpus.is_dir() {
+        eprintln!("SKIP: corpus not found at ../shared/corpus");
+        return;
+    }
+    // A sample keeps the test quick: the first directories of the corpus.
+    let mut dirs: Vec<_> = std::fs::read_dir(&corpus)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs.truncate(3);
+    let out = assert_cmd::Command::cargo_bin("crdlint")
+        .unwrap()
+        .args(["check", "-o", "sarif", "--no-config"])
+        .args(&dirs)
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(schema_errors(&doc), Vec::<String>::new());
+    let errors: Vec<&Value> = doc["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["level"] == "error")
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the corpus is accepted by real clusters: {errors:?}"
+    );
+}
