@@ -4,7 +4,9 @@
 
 pub mod classify;
 pub mod load;
+pub mod policy;
 pub mod resources;
+pub mod suppress;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -14,7 +16,6 @@ use rayon::prelude::*;
 
 use crate::cel::KubeVersion;
 use crate::diag::{self, Diagnostic, ObjectRef, Severity};
-use crate::schema::resource::UnknownFields;
 use crate::source::walk::{self, Input, WalkOptions};
 use crate::source::yaml::Limits;
 use crate::source::{Node, SourceFile, Span, Value};
@@ -48,10 +49,12 @@ pub struct CheckOptions {
     pub max_file_size: u64,
     pub limits: Limits,
     pub missing_crd: MissingCrdPolicy,
-    /// What to do with fields a resource's schema does not declare.
-    pub unknown_fields: UnknownFields,
-    /// The Kubernetes version whose CEL environment compiles rules.
-    pub kube_version: KubeVersion,
+    /// The Kubernetes version to follow; `None` is the newest crdlint knows.
+    pub kube_version: Option<policy::KubeVersion>,
+    /// What to do with custom-resource fields no schema declares.
+    pub unknown_fields: policy::UnknownFieldPolicy,
+    /// Severity overrides by code (applied after inline suppression).
+    pub severities: policy::Severities,
 }
 
 impl Default for CheckOptions {
@@ -63,8 +66,9 @@ impl Default for CheckOptions {
             max_file_size: 32 * 1024 * 1024,
             limits: Limits::default(),
             missing_crd: MissingCrdPolicy::Warn,
-            unknown_fields: UnknownFields::Error,
-            kube_version: KubeVersion::NEWEST,
+            kube_version: None,
+            unknown_fields: policy::UnknownFieldPolicy::default(),
+            severities: policy::Severities::default(),
         }
     }
 }
@@ -138,10 +142,12 @@ pub fn run(options: &CheckOptions) -> CheckResult {
     let mut io_error = !diagnostics.is_empty();
     let mut summary = Summary::default();
     let mut documents = Vec::new();
+    let mut reported_files = Vec::new();
     for (file, reported) in loaded {
         io_error |= file.io_error;
         if reported {
             summary.files += 1;
+            reported_files.push(file.file.clone());
         }
         diagnostics.extend(file.diagnostics);
         for parsed in file.documents {
@@ -157,6 +163,8 @@ pub fn run(options: &CheckOptions) -> CheckResult {
 
     let classified = classify_all(&documents, options, &mut diagnostics, &mut summary);
     check_documents(&classified, options, &mut diagnostics);
+    suppress::apply(&reported_files, &mut diagnostics);
+    options.severities.apply(&mut diagnostics);
 
     diag::sort(&mut diagnostics);
     summary.errors = diagnostics
@@ -205,7 +213,12 @@ fn check_documents(
     for crd in resolved.iter().filter_map(|(_, crd)| *crd) {
         prepared
             .entry(crd as *const Document as usize)
-            .or_insert_with(|| resources::PreparedCrd::new(&crd.root, options.kube_version));
+            .or_insert_with(|| {
+                resources::PreparedCrd::new(
+                    &crd.root,
+                    options.kube_version.unwrap_or(KubeVersion::NEWEST),
+                )
+            });
     }
     let resource_findings: Vec<Diagnostic> = resolved
         .par_iter()

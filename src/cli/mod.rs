@@ -2,6 +2,9 @@
 //! its arguments into library options, runs, prints, and returns the exit code.
 
 pub mod check;
+pub mod completions;
+pub mod explain;
+pub mod rules;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -33,6 +36,12 @@ pub struct Cli {
 pub enum Command {
     /// Check CRDs and custom resources for everything the API server would reject.
     Check(check::CheckArgs),
+    /// List the diagnostic codes, or print the documentation of one.
+    Rules(rules::RulesArgs),
+    /// Describe the fields of a custom resource from local CRDs, like `kubectl explain`.
+    Explain(explain::ExplainArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(completions::CompletionsArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -62,5 +71,8 @@ pub fn main() -> u8 {
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Rules(args) => rules::run(&args),
+        Command::Explain(args) => explain::run(&args),
+        Command::Completions(args) => completions::run(&args),
     }
 }
