@@ -26,6 +26,7 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check CRDs and custom resources for everything the API server would reject')
+            [CompletionResult]::new('dry-run', 'dry-run', [CompletionResultType]::ParameterValue, 'Print custom resources as the API server would store them: pruned, defaulted, in the storage version')
             [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the diagnostic codes, or print the documentation of one')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
@@ -48,6 +49,20 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
             [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Do not honour .gitignore and .ignore files')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Do not read any configuration file')
             [CompletionResult]::new('--warnings-as-errors', '--warnings-as-errors', [CompletionResultType]::ParameterName, 'Exit with status 1 on warnings too')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'crdlint;dry-run' {
+            [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'Load CRDs from PATH (repeatable)')
+            [CompletionResult]::new('--crds', '--crds', [CompletionResultType]::ParameterName, 'Load CRDs from PATH (repeatable)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format of the stored objects (several objects become a v1 List)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format of the stored objects (several objects become a v1 List)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (diff and findings)')
+            [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'Kubernetes version whose CEL libraries are available (e.g. 1.30)')
+            [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'Show a unified diff from each object as written to the object as stored')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -85,6 +100,7 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
         }
         'crdlint;help' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check CRDs and custom resources for everything the API server would reject')
+            [CompletionResult]::new('dry-run', 'dry-run', [CompletionResultType]::ParameterValue, 'Print custom resources as the API server would store them: pruned, defaulted, in the storage version')
             [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the diagnostic codes, or print the documentation of one')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
@@ -92,6 +108,9 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
             break
         }
         'crdlint;help;check' {
+            break
+        }
+        'crdlint;help;dry-run' {
             break
         }
         'crdlint;help;rules' {

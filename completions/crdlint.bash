@@ -22,6 +22,9 @@ _crdlint() {
             crdlint,completions)
                 cmd="crdlint__subcmd__completions"
                 ;;
+            crdlint,dry-run)
+                cmd="crdlint__subcmd__dry__subcmd__run"
+                ;;
             crdlint,explain)
                 cmd="crdlint__subcmd__explain"
                 ;;
@@ -36,6 +39,9 @@ _crdlint() {
                 ;;
             crdlint__subcmd__help,completions)
                 cmd="crdlint__subcmd__help__subcmd__completions"
+                ;;
+            crdlint__subcmd__help,dry-run)
+                cmd="crdlint__subcmd__help__subcmd__dry__subcmd__run"
                 ;;
             crdlint__subcmd__help,explain)
                 cmd="crdlint__subcmd__help__subcmd__explain"
@@ -53,7 +59,7 @@ _crdlint() {
 
     case "${cmd}" in
         crdlint)
-            opts="-h -V --help --version check rules explain completions help"
+            opts="-h -V --help --version check dry-run rules explain completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -142,6 +148,44 @@ _crdlint() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        crdlint__subcmd__dry__subcmd__run)
+            opts="-o -h -V --crds --crd --output --diff --color --kube-version --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --crd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --crds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "yaml json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "yaml json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kube-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         crdlint__subcmd__explain)
             opts="-r -h -V --crds --api-version --recursive --config --no-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -169,7 +213,7 @@ _crdlint() {
             return 0
             ;;
         crdlint__subcmd__help)
-            opts="check rules explain completions help"
+            opts="check dry-run rules explain completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -197,6 +241,20 @@ _crdlint() {
             return 0
             ;;
         crdlint__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        crdlint__subcmd__help__subcmd__dry__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

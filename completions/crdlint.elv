@@ -23,6 +23,7 @@ set edit:completion:arg-completer[crdlint] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand check 'Check CRDs and custom resources for everything the API server would reject'
+            cand dry-run 'Print custom resources as the API server would store them: pruned, defaulted, in the storage version'
             cand rules 'List the diagnostic codes, or print the documentation of one'
             cand explain 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`'
             cand completions 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
@@ -44,6 +45,19 @@ set edit:completion:arg-completer[crdlint] = {|@words|
             cand --no-ignore 'Do not honour .gitignore and .ignore files'
             cand --no-config 'Do not read any configuration file'
             cand --warnings-as-errors 'Exit with status 1 on warnings too'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'crdlint;dry-run'= {
+            cand --crd 'Load CRDs from PATH (repeatable)'
+            cand --crds 'Load CRDs from PATH (repeatable)'
+            cand -o 'Output format of the stored objects (several objects become a v1 List)'
+            cand --output 'Output format of the stored objects (several objects become a v1 List)'
+            cand --color 'When to use colour (diff and findings)'
+            cand --kube-version 'Kubernetes version whose CEL libraries are available (e.g. 1.30)'
+            cand --diff 'Show a unified diff from each object as written to the object as stored'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -77,12 +91,15 @@ set edit:completion:arg-completer[crdlint] = {|@words|
         }
         &'crdlint;help'= {
             cand check 'Check CRDs and custom resources for everything the API server would reject'
+            cand dry-run 'Print custom resources as the API server would store them: pruned, defaulted, in the storage version'
             cand rules 'List the diagnostic codes, or print the documentation of one'
             cand explain 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`'
             cand completions 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'crdlint;help;check'= {
+        }
+        &'crdlint;help;dry-run'= {
         }
         &'crdlint;help;rules'= {
         }

@@ -109,6 +109,92 @@ impl Document {
 }
 
 pub fn run(options: &CheckOptions) -> CheckResult {
+    let mut loaded = load_inputs(options);
+    let classified = classify_all(
+        &loaded.documents,
+        options,
+        &mut loaded.diagnostics,
+        &mut loaded.summary,
+    );
+    let mut diagnostics = std::mem::take(&mut loaded.diagnostics);
+    check_documents(&classified, options, &mut diagnostics);
+    finish(diagnostics, &loaded, options)
+}
+
+/// A custom resource as the server would store it (`crdlint dry-run`).
+pub struct StoredObject {
+    pub file: Arc<SourceFile>,
+    pub document: usize,
+    /// The object as written.
+    pub original: Node,
+    /// Pruned, defaulted, prepared for create, in the storage version's apiVersion
+    /// (unless the CRD converts with a webhook).
+    pub stored: Node,
+    /// The CRD converts with a webhook that crdlint does not run: the object keeps the
+    /// request's apiVersion.
+    pub webhook_conversion: bool,
+}
+
+pub struct DryRunResult {
+    pub result: CheckResult,
+    /// The valid resources, in input order.
+    pub objects: Vec<StoredObject>,
+}
+
+/// Runs the resource pipeline on every custom resource and returns the objects the
+/// server would store. Unknown fields are pruned with a warning, as with
+/// `kubectl create --validate=false`, since showing pruning is the point.
+pub fn dry_run(options: &CheckOptions) -> DryRunResult {
+    let mut loaded = load_inputs(options);
+    let classified = classify_all(
+        &loaded.documents,
+        options,
+        &mut loaded.diagnostics,
+        &mut loaded.summary,
+    );
+    let mut diagnostics = std::mem::take(&mut loaded.diagnostics);
+    let prepared = prepare_crds(&classified, options);
+    let outcomes: Vec<_> = prepared
+        .resolved
+        .par_iter()
+        .map(|(doc, crd)| {
+            let outcome = crd
+                .and_then(|crd| prepared.get(crd))
+                .map(|crd| crd.outcome(&doc.root, policy::UnknownFieldPolicy::Warn));
+            (*doc, outcome)
+        })
+        .collect();
+    let mut objects = Vec::new();
+    for (doc, outcome) in outcomes {
+        let Some(outcome) = outcome else { continue };
+        let failed = outcome.has_errors();
+        diagnostics.extend(outcome.diagnostics.into_iter().map(|d| doc.diagnostic(d)));
+        if let (false, Some(stored)) = (failed, outcome.stored) {
+            objects.push(StoredObject {
+                file: doc.file.clone(),
+                document: doc.index,
+                original: doc.root.clone(),
+                stored,
+                webhook_conversion: outcome.webhook_conversion,
+            });
+        }
+    }
+    DryRunResult {
+        result: finish(diagnostics, &loaded, options),
+        objects,
+    }
+}
+
+/// Files read and documents flattened, with what went wrong on the way.
+struct Loaded {
+    documents: Vec<Document>,
+    diagnostics: Vec<Diagnostic>,
+    summary: Summary,
+    reported_files: Vec<Arc<SourceFile>>,
+    io_error: bool,
+}
+
+fn load_inputs(options: &CheckOptions) -> Loaded {
     let (checked, mut walk_errors) = walk::collect(&options.paths, &options.walk);
     let (crd_sources, crd_walk_errors) = walk::collect(&options.crd_paths, &options.walk);
     walk_errors.extend(crd_walk_errors);
@@ -122,7 +208,7 @@ pub fn run(options: &CheckOptions) -> CheckResult {
             .collect::<Vec<_>>(),
     );
 
-    let loaded: Vec<(load::LoadedFile, bool)> = inputs
+    let files: Vec<(load::LoadedFile, bool)> = inputs
         .par_iter()
         .map(|(input, reported)| {
             (
@@ -132,41 +218,50 @@ pub fn run(options: &CheckOptions) -> CheckResult {
         })
         .collect();
 
-    let mut diagnostics: Vec<Diagnostic> = walk_errors
+    let diagnostics: Vec<Diagnostic> = walk_errors
         .into_iter()
         .map(|e| {
             let file = SourceFile::new(e.path.clone(), String::new());
             Diagnostic::error(crate::source::IO_ERROR, e.message).in_file(&file)
         })
         .collect();
-    let mut io_error = !diagnostics.is_empty();
-    let mut summary = Summary::default();
-    let mut documents = Vec::new();
-    let mut reported_files = Vec::new();
-    for (file, reported) in loaded {
-        io_error |= file.io_error;
+    let mut loaded = Loaded {
+        io_error: !diagnostics.is_empty(),
+        diagnostics,
+        documents: Vec::new(),
+        summary: Summary::default(),
+        reported_files: Vec::new(),
+    };
+    for (file, reported) in files {
+        loaded.io_error |= file.io_error;
         if reported {
-            summary.files += 1;
-            reported_files.push(file.file.clone());
+            loaded.summary.files += 1;
+            loaded.reported_files.push(file.file.clone());
         }
-        diagnostics.extend(file.diagnostics);
+        loaded.diagnostics.extend(file.diagnostics);
         for parsed in file.documents {
             flatten(
                 &file.file,
                 parsed.index,
                 parsed.root,
                 reported,
-                &mut documents,
+                &mut loaded.documents,
             );
         }
     }
+    loaded
+}
 
-    let classified = classify_all(&documents, options, &mut diagnostics, &mut summary);
-    check_documents(&classified, options, &mut diagnostics);
-    suppress::apply(&reported_files, &mut diagnostics);
+/// Applies suppressions and severity overrides, sorts, and counts.
+fn finish(
+    mut diagnostics: Vec<Diagnostic>,
+    loaded: &Loaded,
+    options: &CheckOptions,
+) -> CheckResult {
+    suppress::apply(&loaded.reported_files, &mut diagnostics);
     options.severities.apply(&mut diagnostics);
-
     diag::sort(&mut diagnostics);
+    let mut summary = loaded.summary;
     summary.errors = diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
@@ -178,8 +273,39 @@ pub fn run(options: &CheckOptions) -> CheckResult {
     CheckResult {
         diagnostics,
         summary,
-        io_error,
+        io_error: loaded.io_error,
     }
+}
+
+/// Each resource with the CRD it resolves to, and each needed CRD prepared once.
+struct Prepared<'a> {
+    resolved: Vec<(&'a Document, Option<&'a Document>)>,
+    crds: BTreeMap<usize, resources::PreparedCrd>,
+}
+
+impl Prepared<'_> {
+    fn get(&self, crd: &Document) -> Option<&resources::PreparedCrd> {
+        self.crds.get(&(crd as *const Document as usize))
+    }
+}
+
+fn prepare_crds<'a>(classified: &Classified<'a>, options: &CheckOptions) -> Prepared<'a> {
+    let resolved: Vec<(&Document, Option<&Document>)> = classified
+        .resources
+        .iter()
+        .map(|(doc, meta)| (*doc, classified.resolve(meta)))
+        .collect();
+    let mut crds = BTreeMap::new();
+    for crd in resolved.iter().filter_map(|(_, crd)| *crd) {
+        crds.entry(crd as *const Document as usize)
+            .or_insert_with(|| {
+                resources::PreparedCrd::new(
+                    &crd.root,
+                    options.kube_version.unwrap_or(KubeVersion::NEWEST),
+                )
+            });
+    }
+    Prepared { resolved, crds }
 }
 
 /// Runs the CRD checks on reported CRDs and the resource checks on custom resources.
@@ -203,28 +329,13 @@ fn check_documents(
         .collect();
     diagnostics.extend(crd_findings);
 
-    // Prepare only the CRDs some resource needs, each once (keyed by document).
-    let resolved: Vec<(&Document, Option<&Document>)> = classified
-        .resources
-        .iter()
-        .map(|(doc, meta)| (*doc, classified.resolve(meta)))
-        .collect();
-    let mut prepared: BTreeMap<usize, resources::PreparedCrd> = BTreeMap::new();
-    for crd in resolved.iter().filter_map(|(_, crd)| *crd) {
-        prepared
-            .entry(crd as *const Document as usize)
-            .or_insert_with(|| {
-                resources::PreparedCrd::new(
-                    &crd.root,
-                    options.kube_version.unwrap_or(KubeVersion::NEWEST),
-                )
-            });
-    }
-    let resource_findings: Vec<Diagnostic> = resolved
+    let prepared = prepare_crds(classified, options);
+    let resource_findings: Vec<Diagnostic> = prepared
+        .resolved
         .par_iter()
         .flat_map_iter(|(doc, crd)| {
-            let crd = crd.and_then(|crd| prepared.get(&(crd as *const Document as usize)));
-            crd.map(|crd| crd.check(&doc.root, options.unknown_fields))
+            crd.and_then(|crd| prepared.get(crd))
+                .map(|crd| crd.check(&doc.root, options.unknown_fields))
                 .unwrap_or_default()
                 .into_iter()
                 .map(|d| doc.diagnostic(d))

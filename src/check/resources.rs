@@ -8,7 +8,9 @@ use std::sync::OnceLock;
 
 use crate::cel::{self, KubeVersion, RuleCompileResult};
 use crate::diag::{Diagnostic, FieldPath, Severity};
-use crate::schema::resource::{CompiledCrd, Options, RuleEvaluator, UnknownFields};
+use crate::schema::resource::{
+    CompiledCrd, Options, ResourceOutcome, RuleEvaluator, UnknownFields,
+};
 use crate::schema::structural::Structural;
 use crate::source::Node;
 
@@ -51,14 +53,19 @@ impl PreparedCrd {
         })
     }
 
-    /// Runs the create pipeline on one resource.
+    /// Runs the create pipeline on one resource: its findings.
     pub fn check(&self, doc: &Node, unknown_fields: UnknownFields) -> Vec<Diagnostic> {
+        self.outcome(doc, unknown_fields).diagnostics
+    }
+
+    /// Runs the create pipeline on one resource: findings and the stored object.
+    pub fn outcome(&self, doc: &Node, unknown_fields: UnknownFields) -> ResourceOutcome {
         let evaluator = CelEvaluator { crd: self };
         let options = Options {
             unknown_fields,
             rules: Some(&evaluator),
         };
-        self.compiled.check(doc, &options).diagnostics
+        self.compiled.check(doc, &options)
     }
 }
 
