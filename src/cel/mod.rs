@@ -12,6 +12,7 @@ pub mod errors;
 pub mod eval;
 pub mod gotime;
 pub mod interp;
+pub mod library;
 pub mod parse;
 pub mod re2;
 pub mod schema_types;
