@@ -302,12 +302,43 @@ impl Interp<'_> {
         if let Some(Val::Error(m)) = vals.iter().find(|v| matches!(v, Val::Error(_))) {
             return Err(err(m.to_string()));
         }
-        if !matches!(function, "_==_" | "_!=_" | "_+_") {
+        // Set and map lists keep their semantics where they can show (equality,
+        // `+`, and values passed through unchanged); elsewhere they are plain lists.
+        if !matches!(
+            function,
+            "_==_" | "_!=_" | "_+_" | "dyn" | "optional.of" | "optional.ofNonZeroValue" | "or" | "orValue" | "value"
+        ) {
             vals = vals.into_iter().map(Val::plain).collect();
         }
-        let size_cost = vals.iter().map(val_size).max().unwrap_or(0) / 10;
+        if matches!(function, "_==_" | "_!=_")
+            && let [x, y] = vals.as_slice()
+            && equality_error(x, y)
+        {
+            return Err(no_overload());
+        }
+        // A size-proportional charge (approximate; the exact runtime cost model lives
+        // in the cost module). Comprehension accumulators (`accu + [x]`) are not
+        // charged by size: cel-go appends to them in place.
+        let size_cost = if function == "_+_" && vals.first().is_some_and(|v| v.list_items().is_some()) {
+            0
+        } else {
+            vals.iter().map(val_size).max().unwrap_or(0) / 10
+        };
         self.charge(size_cost)?;
         call_function(function, target.is_some(), &vals, overloads)
+    }
+}
+
+/// Equalities the server answers with an error: a quantity produced by `add`/`sub`
+/// on the right of `==` (its `Equal` only accepts a non-pointer quantity).
+fn equality_error(x: &Val, y: &Val) -> bool {
+    match (x, y) {
+        (Val::Quantity(_), Val::Quantity(q)) => q.derived,
+        (a, b) if a.list_items().is_some() && b.list_items().is_some() => {
+            let (a, b) = (a.list_items().unwrap_or(&[]), b.list_items().unwrap_or(&[]));
+            a.len() == b.len() && a.iter().zip(b).any(|(p, q)| equality_error(p, q))
+        }
+        _ => false,
     }
 }
 
@@ -735,10 +766,15 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             Ok(Val::str(&parts?.join(&sep)))
         }
         ("strings.quote", [String(s)]) => Ok(Val::str(&quote(s))),
-        ("isSorted", [List(l)]) => Ok(Bool(
-            l.windows(2)
-                .all(|w| w[0].compare(&w[1]) != Some(Ordering::Greater)),
-        )),
+        ("isSorted", [List(l)]) => {
+            if !l.iter().all(is_comparable) {
+                return Err(no_overload());
+            }
+            Ok(Bool(
+                l.windows(2)
+                    .all(|w| w[0].compare(&w[1]) != Some(Ordering::Greater)),
+            ))
+        }
         ("sum", [List(l)]) => {
             let zero = match overloads.first().map(std::string::String::as_str) {
                 Some("list_uint_sum_uint") => Uint(0),
@@ -751,15 +787,21 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             })
         }
         ("min" | "max", [List(l)]) => {
+            // The server keeps the current best when a comparison fails.
             let mut best: Option<&Val> = None;
             for x in l.iter() {
+                if !is_comparable(x) {
+                    return Err(no_overload());
+                }
                 best = match best {
                     None => Some(x),
                     Some(b) => {
-                        let o = x.compare(b).ok_or_else(no_overload)?;
-                        if (f == "min" && o == Ordering::Less)
-                            || (f == "max" && o == Ordering::Greater)
-                        {
+                        let prefer = if f == "min" {
+                            Ordering::Greater
+                        } else {
+                            Ordering::Less
+                        };
+                        if b.compare(x) == Some(prefer) {
                             Some(x)
                         } else {
                             Some(b)
@@ -925,6 +967,21 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             super::library::call(f, a).unwrap_or_else(|| Err(no_overload()))
         }
     }
+}
+
+/// Values implementing cel-go's `traits.Comparer`.
+fn is_comparable(v: &Val) -> bool {
+    matches!(
+        v,
+        Val::Bool(_)
+            | Val::Bytes(_)
+            | Val::Double(_)
+            | Val::Duration(_)
+            | Val::Int(_)
+            | Val::String(_)
+            | Val::Timestamp(..)
+            | Val::Uint(_)
+    )
 }
 
 fn is_zero(v: &Val) -> bool {

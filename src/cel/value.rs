@@ -377,7 +377,12 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
             }
             "duration" => match super::gotime::parse_duration(s) {
                 Ok(n) => Val::Duration(n),
-                Err(e) => Val::Error(Arc::from(format!("Invalid duration {s}: {e}"))),
+                Err(_) => match strfmt_duration(s) {
+                    Some(n) => Val::Duration(n),
+                    None => Val::Error(Arc::from(format!(
+                        "Invalid duration {s}: unable to parse {s} as duration"
+                    ))),
+                },
             },
             "byte" => match base64_decode(s) {
                 Some(b) => Val::Bytes(Arc::from(b)),
@@ -442,6 +447,41 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
             Val::Map(Arc::new(entries))
         }
     }
+}
+
+/// kube-openapi strfmt's fallback duration syntax: every `<digits><unit>` in the text
+/// (`3 days`, `1 hour 5 min`), with its unit spellings; Go's wrapping arithmetic.
+fn strfmt_duration(s: &str) -> Option<i64> {
+    static RE: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let re = RE
+        .get_or_init(|| regex::Regex::new(r"(((?-u:\d)+)(?-u:\s)*([A-Za-zµ]+))").ok())
+        .as_ref()?;
+    const UNITS: &[(&[&str], i64)] = &[
+        (&["ns", "nano"], 1),
+        (&["us", "µs", "micro"], 1_000),
+        (&["ms", "milli"], 1_000_000),
+        (&["s", "sec"], 1_000_000_000),
+        (&["m", "min"], 60_000_000_000),
+        (&["h", "hr", "hour"], 3_600_000_000_000),
+        (&["d", "day"], 86_400_000_000_000),
+        (&["w", "wk", "week"], 604_800_000_000_000),
+    ];
+    let mut total: i64 = 0;
+    let mut ok = false;
+    for caps in re.captures_iter(s) {
+        let factor: i64 = caps.get(2)?.as_str().parse().ok()?;
+        let unit = caps.get(3)?.as_str().trim().to_lowercase();
+        for (variants, mult) in UNITS {
+            let last = variants.len() - 1;
+            for (i, v) in variants.iter().enumerate() {
+                if (i == last && unit.starts_with(v)) || unit == *v {
+                    ok = true;
+                    total = total.wrapping_add(factor.wrapping_mul(*mult));
+                }
+            }
+        }
+    }
+    ok.then_some(total)
 }
 
 fn base64_decode(s: &str) -> Option<Vec<u8>> {

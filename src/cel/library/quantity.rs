@@ -35,6 +35,10 @@ enum Repr {
 pub struct Quantity {
     repr: Repr,
     format: Format,
+    /// A result of `add`/`sub`: the server holds those behind a pointer, and its
+    /// `==` only accepts a non-pointer on the right (`quantity('2') ==
+    /// quantity('1').add(1)` is a "no such overload" error).
+    pub derived: bool,
 }
 
 pub fn format_error() -> String {
@@ -182,6 +186,7 @@ impl Quantity {
             return Ok(Quantity {
                 repr: Repr::Int { value: 0, scale: 0 },
                 format: Format::DecimalSI,
+                derived: false,
             });
         }
         let p = split(s)?;
@@ -215,6 +220,7 @@ impl Quantity {
                             scale: scale as i32,
                         },
                         format,
+                        derived: false,
                     });
                 }
             }
@@ -263,6 +269,7 @@ impl Quantity {
                 scale: dscale as i32,
             },
             format,
+            derived: false,
         })
     }
 
@@ -326,12 +333,14 @@ impl Quantity {
         Quantity {
             repr: Repr::Int { value: v, scale: 0 },
             format: Format::DecimalExponent,
+            derived: false,
         }
     }
 
     /// `Quantity.Add` (or `Sub` with `negate`), keeping the server's representation.
     pub fn add(&self, y: &Quantity, negate: bool) -> Quantity {
         let mut q = self.clone();
+        q.derived = true;
         if q.is_zero() {
             q.format = y.format;
         }

@@ -257,7 +257,7 @@ fn locale_fixed(d: f64, precision: usize) -> String {
         grouped.push(ch);
     }
     let mut out = String::new();
-    if d.is_sign_negative() && s.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
+    if d.is_sign_negative() {
         out.push('-');
     }
     out.push_str(&grouped);
@@ -268,7 +268,7 @@ fn locale_fixed(d: f64, precision: usize) -> String {
     out
 }
 
-/// Go's `%e` through x/text's English printer: `2.718280 × 10⁰⁰`.
+/// Go's `%e` through x/text's English printer: `2.718280×10⁰⁰`.
 fn locale_scientific(d: f64) -> String {
     if d.is_nan() {
         return "NaN".into();
@@ -280,7 +280,7 @@ fn locale_scientific(d: f64) -> String {
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     const SUP: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
-    let mut out = format!("{mant}\u{202f}×\u{202f}10");
+    let mut out = format!("{mant}×10");
     if exp < 0 {
         out.push('⁻');
     }
@@ -558,6 +558,6 @@ mod tests {
             f("%s", vec![Val::list(vec![Val::Int(1), Val::str("a"), Val::Double(1.5)])]).unwrap(),
             "[1, \"a\", 1.500000]"
         );
-        assert_eq!(f("%e", vec![Val::Double(2.71828)]).unwrap(), "2.718280\u{202f}×\u{202f}10⁰⁰");
+        assert_eq!(f("%e", vec![Val::Double(2.71828)]).unwrap(), "2.718280×10⁰⁰");
     }
 }
