@@ -340,3 +340,58 @@ pub(crate) fn probe_mismatches(probes: &[serde_json::Value]) -> Vec<String> {
     }
     mismatches
 }
+
+/// Updates recorded from the server's CEL validator (`testdata/cel/update-probes.json`,
+/// produced with the vendored apiextensions v0.35 `cel.NewValidator(...).Validate`
+/// with ratcheting as the customresource strategy sets it up): transition rules in
+/// objects, maps and list-type map lists, `optionalOldSelf`, messageExpression
+/// activations, resource roots, and ratcheted failures returned as warnings.
+#[test]
+fn update_probes_match_the_server() {
+    let text = std::fs::read_to_string("testdata/cel/update-probes.json").expect("probes");
+    let cases: Vec<serde_json::Value> = serde_json::from_str(&text).expect("json");
+    let mut failures = Vec::new();
+    for (i, c) in cases.iter().enumerate() {
+        let s = structural(&c["schema"]);
+        let compiled = compile_rules(
+            &s,
+            KubeVersion::new(1, 35),
+            &FieldPath::root("spec.validation.openAPIV3Schema"),
+        );
+        // (A messageExpression that does not compile is ignored at evaluation, as
+        // the server's validator ignores it.)
+        assert!(
+            compiled.iter().all(|r| r.program.is_some()),
+            "case {i} does not compile"
+        );
+        let new = Node::from_json(&c["new"], Span::default());
+        let old = (!c["old"].is_null()).then(|| Node::from_json(&c["old"], Span::default()));
+        let options = super::eval::EvalOptions {
+            ratcheting: c.get("ratchet").and_then(|r| r.as_bool()).unwrap_or(true),
+            ..Default::default()
+        };
+        let out = super::eval::evaluate_with(&s, &compiled, &new, old.as_ref(), &options);
+        let list = |v: &serde_json::Value| -> Vec<String> {
+            let mut l: Vec<String> = v
+                .as_array()
+                .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+                .unwrap_or_default();
+            l.sort();
+            l
+        };
+        let sorted = |ds: &[crate::diag::Diagnostic]| -> Vec<String> {
+            let mut l: Vec<String> = ds.iter().map(|d| d.message.clone()).collect();
+            l.sort();
+            l
+        };
+        let (want_e, want_w) = (list(&c["errors"]), list(&c["warnings"]));
+        let (have_e, have_w) = (sorted(&out.diagnostics), sorted(&out.warnings));
+        if want_e != have_e || want_w != have_w || !out.not_evaluated.is_empty() {
+            failures.push(format!(
+                "case {i}: server errors {want_e:?} warnings {want_w:?}\n         crdlint errors {have_e:?} warnings {have_w:?} not evaluated {:?}",
+                out.not_evaluated
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
