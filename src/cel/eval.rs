@@ -663,3 +663,77 @@ fn rule_error_string(rule: &ValidationRule) -> String {
         _ => rule.rule.trim().to_string(),
     }
 }
+
+/// The CEL rules of one CRD for the custom-resource pipeline
+/// ([`crate::schema::resource::RuleEvaluator`]): each version's rules are compiled
+/// once, on first use, for the configured server version.
+pub struct CrdRules {
+    kube_version: super::env::KubeVersion,
+    options: EvalOptions,
+    compiled: std::sync::Mutex<HashMap<(String, usize), Arc<Vec<RuleCompileResult>>>>,
+}
+
+impl CrdRules {
+    pub fn new(kube_version: super::env::KubeVersion) -> CrdRules {
+        CrdRules {
+            kube_version,
+            options: EvalOptions::default(),
+            compiled: Default::default(),
+        }
+    }
+
+    pub fn with_options(mut self, options: EvalOptions) -> CrdRules {
+        self.options = options;
+        self
+    }
+
+    /// The compiled rules of `schema` (cached by version and schema identity).
+    pub fn compiled(&self, version: &str, schema: &Structural) -> Arc<Vec<RuleCompileResult>> {
+        let key = (version.to_string(), schema as *const Structural as usize);
+        if let Ok(guard) = self.compiled.lock()
+            && let Some(c) = guard.get(&key)
+        {
+            return c.clone();
+        }
+        let c = Arc::new(super::compile::compile_rules(
+            schema,
+            self.kube_version,
+            &FieldPath::root("spec.validation.openAPIV3Schema"),
+        ));
+        if let Ok(mut guard) = self.compiled.lock() {
+            guard.insert(key, c.clone());
+        }
+        c
+    }
+
+    /// Evaluates an update (`old` present) or a create.
+    pub fn evaluate_update(
+        &self,
+        version: &str,
+        schema: &Structural,
+        object: &Node,
+        old: Option<&Node>,
+    ) -> EvalOutcome {
+        let compiled = self.compiled(version, schema);
+        evaluate_with(schema, &compiled, object, old, &self.options)
+    }
+}
+
+impl crate::schema::resource::RuleEvaluator for CrdRules {
+    fn evaluate(&self, version: &str, schema: &Structural, object: &Node) -> Vec<Diagnostic> {
+        let out = self.evaluate_update(version, schema, object, None);
+        let mut ds = out.diagnostics;
+        ds.extend(out.warnings);
+        for ne in out.not_evaluated {
+            ds.push(
+                Diagnostic::warning(
+                    super::compile::CEL_NOT_EVALUATED,
+                    format!("{}: rule not evaluated: {}", ne.field, ne.reason),
+                )
+                .with_field(ne.field.to_string())
+                .with_span(object.span),
+            );
+        }
+        ds
+    }
+}

@@ -24,7 +24,7 @@ pub use compile::{
     CODES, RuleCompileResult, RuleProgram, SchemaStep, compile_expression, compile_rules,
 };
 pub use env::KubeVersion;
-pub use eval::{EvalOptions, EvalOutcome, NotEvaluated, evaluate, evaluate_with};
+pub use eval::{CrdRules, EvalOptions, EvalOutcome, NotEvaluated, evaluate, evaluate_with};
 
 /// Parses and type-checks `text` against `decls` (no AST validators).
 pub fn parse_and_check(
