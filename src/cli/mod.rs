@@ -2,6 +2,7 @@
 //! its arguments into library options, runs, prints, and returns the exit code.
 
 pub mod check;
+pub mod cost;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -33,6 +34,8 @@ pub struct Cli {
 pub enum Command {
     /// Check CRDs and custom resources for everything the API server would reject.
     Check(check::CheckArgs),
+    /// Show the API server's estimated CEL cost of every rule, and bounds that fix breaches.
+    Cost(cost::CostArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -62,5 +65,6 @@ pub fn main() -> u8 {
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Cost(args) => cost::run(&args),
     }
 }

@@ -1,0 +1,1 @@
+//! Runtime cost (to do).
