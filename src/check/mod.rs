@@ -4,6 +4,9 @@
 
 pub mod classify;
 pub mod load;
+pub mod policy;
+pub mod resources;
+pub mod suppress;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,6 +14,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::cel::KubeVersion;
 use crate::diag::{self, Diagnostic, ObjectRef, Severity};
 use crate::source::walk::{self, Input, WalkOptions};
 use crate::source::yaml::Limits;
@@ -23,6 +27,7 @@ crate::declare_codes! {
     DUPLICATE_CRD = "duplicate-crd", Warning, "Two CRDs with the same name in one run; the later one replaces the earlier";
     MISSING_TYPE_META = "missing-type-meta", Error, "A document has no apiVersion or kind";
     NOT_AN_OBJECT = "not-an-object", Error, "A document is not a mapping, so it is not a Kubernetes object";
+    CEL_NOT_EVALUATED = "cel-not-evaluated", Info, "A CEL rule crdlint cannot evaluate yet on this resource (said, never silently skipped)";
 }
 
 /// What to do with documents whose kind no CRD in the run defines.
@@ -44,6 +49,12 @@ pub struct CheckOptions {
     pub max_file_size: u64,
     pub limits: Limits,
     pub missing_crd: MissingCrdPolicy,
+    /// The Kubernetes version to follow; `None` is the newest crdlint knows.
+    pub kube_version: Option<policy::KubeVersion>,
+    /// What to do with custom-resource fields no schema declares.
+    pub unknown_fields: policy::UnknownFieldPolicy,
+    /// Severity overrides by code (applied after inline suppression).
+    pub severities: policy::Severities,
 }
 
 impl Default for CheckOptions {
@@ -55,6 +66,9 @@ impl Default for CheckOptions {
             max_file_size: 32 * 1024 * 1024,
             limits: Limits::default(),
             missing_crd: MissingCrdPolicy::Warn,
+            kube_version: None,
+            unknown_fields: policy::UnknownFieldPolicy::default(),
+            severities: policy::Severities::default(),
         }
     }
 }
@@ -128,10 +142,12 @@ pub fn run(options: &CheckOptions) -> CheckResult {
     let mut io_error = !diagnostics.is_empty();
     let mut summary = Summary::default();
     let mut documents = Vec::new();
+    let mut reported_files = Vec::new();
     for (file, reported) in loaded {
         io_error |= file.io_error;
         if reported {
             summary.files += 1;
+            reported_files.push(file.file.clone());
         }
         diagnostics.extend(file.diagnostics);
         for parsed in file.documents {
@@ -146,7 +162,9 @@ pub fn run(options: &CheckOptions) -> CheckResult {
     }
 
     let classified = classify_all(&documents, options, &mut diagnostics, &mut summary);
-    check_documents(&classified, &mut diagnostics);
+    check_documents(&classified, options, &mut diagnostics);
+    suppress::apply(&reported_files, &mut diagnostics);
+    options.severities.apply(&mut diagnostics);
 
     diag::sort(&mut diagnostics);
     summary.errors = diagnostics
@@ -166,7 +184,11 @@ pub fn run(options: &CheckOptions) -> CheckResult {
 
 /// Runs the CRD checks on reported CRDs and the resource checks on custom resources.
 /// (The CRD and custom-resource validators plug in here.)
-fn check_documents(classified: &Classified<'_>, diagnostics: &mut Vec<Diagnostic>) {
+fn check_documents(
+    classified: &Classified<'_>,
+    options: &CheckOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let crd_findings: Vec<Diagnostic> = classified
         .crds
         .values()
@@ -180,6 +202,35 @@ fn check_documents(classified: &Classified<'_>, diagnostics: &mut Vec<Diagnostic
         })
         .collect();
     diagnostics.extend(crd_findings);
+
+    // Prepare only the CRDs some resource needs, each once (keyed by document).
+    let resolved: Vec<(&Document, Option<&Document>)> = classified
+        .resources
+        .iter()
+        .map(|(doc, meta)| (*doc, classified.resolve(meta)))
+        .collect();
+    let mut prepared: BTreeMap<usize, resources::PreparedCrd> = BTreeMap::new();
+    for crd in resolved.iter().filter_map(|(_, crd)| *crd) {
+        prepared
+            .entry(crd as *const Document as usize)
+            .or_insert_with(|| {
+                resources::PreparedCrd::new(
+                    &crd.root,
+                    options.kube_version.unwrap_or(KubeVersion::NEWEST),
+                )
+            });
+    }
+    let resource_findings: Vec<Diagnostic> = resolved
+        .par_iter()
+        .flat_map_iter(|(doc, crd)| {
+            let crd = crd.and_then(|crd| prepared.get(&(crd as *const Document as usize)));
+            crd.map(|crd| crd.check(&doc.root, options.unknown_fields))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|d| doc.diagnostic(d))
+        })
+        .collect();
+    diagnostics.extend(resource_findings);
 }
 
 /// Turns a parsed document into pipeline documents, expanding `kind: List` items.
@@ -227,6 +278,34 @@ pub struct Classified<'a> {
     pub crds: BTreeMap<String, &'a Document>,
     /// Custom resources with the (group, kind) of their CRD.
     pub resources: Vec<(&'a Document, TypeMeta)>,
+    /// (group, kind) → the CRDs defining it, in input order.
+    pub kinds: BTreeMap<(String, String), Vec<&'a Document>>,
+}
+
+impl<'a> Classified<'a> {
+    /// The CRD a resource is checked against: when several CRDs define its kind (a
+    /// `duplicate-crd` warning was given), the last one that serves its version, else
+    /// the last one.
+    pub fn resolve(&self, meta: &TypeMeta) -> Option<&'a Document> {
+        let candidates = self.kinds.get(&(meta.group.clone(), meta.kind.clone()))?;
+        let serves = |doc: &&Document| {
+            doc.root
+                .get_path(&["spec", "versions"])
+                .and_then(Node::as_array)
+                .is_some_and(|versions| {
+                    versions.iter().any(|v| {
+                        v.get("name").and_then(Node::as_str) == Some(meta.version.as_str())
+                            && v.get("served").and_then(Node::as_bool) == Some(true)
+                    })
+                })
+        };
+        candidates
+            .iter()
+            .rev()
+            .find(|doc| serves(doc))
+            .or(candidates.last())
+            .copied()
+    }
 }
 
 fn classify_all<'a>(
@@ -237,7 +316,7 @@ fn classify_all<'a>(
 ) -> Classified<'a> {
     let mut crds: BTreeMap<String, &Document> = BTreeMap::new();
     // (group, kind) → CRD, to resolve custom resources.
-    let mut kinds: BTreeMap<(String, String), &Document> = BTreeMap::new();
+    let mut kinds: BTreeMap<(String, String), Vec<&Document>> = BTreeMap::new();
     let mut others = Vec::new();
     for doc in documents {
         if doc.reported {
@@ -284,7 +363,10 @@ fn classify_all<'a>(
             .get_path(&["spec", "names", "kind"])
             .and_then(Node::as_str);
         if let (Some(group), Some(kind)) = (group, kind) {
-            kinds.insert((group.to_string(), kind.to_string()), doc);
+            kinds
+                .entry((group.to_string(), kind.to_string()))
+                .or_default()
+                .push(doc);
         }
     }
 
@@ -302,7 +384,11 @@ fn classify_all<'a>(
             diagnostics.push(doc.diagnostic(d));
         }
     }
-    Classified { crds, resources }
+    Classified {
+        crds,
+        resources,
+        kinds,
+    }
 }
 
 fn missing_type_meta(root: &Node) -> Diagnostic {

@@ -3,6 +3,9 @@
 
 pub mod check;
 pub mod cost;
+pub mod completions;
+pub mod explain;
+pub mod rules;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -36,6 +39,12 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Show the API server's estimated CEL cost of every rule, and bounds that fix breaches.
     Cost(cost::CostArgs),
+    /// List the diagnostic codes, or print the documentation of one.
+    Rules(rules::RulesArgs),
+    /// Describe the fields of a custom resource from local CRDs, like `kubectl explain`.
+    Explain(explain::ExplainArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(completions::CompletionsArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -66,5 +75,8 @@ pub fn main() -> u8 {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Cost(args) => cost::run(&args),
+        Command::Rules(args) => rules::run(&args),
+        Command::Explain(args) => explain::run(&args),
+        Command::Completions(args) => completions::run(&args),
     }
 }

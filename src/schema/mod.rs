@@ -2,7 +2,13 @@
 //! and (as they land) pruning, defaulting, value validation, list types, formats and
 //! object meta.
 
+pub mod formats;
+pub mod listtype;
+pub mod objectmeta;
+pub mod prune;
 pub mod regex;
+pub mod resource;
 pub mod structural;
+pub mod validate;
 
-pub const CODES: &[crate::diag::CodeInfo] = &[];
+pub use resource::CODES;

@@ -1,0 +1,1148 @@
+//! ObjectMeta of custom resources and of embedded resources
+//! (`x-kubernetes-embedded-resource`): strict decoding into `metav1.ObjectMeta`
+//! (unknown fields, Go type errors), and the apimachinery validation of names,
+//! namespaces, labels, annotations, owner references and finalizers.
+
+use crate::diag::{BadValue, FieldError, FieldPath};
+use crate::model::decode::{At, Decoder, Field};
+use crate::source::{Node, Span, Value};
+
+use super::prune::UnknownField;
+use super::structural::{Structural, StructuralOrBool};
+use super::validate::SchemaError;
+
+const META_KEYS: &[&str] = &[
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
+
+/// The parts of a decoded ObjectMeta that validation looks at, with spans.
+#[derive(Clone, Debug, Default)]
+pub struct Meta {
+    /// The `metadata` value (or the object when absent).
+    pub span: Span,
+    pub name: Option<Field<String>>,
+    pub generate_name: Option<Field<String>>,
+    pub namespace: Option<Field<String>>,
+    pub generation: Option<Field<i64>>,
+    pub labels: Vec<(Field<String>, Field<String>)>,
+    pub labels_span: Option<Span>,
+    pub annotations: Vec<(Field<String>, Field<String>)>,
+    pub annotations_span: Option<Span>,
+    pub finalizers: Vec<Field<String>>,
+    pub finalizers_span: Option<Span>,
+    pub owner_references: Vec<OwnerRef>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct OwnerRef {
+    pub span: Span,
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    pub uid: String,
+    pub controller: Option<bool>,
+}
+
+/// A Go JSON decoding error of metadata.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetaDecodeError {
+    /// `json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string`.
+    pub message: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct MetaDecode {
+    pub meta: Meta,
+    /// Fields `metav1.ObjectMeta` does not declare (`metadata.foo`), with `prefix`.
+    pub unknown: Vec<UnknownField>,
+    pub error: Option<MetaDecodeError>,
+}
+
+/// Decodes `metadata` strictly (`GetObjectMetaWithOptions` with unknown-field paths).
+/// `prefix` is the path of the metadata field (`metadata`, `spec.template.metadata`).
+pub fn decode(metadata: &Node, prefix: &str) -> MetaDecode {
+    // Type errors name Go struct fields from ObjectMeta itself.
+    let mut dec = Decoder::new("");
+    let meta = decode_meta(&mut dec, metadata, &At::root());
+    let mut out = MetaDecode {
+        meta,
+        ..MetaDecode::default()
+    };
+    if dec.has_type_error() {
+        if let Some(d) = dec.finish().into_iter().next() {
+            out.error = Some(MetaDecodeError {
+                message: d.detail.unwrap_or(d.message),
+                span: d.span.unwrap_or(metadata.span),
+            });
+        }
+        return out;
+    }
+    for d in dec.finish() {
+        let Some(detail) = d.detail.as_deref() else {
+            continue;
+        };
+        let strict = detail
+            .strip_prefix("unknown field \"")
+            .and_then(|s| s.strip_suffix('"'))
+            .unwrap_or(detail);
+        out.unknown.push(UnknownField {
+            path: format!("{prefix}.{strict}"),
+            key_span: d.span.unwrap_or(metadata.span),
+        });
+    }
+    out
+}
+
+fn decode_meta(dec: &mut Decoder, node: &Node, at: &At) -> Meta {
+    const OM: &str = "ObjectMeta";
+    let mut m = Meta {
+        span: node.span,
+        ..Meta::default()
+    };
+    let Some(entries) = dec.object(node, at, "v1.ObjectMeta", META_KEYS) else {
+        return m;
+    };
+    for e in entries {
+        let fat = at.field(OM, &e.key);
+        let field = |v: String| Field::new(v, e.key_span, e.value.span);
+        match e.key.as_str() {
+            "name" => m.name = dec.string(&e.value, &fat, "string").map(field),
+            "generateName" => m.generate_name = dec.string(&e.value, &fat, "string").map(field),
+            "namespace" => m.namespace = dec.string(&e.value, &fat, "string").map(field),
+            "selfLink" | "resourceVersion" => {
+                dec.string(&e.value, &fat, "string");
+            }
+            "uid" => {
+                dec.string(&e.value, &fat, "types.UID");
+            }
+            "generation" => {
+                m.generation = dec
+                    .int(&e.value, &fat, "int64")
+                    .map(|i| Field::new(i, e.key_span, e.value.span));
+            }
+            "deletionGracePeriodSeconds" => {
+                dec.int(&e.value, &fat, "int64");
+            }
+            "creationTimestamp" | "deletionTimestamp" => decode_time(dec, &e.value, &fat),
+            "labels" => {
+                m.labels = dec.string_map(&e.value, &fat).unwrap_or_default();
+                m.labels_span = Some(e.key_span);
+            }
+            "annotations" => {
+                m.annotations = dec.string_map(&e.value, &fat).unwrap_or_default();
+                m.annotations_span = Some(e.key_span);
+            }
+            "finalizers" => {
+                m.finalizers = dec.strings(&e.value, &fat, "[]string").unwrap_or_default();
+                m.finalizers_span = Some(e.key_span);
+            }
+            "ownerReferences" => {
+                if let Some(items) = dec.array(&e.value, &fat, "[]v1.OwnerReference") {
+                    for (i, item) in items.iter().enumerate() {
+                        m.owner_references
+                            .push(decode_owner_ref(dec, item, &fat.index(i)));
+                    }
+                }
+            }
+            "managedFields" => {
+                if let Some(items) = dec.array(&e.value, &fat, "[]v1.ManagedFieldsEntry") {
+                    for (i, item) in items.iter().enumerate() {
+                        decode_managed_fields(dec, item, &fat.index(i));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    m
+}
+
+fn decode_owner_ref(dec: &mut Decoder, node: &Node, at: &At) -> OwnerRef {
+    const KEYS: &[&str] = &[
+        "apiVersion",
+        "kind",
+        "name",
+        "uid",
+        "controller",
+        "blockOwnerDeletion",
+    ];
+    let mut r = OwnerRef {
+        span: node.span,
+        ..OwnerRef::default()
+    };
+    let Some(entries) = dec.object(node, at, "v1.OwnerReference", KEYS) else {
+        return r;
+    };
+    for e in entries {
+        let fat = at.field("OwnerReference", &e.key);
+        match e.key.as_str() {
+            "apiVersion" => {
+                r.api_version = dec.string(&e.value, &fat, "string").unwrap_or_default()
+            }
+            "kind" => r.kind = dec.string(&e.value, &fat, "string").unwrap_or_default(),
+            "name" => r.name = dec.string(&e.value, &fat, "string").unwrap_or_default(),
+            "uid" => r.uid = dec.string(&e.value, &fat, "types.UID").unwrap_or_default(),
+            "controller" => r.controller = dec.boolean(&e.value, &fat),
+            _ => {
+                dec.boolean(&e.value, &fat);
+            }
+        }
+    }
+    r
+}
+
+fn decode_managed_fields(dec: &mut Decoder, node: &Node, at: &At) {
+    const KEYS: &[&str] = &[
+        "manager",
+        "operation",
+        "apiVersion",
+        "time",
+        "fieldsType",
+        "fieldsV1",
+        "subresource",
+    ];
+    let Some(entries) = dec.object(node, at, "v1.ManagedFieldsEntry", KEYS) else {
+        return;
+    };
+    for e in entries {
+        let fat = at.field("ManagedFieldsEntry", &e.key);
+        match e.key.as_str() {
+            "operation" => {
+                dec.string(&e.value, &fat, "v1.ManagedFieldsOperationType");
+            }
+            "time" => decode_time(dec, &e.value, &fat),
+            "fieldsV1" => {}
+            _ => {
+                dec.string(&e.value, &fat, "string");
+            }
+        }
+    }
+}
+
+/// `metav1.Time`: an RFC 3339 string or null.
+fn decode_time(dec: &mut Decoder, node: &Node, at: &At) {
+    match &node.value {
+        Value::Null => {}
+        Value::String(s) => {
+            if !s.is_empty() && !is_rfc3339(s) {
+                let q = crate::diag::gofmt::quote(s);
+                dec.fatal_message(
+                    at,
+                    node.span,
+                    format!("parsing time {q} as \"2006-01-02T15:04:05Z07:00\": cannot parse {q} as \"2006\""),
+                );
+            }
+        }
+        _ => dec.type_error(at, node, "string"),
+    }
+}
+
+fn is_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 20
+        && super::formats::is_date(&s[..10])
+        && (b[10] == b'T' || b[10] == b't')
+        && b[13] == b':'
+        && b[16] == b':'
+}
+
+// ---------------------------------------------------------------------------------
+// Name and label syntax (apimachinery util/validation and api/validate/content).
+
+const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const DNS1123_SUBDOMAIN_FMT: &str =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
+
+fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
+    if examples.is_empty() {
+        return format!("{msg} (regex used for validation is '{fmt}')");
+    }
+    let mut s = format!("{msg} (e.g. ");
+    for (i, e) in examples.iter().enumerate() {
+        if i > 0 {
+            s.push_str(" or ");
+        }
+        s.push_str(&format!("'{e}', "));
+    }
+    s.push_str(&format!("regex used for validation is '{fmt}')"));
+    s
+}
+
+fn is_label_char(b: u8) -> bool {
+    b.is_ascii_lowercase() || b.is_ascii_digit()
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
+fn matches_dns_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && is_label_char(b[0])
+        && is_label_char(b[b.len() - 1])
+        && b.iter().all(|c| is_label_char(*c) || *c == b'-')
+}
+
+fn matches_dns_subdomain(s: &str) -> bool {
+    s.split('.').all(matches_dns_label)
+}
+
+fn matches_dns1035(s: &str) -> bool {
+    matches_dns_label(s) && s.as_bytes()[0].is_ascii_lowercase()
+}
+
+fn is_label_key_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+}
+
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`
+fn matches_label_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && is_label_key_char(b[0])
+        && is_label_key_char(b[b.len() - 1])
+        && b.iter()
+            .all(|c| is_label_key_char(*c) || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// `util/validation.IsDNS1123Subdomain` ("characters" in the length message).
+pub fn is_dns1123_subdomain(v: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if v.len() > 253 {
+        errs.push("must be no more than 253 characters".into());
+    }
+    if !matches_dns_subdomain(v) {
+        errs.push(regex_error(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+            DNS1123_SUBDOMAIN_FMT,
+            &["example.com"],
+        ));
+    }
+    errs
+}
+
+/// `api/validate/content.IsDNS1123Subdomain` ("bytes" in the length message).
+fn content_dns1123_subdomain(v: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if v.len() > 253 {
+        errs.push("must be no more than 253 bytes".into());
+    }
+    if !matches_dns_subdomain(v) {
+        errs.push(regex_error(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+            DNS1123_SUBDOMAIN_FMT,
+            &["example.com"],
+        ));
+    }
+    errs
+}
+
+/// `util/validation.IsDNS1123Label`.
+pub fn is_dns1123_label(v: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if v.len() > 63 {
+        errs.push("must be no more than 63 characters".into());
+    }
+    if !matches_dns_label(v) {
+        if matches_dns_subdomain(v) {
+            errs.push("must not contain dots".into());
+        } else {
+            errs.push(regex_error(
+                "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+                DNS1123_LABEL_FMT,
+                &["my-name", "123-abc"],
+            ));
+        }
+    }
+    errs
+}
+
+/// `util/validation.IsDNS1035Label`.
+pub fn is_dns1035_label(v: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if v.len() > 63 {
+        errs.push("must be no more than 63 characters".into());
+    }
+    if !matches_dns1035(v) {
+        errs.push(regex_error(
+            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+            DNS1035_LABEL_FMT,
+            &["my-name", "abc-123"],
+        ));
+    }
+    errs
+}
+
+/// `IsQualifiedName` / `IsLabelKey`.
+pub fn is_qualified_name(v: &str) -> Vec<String> {
+    let label_key_msg = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+    let examples = ["MyName", "my.name", "123-abc"];
+    let mut errs = Vec::new();
+    let parts: Vec<&str> = v.split('/').collect();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                errs.push("prefix part must be non-empty".to_string());
+            } else {
+                errs.extend(
+                    content_dns1123_subdomain(prefix)
+                        .into_iter()
+                        .map(|m| format!("prefix part {m}")),
+                );
+            }
+            *name
+        }
+        _ => {
+            return vec![format!(
+                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                regex_error(label_key_msg, LABEL_KEY_FMT, &examples)
+            )];
+        }
+    };
+    if name.is_empty() {
+        errs.push("name part must be non-empty".into());
+    } else if name.len() > 63 {
+        errs.push("name part must be no more than 63 bytes".into());
+    }
+    if !matches_label_name(name) {
+        errs.push(format!(
+            "name part {}",
+            regex_error(label_key_msg, LABEL_KEY_FMT, &examples)
+        ));
+    }
+    errs
+}
+
+/// `IsLabelValue`.
+pub fn is_label_value(v: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if v.len() > 63 {
+        errs.push("must be no more than 63 bytes".into());
+    }
+    if !(v.is_empty() || matches_label_name(v)) {
+        errs.push(regex_error(
+            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+            LABEL_VALUE_FMT,
+            &["MyValue", "my_value", "12345"],
+        ));
+    }
+    errs
+}
+
+/// How a resource's names are checked: custom resources use DNS subdomains, embedded
+/// resources only path-segment rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameRule {
+    DnsSubdomain,
+    PathSegment,
+}
+
+impl NameRule {
+    fn check(self, name: &str, prefix: bool) -> Vec<String> {
+        match self {
+            NameRule::DnsSubdomain => {
+                if prefix {
+                    is_dns1123_subdomain(&mask_trailing_dash(name))
+                } else {
+                    is_dns1123_subdomain(name)
+                }
+            }
+            NameRule::PathSegment => {
+                if !prefix && (name == "." || name == "..") {
+                    return vec![format!("may not be '{name}'")];
+                }
+                ["/", "%"]
+                    .iter()
+                    .filter(|c| name.contains(*c))
+                    .map(|c| format!("may not contain '{c}'"))
+                    .collect()
+            }
+        }
+    }
+}
+
+/// `maskTrailingDash`: a generateName may end in `-`.
+fn mask_trailing_dash(name: &str) -> String {
+    if name.len() > 1 && name.ends_with('-') {
+        // Go slices bytes: name[:len-2] + "a".
+        let cut = name.len() - 2;
+        let head = name.get(..cut).unwrap_or("");
+        format!("{head}a")
+    } else {
+        name.to_string()
+    }
+}
+
+/// The suffix crdlint uses where the server appends 5 random characters to a
+/// `generateName`.
+pub const GENERATED_SUFFIX: &str = "bcdfg";
+
+/// The name the server generates from `generateName` (shown with a fixed suffix).
+pub fn generated_name(base: &str) -> String {
+    let mut cut = base.len().min(58);
+    while !base.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}{GENERATED_SUFFIX}", &base[..cut])
+}
+
+fn err(error: FieldError, span: Span) -> SchemaError {
+    SchemaError { error, span }
+}
+
+/// `ValidateObjectMetaAccessor` on create. `name_override` is the name used when the
+/// server generates one; `requires_namespace` is the resource's scope.
+pub fn validate_meta(
+    meta: &Meta,
+    requires_namespace: bool,
+    rule: NameRule,
+    path: &FieldPath,
+    key_span: Span,
+) -> Vec<SchemaError> {
+    let mut errs = Vec::new();
+    let generate_name = meta.generate_name.as_ref().filter(|g| !g.value.is_empty());
+    if let Some(g) = generate_name {
+        for msg in rule.check(&g.value, true) {
+            errs.push(err(
+                FieldError::invalid(path.child("generateName"), g.value.as_str(), msg),
+                g.span,
+            ));
+        }
+    }
+    let name = meta.name.as_ref().filter(|n| !n.value.is_empty());
+    match (name, generate_name) {
+        (Some(n), _) => {
+            for msg in rule.check(&n.value, false) {
+                errs.push(err(
+                    FieldError::invalid(path.child("name"), n.value.as_str(), msg),
+                    n.span,
+                ));
+            }
+        }
+        (None, Some(g)) if rule == NameRule::DnsSubdomain => {
+            // The server validates the generated name.
+            let generated = generated_name(&g.value);
+            for msg in rule.check(&generated, false) {
+                errs.push(err(
+                    FieldError::invalid(path.child("name"), generated.as_str(), msg),
+                    g.span,
+                ));
+            }
+        }
+        (None, _) => errs.push(err(
+            FieldError::required(path.child("name"), "name or generateName is required"),
+            key_span,
+        )),
+    }
+    errs.extend(validate_common(meta, requires_namespace, path, key_span));
+    errs
+}
+
+fn validate_common(
+    meta: &Meta,
+    requires_namespace: bool,
+    path: &FieldPath,
+    key_span: Span,
+) -> Vec<SchemaError> {
+    let mut errs = Vec::new();
+    let namespace = meta.namespace.as_ref().filter(|n| !n.value.is_empty());
+    if requires_namespace {
+        match namespace {
+            None => errs.push(err(
+                FieldError::required(path.child("namespace"), ""),
+                key_span,
+            )),
+            Some(ns) => {
+                for msg in is_dns1123_label(&ns.value) {
+                    errs.push(err(
+                        FieldError::invalid(path.child("namespace"), ns.value.as_str(), msg),
+                        ns.span,
+                    ));
+                }
+            }
+        }
+    } else if let Some(ns) = namespace {
+        errs.push(err(
+            FieldError::forbidden(path.child("namespace"), "not allowed on this type"),
+            ns.key_span,
+        ));
+    }
+    if let Some(g) = &meta.generation
+        && g.value < 0
+    {
+        errs.push(err(
+            FieldError::invalid(
+                path.child("generation"),
+                g.value,
+                "must be greater than or equal to 0",
+            ),
+            g.span,
+        ));
+    }
+    let labels_path = path.child("labels");
+    for (k, v) in &meta.labels {
+        for msg in is_qualified_name(&k.value) {
+            errs.push(err(
+                FieldError::invalid(labels_path.clone(), k.value.as_str(), msg),
+                k.key_span,
+            ));
+        }
+        for msg in is_label_value(&v.value) {
+            errs.push(err(
+                FieldError::invalid(labels_path.clone(), v.value.as_str(), msg),
+                v.span,
+            ));
+        }
+    }
+    let annotations_path = path.child("annotations");
+    let mut total = 0usize;
+    for (k, v) in &meta.annotations {
+        for msg in is_qualified_name(&k.value.to_lowercase()) {
+            errs.push(err(
+                FieldError::invalid(annotations_path.clone(), k.value.as_str(), msg),
+                k.key_span,
+            ));
+        }
+        total += k.value.len() + v.value.len();
+    }
+    if total > 256 * 1024 {
+        errs.push(err(
+            FieldError::too_long(annotations_path, 256 * 1024),
+            meta.annotations_span.unwrap_or(meta.span),
+        ));
+    }
+    errs.extend(validate_owner_references(
+        &meta.owner_references,
+        &path.child("ownerReferences"),
+    ));
+    let finalizers_path = path.child("finalizers");
+    for f in &meta.finalizers {
+        for msg in is_qualified_name(&f.value) {
+            errs.push(err(
+                FieldError::invalid(finalizers_path.clone(), f.value.as_str(), msg),
+                f.span,
+            ));
+        }
+    }
+    let has = |name: &str| meta.finalizers.iter().any(|f| f.value == name);
+    if has("orphan") && has("foregroundDeletion") {
+        let list: Vec<serde_json::Value> = meta
+            .finalizers
+            .iter()
+            .map(|f| serde_json::Value::String(f.value.clone()))
+            .collect();
+        errs.push(err(
+            FieldError::invalid(
+                finalizers_path,
+                BadValue::Json(serde_json::Value::Array(list)),
+                "finalizer orphan and foregroundDeletion cannot be both set",
+            ),
+            meta.finalizers_span.unwrap_or(meta.span),
+        ));
+    }
+    errs
+}
+
+fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaError> {
+    let mut errs = Vec::new();
+    let mut first_controller: Option<String> = None;
+    for (i, r) in refs.iter().enumerate() {
+        let p = path.index(i);
+        if r.api_version.is_empty() {
+            errs.push(err(
+                FieldError::required(p.child("apiVersion"), "must not be empty"),
+                r.span,
+            ));
+        } else if parse_group_version(&r.api_version).is_none_or(|(_, v)| v.is_empty()) {
+            errs.push(err(
+                FieldError::invalid(
+                    p.child("apiVersion"),
+                    r.api_version.as_str(),
+                    "must be <group>/<version> or <version>",
+                ),
+                r.span,
+            ));
+        }
+        if r.kind.is_empty() {
+            errs.push(err(
+                FieldError::required(p.child("kind"), "must not be empty"),
+                r.span,
+            ));
+        }
+        if r.name.is_empty() {
+            errs.push(err(
+                FieldError::required(p.child("name"), "must not be empty"),
+                r.span,
+            ));
+        }
+        if r.uid.is_empty() {
+            errs.push(err(
+                FieldError::required(p.child("uid"), "must not be empty"),
+                r.span,
+            ));
+        }
+        if r.controller == Some(true) {
+            let current = format!("{}/{}", r.kind, r.name);
+            match &first_controller {
+                Some(first) => {
+                    let list: Vec<serde_json::Value> = refs.iter().map(owner_ref_json).collect();
+                    errs.push(err(
+                        FieldError::invalid(
+                            path.clone(),
+                            BadValue::Json(serde_json::Value::Array(list)),
+                            format!(
+                                "Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"
+                            ),
+                        ),
+                        r.span,
+                    ));
+                }
+                None => first_controller = Some(current),
+            }
+        }
+    }
+    errs
+}
+
+fn owner_ref_json(r: &OwnerRef) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    m.insert("apiVersion".into(), r.api_version.clone().into());
+    m.insert("kind".into(), r.kind.clone().into());
+    m.insert("name".into(), r.name.clone().into());
+    m.insert("uid".into(), r.uid.clone().into());
+    if let Some(c) = r.controller {
+        m.insert("controller".into(), c.into());
+    }
+    serde_json::Value::Object(m)
+}
+
+/// `schema.ParseGroupVersion`: (group, version), or `None` for more than one `/`.
+pub fn parse_group_version(gv: &str) -> Option<(&str, &str)> {
+    if gv.is_empty() || gv == "/" {
+        return Some(("", ""));
+    }
+    match gv.matches('/').count() {
+        0 => Some(("", gv)),
+        1 => gv.split_once('/'),
+        _ => None,
+    }
+}
+
+/// Warnings the server returns for finalizer names on create.
+pub fn finalizer_warnings(meta: &Meta) -> Vec<(String, Span)> {
+    const STANDARD: &[&str] = &["orphan", "foregroundDeletion", "kubernetes"];
+    let mut seen: Vec<&str> = Vec::new();
+    let mut out = Vec::new();
+    let mut sorted: Vec<&Field<String>> = meta.finalizers.iter().collect();
+    sorted.sort_by(|a, b| a.value.cmp(&b.value));
+    for f in sorted {
+        if seen.contains(&f.value.as_str()) {
+            continue;
+        }
+        seen.push(&f.value);
+        let q = crate::diag::gofmt::quote(&f.value);
+        for msg in is_qualified_name(&f.value) {
+            out.push((format!("metadata.finalizers: {q}: {msg}"), f.span));
+        }
+        if !f.value.contains('/') && !STANDARD.contains(&f.value.as_str()) {
+            let msg = if f.value.contains('.') {
+                "prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers"
+            } else {
+                "prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers"
+            };
+            out.push((format!("metadata.finalizers: {q}: {msg}"), f.span));
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------
+// Embedded resources.
+
+/// What coercion of embedded resources found: unknown metadata fields and the first
+/// hard error (the server fails the request with it).
+#[derive(Debug, Default)]
+pub struct Coerced {
+    pub unknown: Vec<UnknownField>,
+    pub error: Option<SchemaError>,
+}
+
+/// `objectmeta.Coerce` below the root: checks `apiVersion`/`kind` types and decodes
+/// the metadata of every embedded resource, dropping its unknown fields.
+pub fn coerce_embedded(obj: &mut Node, s: &Structural) -> Coerced {
+    let mut out = Coerced::default();
+    coerce_at(obj, Some(s), &FieldPath::empty(), &mut out, 0, true);
+    out.unknown.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+fn coerce_at(
+    x: &mut Node,
+    s: Option<&Structural>,
+    path: &FieldPath,
+    out: &mut Coerced,
+    depth: usize,
+    root: bool,
+) {
+    let Some(s) = s else {
+        return;
+    };
+    if depth > 1000 || out.error.is_some() {
+        return;
+    }
+    match &mut x.value {
+        Value::Object(map) => {
+            if s.extensions.x_embedded_resource && !root {
+                for e in &mut map.entries {
+                    match e.key.as_str() {
+                        "apiVersion" | "kind" if !matches!(e.value.value, Value::String(_)) => {
+                            out.error = Some(err(
+                                FieldError::invalid(
+                                    path.child(&e.key),
+                                    BadValue::from(&e.value.value),
+                                    "must be a string",
+                                ),
+                                e.value.span,
+                            ));
+                            return;
+                        }
+                        "metadata" => {
+                            let prefix = path.child("metadata").to_string();
+                            let decoded = decode(&e.value, &prefix);
+                            if let Some(de) = decoded.error {
+                                out.error = Some(err(
+                                    FieldError::invalid(
+                                        path.child("metadata"),
+                                        BadValue::from(&e.value.value),
+                                        de.message,
+                                    ),
+                                    de.span,
+                                ));
+                                return;
+                            }
+                            drop_unknown(&mut e.value, &decoded.unknown, &prefix);
+                            out.unknown.extend(decoded.unknown);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            for e in &mut map.entries {
+                if let Some(prop) = s.property(&e.key) {
+                    coerce_at(
+                        &mut e.value,
+                        Some(prop),
+                        &path.child(&e.key),
+                        out,
+                        depth + 1,
+                        false,
+                    );
+                } else if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
+                    coerce_at(
+                        &mut e.value,
+                        Some(ap),
+                        &path.key(&e.key),
+                        out,
+                        depth + 1,
+                        false,
+                    );
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                coerce_at(
+                    item,
+                    s.items.as_deref(),
+                    &path.index(i),
+                    out,
+                    depth + 1,
+                    false,
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Removes the top-level unknown keys of a metadata object (nested unknown fields in
+/// owner references and managed fields are dropped the same way).
+pub fn drop_unknown(metadata: &mut Node, unknown: &[UnknownField], prefix: &str) {
+    for u in unknown {
+        let Some(rel) = u
+            .path
+            .strip_prefix(prefix)
+            .and_then(|r| r.strip_prefix('.'))
+        else {
+            continue;
+        };
+        remove_path(metadata, rel);
+    }
+}
+
+/// Removes `a.b[0].c` from a node.
+fn remove_path(node: &mut Node, path: &str) {
+    let (head, rest) = match path.find(['.', '[']) {
+        Some(i) => (&path[..i], &path[i..]),
+        None => (path, ""),
+    };
+    let Some(map) = node.as_object_mut() else {
+        return;
+    };
+    if rest.is_empty() {
+        map.remove(head);
+        return;
+    }
+    let Some(child) = map.get_mut(head) else {
+        return;
+    };
+    if let Some(r) = rest.strip_prefix('.') {
+        remove_path(child, r);
+    } else if let Some(r) = rest.strip_prefix('[') {
+        let (idx, after) = r.split_once(']').unwrap_or((r, ""));
+        if let (Ok(i), Some(items)) = (idx.parse::<usize>(), child.as_array_mut_opt())
+            && let Some(item) = items.get_mut(i)
+        {
+            remove_path(item, after.strip_prefix('.').unwrap_or(after));
+        }
+    }
+}
+
+trait ArrayMut {
+    fn as_array_mut_opt(&mut self) -> Option<&mut Vec<Node>>;
+}
+
+impl ArrayMut for Node {
+    fn as_array_mut_opt(&mut self) -> Option<&mut Vec<Node>> {
+        match &mut self.value {
+            Value::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+}
+
+/// `objectmeta.Validate` below the root: apiVersion/kind/metadata of every embedded
+/// resource.
+pub fn validate_embedded(s: &Structural, obj: &Node) -> Vec<SchemaError> {
+    let mut errs = Vec::new();
+    walk_embedded(obj, Some(s), &FieldPath::empty(), &mut errs, 0, true);
+    errs
+}
+
+fn walk_embedded(
+    x: &Node,
+    s: Option<&Structural>,
+    path: &FieldPath,
+    errs: &mut Vec<SchemaError>,
+    depth: usize,
+    root: bool,
+) {
+    let Some(s) = s else {
+        return;
+    };
+    if depth > 1000 {
+        return;
+    }
+    match &x.value {
+        Value::Object(map) => {
+            if s.extensions.x_embedded_resource && !root {
+                validate_embedded_resource(path, x, errs);
+            }
+            for e in &map.entries {
+                if let Some(prop) = s.property(&e.key) {
+                    walk_embedded(
+                        &e.value,
+                        Some(prop),
+                        &path.child(&e.key),
+                        errs,
+                        depth + 1,
+                        false,
+                    );
+                } else if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
+                    walk_embedded(
+                        &e.value,
+                        Some(ap),
+                        &path.key(&e.key),
+                        errs,
+                        depth + 1,
+                        false,
+                    );
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                walk_embedded(
+                    item,
+                    s.items.as_deref(),
+                    &path.index(i),
+                    errs,
+                    depth + 1,
+                    false,
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+fn validate_embedded_resource(path: &FieldPath, x: &Node, errs: &mut Vec<SchemaError>) {
+    let Some(map) = x.as_object() else {
+        return;
+    };
+    if !map.contains_key("apiVersion") {
+        errs.push(err(
+            FieldError::required(path.child("apiVersion"), ""),
+            x.span,
+        ));
+    }
+    if !map.contains_key("kind") {
+        errs.push(err(FieldError::required(path.child("kind"), ""), x.span));
+    }
+    for e in &map.entries {
+        let v = &e.value;
+        match e.key.as_str() {
+            "apiVersion" => match &v.value {
+                Value::String(s) if s.is_empty() => errs.push(err(
+                    FieldError::invalid(path.child("apiVersion"), "", "must not be empty"),
+                    v.span,
+                )),
+                Value::String(s) => {
+                    if parse_group_version(s).is_none() {
+                        errs.push(err(
+                            FieldError::invalid(
+                                path.child("apiVersion"),
+                                s.as_str(),
+                                format!("unexpected GroupVersion string: {s}"),
+                            ),
+                            v.span,
+                        ));
+                    }
+                }
+                other => errs.push(err(
+                    FieldError::invalid(
+                        path.child("apiVersion"),
+                        BadValue::from(other),
+                        "must be a string",
+                    ),
+                    v.span,
+                )),
+            },
+            "kind" => match &v.value {
+                Value::String(s) if s.is_empty() => errs.push(err(
+                    FieldError::invalid(path.child("kind"), "", "must not be empty"),
+                    v.span,
+                )),
+                Value::String(s) => {
+                    let msgs = is_dns1035_label(&s.to_lowercase());
+                    if !msgs.is_empty() {
+                        errs.push(err(
+                            FieldError::invalid(
+                                path.child("kind"),
+                                s.as_str(),
+                                format!(
+                                    "may have mixed case, but should otherwise match: {}",
+                                    msgs.join(",")
+                                ),
+                            ),
+                            v.span,
+                        ));
+                    }
+                }
+                other => errs.push(err(
+                    FieldError::invalid(
+                        path.child("kind"),
+                        BadValue::from(other),
+                        "must be a string",
+                    ),
+                    v.span,
+                )),
+            },
+            "metadata" => {
+                let decoded = decode(v, "");
+                if let Some(de) = decoded.error {
+                    errs.push(err(
+                        FieldError::invalid(
+                            path.child("metadata"),
+                            BadValue::from(&v.value),
+                            de.message,
+                        ),
+                        de.span,
+                    ));
+                    continue;
+                }
+                let mut meta = decoded.meta;
+                if meta.name.as_ref().is_none_or(|n| n.value.is_empty()) {
+                    meta.name = Some(Field::new("fakename".to_string(), e.key_span, v.span));
+                }
+                let requires_namespace =
+                    meta.namespace.as_ref().is_some_and(|n| !n.value.is_empty());
+                errs.extend(validate_meta(
+                    &meta,
+                    requires_namespace,
+                    NameRule::PathSegment,
+                    &path.child("metadata"),
+                    e.key_span,
+                ));
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_key_messages_match_apimachinery() {
+        assert_eq!(
+            is_qualified_name("a/b/c"),
+            [
+                "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+            ]
+        );
+        assert_eq!(
+            is_label_value("-bad"),
+            [
+                "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+            ]
+        );
+        assert!(is_qualified_name("example.com/my-key_1").is_empty());
+        assert_eq!(is_qualified_name("/x"), ["prefix part must be non-empty"]);
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(
+            is_dns1123_subdomain("Bad_Name"),
+            [
+                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+            ]
+        );
+        assert_eq!(is_dns1123_label("a.b"), ["must not contain dots"]);
+        assert!(NameRule::DnsSubdomain.check("foo-", true).is_empty());
+        assert_eq!(
+            NameRule::PathSegment.check("x/y", false),
+            ["may not contain '/'"]
+        );
+        assert_eq!(generated_name("foo-"), "foo-bcdfg");
+    }
+}

@@ -1,0 +1,475 @@
+//! What the server does to a custom resource before validating it: pruning of fields
+//! the structural schema does not know (recording their paths for strict field
+//! validation), removal of non-nullable nulls that have no default, and structural
+//! defaulting at every depth.
+
+use crate::source::{Mapping, Node, Span, Value};
+
+use super::structural::{Structural, StructuralOrBool};
+
+/// A field pruning removed: its path as the server prints it in `unknown field "…"`,
+/// and where its key is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownField {
+    pub path: String,
+    pub key_span: Span,
+}
+
+const META_FIELDS: &[&str] = &["apiVersion", "kind", "metadata"];
+
+fn is_meta(k: &str) -> bool {
+    META_FIELDS.contains(&k)
+}
+
+/// The schema's map-value schema: `Some(None)` for `additionalProperties: <bool>`
+/// (a schema-less value), `None` when there is no `additionalProperties`.
+fn additional(s: &Structural) -> Option<Option<&Structural>> {
+    match &s.additional_properties {
+        Some(StructuralOrBool::Structural(ap)) => Some(Some(ap)),
+        Some(StructuralOrBool::Bool(_)) => Some(None),
+        None => None,
+    }
+}
+
+/// Removes unknown fields (`pruning.PruneWithOptions` with `isResourceRoot`), returning
+/// them sorted by path. At the root, `apiVersion`, `kind` and `metadata` are kept.
+pub fn prune(obj: &mut Node, schema: &Structural, is_resource_root: bool) -> Vec<UnknownField> {
+    let mut p = Pruner {
+        path: String::new(),
+        unknown: Vec::new(),
+    };
+    p.prune(obj, Some(schema), is_resource_root);
+    p.unknown.sort_by(|a, b| a.path.cmp(&b.path));
+    p.unknown
+}
+
+struct Pruner {
+    path: String,
+    unknown: Vec<UnknownField>,
+}
+
+impl Pruner {
+    fn push_key(&mut self, key: &str) -> usize {
+        let len = self.path.len();
+        if !self.path.is_empty() {
+            self.path.push('.');
+        }
+        self.path.push_str(key);
+        len
+    }
+
+    fn push_index(&mut self, i: usize) -> usize {
+        let len = self.path.len();
+        self.path.push_str(&format!("[{i}]"));
+        len
+    }
+
+    fn record(&mut self, key: &str, key_span: Span) {
+        let len = self.push_key(key);
+        self.unknown.push(UnknownField {
+            path: self.path.clone(),
+            key_span,
+        });
+        self.path.truncate(len);
+    }
+
+    /// `embedded` overrides the schema's x-kubernetes-embedded-resource (the root).
+    fn prune(&mut self, x: &mut Node, s: Option<&Structural>, embedded: bool) {
+        if let Some(s) = s
+            && s.extensions.x_preserve_unknown_fields
+        {
+            self.skip_prune(x, s, embedded);
+            return;
+        }
+        match &mut x.value {
+            Value::Object(map) => {
+                let Some(s) = s else {
+                    for e in &map.entries {
+                        self.record(&e.key, e.key_span);
+                    }
+                    map.entries.clear();
+                    return;
+                };
+                let embedded = embedded || s.extensions.x_embedded_resource;
+                let at_root = self.path.is_empty();
+                let mut kept = Vec::with_capacity(map.entries.len());
+                for mut e in std::mem::take(&mut map.entries) {
+                    if embedded && is_meta(&e.key) {
+                        kept.push(e);
+                        continue;
+                    }
+                    if let Some(prop) = s.property(&e.key) {
+                        let len = self.push_key(&e.key);
+                        self.prune(&mut e.value, Some(prop), false);
+                        self.path.truncate(len);
+                        kept.push(e);
+                    } else if let Some(ap) = additional(s) {
+                        let len = self.push_key(&e.key);
+                        self.prune(&mut e.value, ap, false);
+                        self.path.truncate(len);
+                        kept.push(e);
+                    } else if !is_meta(&e.key) || !at_root {
+                        self.record(&e.key, e.key_span);
+                    }
+                }
+                map.entries = kept;
+            }
+            Value::Array(items) => {
+                let item_schema = s.and_then(|s| s.items.as_deref());
+                for (i, item) in items.iter_mut().enumerate() {
+                    let len = self.push_index(i);
+                    self.prune(item, item_schema, false);
+                    self.path.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn skip_prune(&mut self, x: &mut Node, s: &Structural, embedded: bool) {
+        match &mut x.value {
+            Value::Object(map) => {
+                let embedded = embedded || s.extensions.x_embedded_resource;
+                for e in &mut map.entries {
+                    if embedded && is_meta(&e.key) {
+                        continue;
+                    }
+                    if let Some(prop) = s.property(&e.key) {
+                        let len = self.push_key(&e.key);
+                        self.prune(&mut e.value, Some(prop), false);
+                        self.path.truncate(len);
+                    } else if let Some(ap) = additional(s) {
+                        let len = self.push_key(&e.key);
+                        self.prune(&mut e.value, ap, false);
+                        self.path.truncate(len);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(item_schema) = s.items.as_deref() {
+                    for (i, item) in items.iter_mut().enumerate() {
+                        let len = self.push_index(i);
+                        self.skip_prune(item, item_schema, false);
+                        self.path.truncate(len);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The schema of a map entry: its property, else the additionalProperties schema.
+fn field_schema<'a>(s: Option<&'a Structural>, key: &str) -> Option<&'a Structural> {
+    let s = s?;
+    s.property(key).or_else(|| additional(s).flatten())
+}
+
+/// `PruneNonNullableNullsWithoutDefaults`: drops `key: null` where the field's schema
+/// is neither nullable nor defaulted. Returns the removed fields' paths and key spans.
+pub fn prune_nulls(x: &mut Node, s: Option<&Structural>) -> Vec<UnknownField> {
+    let mut removed = Vec::new();
+    prune_nulls_at(x, s, &mut String::new(), &mut removed, 0);
+    removed
+}
+
+fn prune_nulls_at(
+    x: &mut Node,
+    s: Option<&Structural>,
+    path: &mut String,
+    removed: &mut Vec<UnknownField>,
+    depth: usize,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match &mut x.value {
+        Value::Object(map) => {
+            let mut kept = Vec::with_capacity(map.entries.len());
+            for mut e in std::mem::take(&mut map.entries) {
+                let schema = field_schema(s, &e.key);
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(&e.key);
+                let drop = e.value.is_null()
+                    && schema
+                        .is_some_and(|sc| !sc.generic.nullable && sc.generic.default.is_none());
+                if drop {
+                    removed.push(UnknownField {
+                        path: path.clone(),
+                        key_span: e.key_span,
+                    });
+                } else {
+                    prune_nulls_at(&mut e.value, schema, path, removed, depth + 1);
+                    kept.push(e);
+                }
+                path.truncate(len);
+            }
+            map.entries = kept;
+        }
+        Value::Array(items) => {
+            let schema = s.and_then(|s| s.items.as_deref());
+            for (i, item) in items.iter_mut().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                prune_nulls_at(item, schema, path, removed, depth + 1);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+const MAX_DEPTH: usize = 1000;
+
+/// A value the defaulter added or replaced: its path and the span of the object (or
+/// list item) it was added to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Defaulted {
+    pub path: String,
+    pub value: Node,
+}
+
+fn is_non_nullable_null(x: &Node, s: Option<&Structural>) -> bool {
+    x.is_null() && s.is_some_and(|s| !s.generic.nullable)
+}
+
+/// Structural defaulting (`defaulting.Default`): missing fields with a default get it,
+/// non-nullable nulls get their default, recursively (defaults are applied inside
+/// defaults too). Defaulted nodes point at the object that received them.
+pub fn default(x: &mut Node, s: &Structural) -> Vec<Defaulted> {
+    let mut added = Vec::new();
+    default_at(x, Some(s), &mut String::new(), &mut added, 0);
+    added
+}
+
+fn default_value(value: &Node, at: Span) -> Node {
+    let mut n = value.clone();
+    respan(&mut n, at);
+    n
+}
+
+/// Points a defaulted value (and everything in it) at `at`.
+fn respan(n: &mut Node, at: Span) {
+    n.span = at;
+    match &mut n.value {
+        Value::Object(m) => {
+            for e in &mut m.entries {
+                e.key_span = at;
+                respan(&mut e.value, at);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| respan(i, at)),
+        _ => {}
+    }
+}
+
+fn default_at(
+    x: &mut Node,
+    s: Option<&Structural>,
+    path: &mut String,
+    added: &mut Vec<Defaulted>,
+    depth: usize,
+) {
+    let Some(s) = s else {
+        return;
+    };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let span = x.span;
+    match &mut x.value {
+        Value::Object(map) => {
+            for (k, prop) in &s.properties {
+                let Some(def) = &prop.generic.default else {
+                    continue;
+                };
+                let missing = match map.get(k) {
+                    None => true,
+                    Some(v) => is_non_nullable_null(v, Some(prop)),
+                };
+                if missing {
+                    let value = default_value(def, span);
+                    added.push(Defaulted {
+                        path: join(path, k),
+                        value: value.clone(),
+                    });
+                    set_default(map, k, value, span);
+                }
+            }
+            let ap = additional(s);
+            for e in &mut map.entries {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(&e.key);
+                if let Some(prop) = s.property(&e.key) {
+                    default_at(&mut e.value, Some(prop), path, added, depth + 1);
+                } else if let Some(ap) = ap {
+                    if let Some(ap_schema) = ap
+                        && is_non_nullable_null(&e.value, Some(ap_schema))
+                        && let Some(def) = &ap_schema.generic.default
+                    {
+                        e.value = default_value(def, e.key_span);
+                        added.push(Defaulted {
+                            path: path.clone(),
+                            value: e.value.clone(),
+                        });
+                    }
+                    default_at(&mut e.value, ap, path, added, depth + 1);
+                }
+                path.truncate(len);
+            }
+        }
+        Value::Array(items) => {
+            let item_schema = s.items.as_deref();
+            for (i, item) in items.iter_mut().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                if let Some(is) = item_schema
+                    && is_non_nullable_null(item, Some(is))
+                    && let Some(def) = &is.generic.default
+                {
+                    *item = default_value(def, item.span);
+                    added.push(Defaulted {
+                        path: path.clone(),
+                        value: item.clone(),
+                    });
+                }
+                default_at(item, item_schema, path, added, depth + 1);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// Sets a defaulted field; a new key points at the object receiving it.
+fn set_default(map: &mut Mapping, key: &str, value: Node, object_span: Span) {
+    match map.entries.iter_mut().find(|e| e.key == key) {
+        Some(e) => e.value = value,
+        None => map.entries.push(crate::source::Entry {
+            key: key.to_string(),
+            key_span: Span::point(object_span.start),
+            value,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::FieldPath;
+    use crate::model::schema::decode;
+    use crate::source::Span;
+    use serde_json::json;
+
+    fn structural(schema: serde_json::Value) -> Structural {
+        let node = Node::from_json(&schema, Span::default());
+        let (props, diags) = decode(&node, &FieldPath::root("schema"));
+        assert!(diags.is_empty(), "{diags:?}");
+        super::super::structural::from_props(&props).expect("structural")
+    }
+
+    fn node(v: serde_json::Value) -> Node {
+        Node::from_json(&v, Span::default())
+    }
+
+    #[test]
+    fn prunes_unknown_fields_and_reports_sorted_paths() {
+        let s = structural(json!({
+            "type": "object",
+            "properties": {
+                "spec": {"type": "object", "properties": {
+                    "a": {"type": "string"},
+                    "items": {"type": "array", "items": {"type": "object", "properties": {"n": {"type": "string"}}}},
+                    "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                    "map": {"type": "object", "additionalProperties": {"type": "object", "properties": {"v": {"type": "string"}}}}
+                }}
+            }
+        }));
+        let mut obj = node(json!({
+            "apiVersion": "x/v1", "kind": "K", "metadata": {"name": "n"},
+            "spec": {"a": "x", "zz": 1, "b": 2, "items": [{"n": "a", "o": 1}],
+                     "free": {"anything": {"goes": 1}},
+                     "map": {"k": {"v": "1", "w": 2}}},
+            "extra": true
+        }));
+        let unknown = prune(&mut obj, &s, true);
+        let paths: Vec<&str> = unknown.iter().map(|u| u.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "extra",
+                "spec.b",
+                "spec.items[0].o",
+                "spec.map.k.w",
+                "spec.zz"
+            ]
+        );
+        assert_eq!(
+            obj.to_json(),
+            json!({
+                "apiVersion": "x/v1", "kind": "K", "metadata": {"name": "n"},
+                "spec": {"a": "x", "items": [{"n": "a"}], "free": {"anything": {"goes": 1}},
+                         "map": {"k": {"v": "1"}}}
+            })
+        );
+    }
+
+    #[test]
+    fn defaults_at_every_depth_and_replaces_non_nullable_nulls() {
+        let s = structural(json!({
+            "type": "object",
+            "properties": {
+                "spec": {"type": "object", "default": {}, "properties": {
+                    "replicas": {"type": "integer", "default": 1},
+                    "cronSpec": {"type": "string", "default": "5 0 * * *"},
+                    "n": {"type": "string", "nullable": true, "default": "d"},
+                    "list": {"type": "array", "items": {"type": "object", "properties": {"p": {"type": "integer", "default": 80}}}},
+                    "map": {"type": "object", "additionalProperties": {"type": "string", "default": "x"}}
+                }}
+            }
+        }));
+        let mut obj = node(
+            json!({"spec": {"replicas": null, "n": null, "list": [{}, {"p": 1}], "map": {"a": null}}}),
+        );
+        let mut empty = node(json!({}));
+        prune_nulls(&mut obj, Some(&s));
+        default(&mut obj, &s);
+        default(&mut empty, &s);
+        assert_eq!(
+            obj.to_json(),
+            json!({"spec": {"replicas": 1, "n": null, "list": [{"p": 80}, {"p": 1}], "map": {"a": "x"}, "cronSpec": "5 0 * * *"}})
+        );
+        assert_eq!(
+            empty.to_json(),
+            json!({"spec": {"replicas": 1, "cronSpec": "5 0 * * *", "n": "d"}})
+        );
+    }
+
+    #[test]
+    fn drops_nulls_without_default() {
+        let s = structural(json!({
+            "type": "object",
+            "properties": {"spec": {"type": "object", "properties": {
+                "a": {"type": "string"}, "b": {"type": "string", "nullable": true}
+            }}}
+        }));
+        let mut obj = node(json!({"spec": {"a": null, "b": null}}));
+        let removed = prune_nulls(&mut obj, Some(&s));
+        assert_eq!(removed[0].path, "spec.a");
+        assert_eq!(obj.to_json(), json!({"spec": {"b": null}}));
+    }
+}

@@ -1,0 +1,702 @@
+//! The API server's create pipeline for one custom resource, offline:
+//! resolve the version → strict decoding (unknown fields) → prune → drop non-nullable
+//! nulls → default → prepare for create (status, generation, generated name) →
+//! validate (ObjectMeta, OpenAPI schema, scale paths, embedded resources, list types)
+//! → CEL rules (through [`RuleEvaluator`], skipped after blocking errors).
+//!
+//! Build a [`CompiledCrd`] once per CRD and share it; [`CompiledCrd::check`] is cheap.
+
+use crate::diag::{BadValue, Diagnostic, FieldError, FieldPath, Severity};
+use crate::model::crd::{Crd, Version};
+use crate::source::{Node, Span, Value};
+
+use super::objectmeta::{self, NameRule};
+use super::prune::{self, UnknownField};
+use super::structural::{self, Structural};
+use super::validate::{self, SchemaError, Validator};
+
+crate::declare_codes! {
+    VERSION_NOT_SERVED = "version-not-served", Error, "The resource's apiVersion is not a served version of its CRD (no matches for kind)";
+    DEPRECATED_VERSION = "deprecated-version", Warning, "The resource uses a version its CRD marks deprecated";
+    UNKNOWN_FIELD = "unknown-field", Error, "A field the CRD schema does not declare (strict field validation rejects it; the server would prune it)";
+    UNDECODABLE_RESOURCE = "undecodable-resource", Error, "The server cannot decode the resource (metadata or embedded resource of the wrong JSON type)";
+    SCHEMA_VIOLATION = "schema-violation", Error, "A value violates the CRD's OpenAPI schema";
+    INVALID_METADATA = "invalid-metadata", Error, "metadata breaks the API server's ObjectMeta rules (name, namespace, labels, annotations, finalizers, owner references)";
+    INVALID_EMBEDDED_RESOURCE = "invalid-embedded-resource", Error, "An x-kubernetes-embedded-resource value lacks a valid apiVersion, kind or metadata";
+    DUPLICATE_LIST_ITEM = "duplicate-list-item", Error, "An x-kubernetes-list-type set or map list repeats an item or key";
+    INVALID_SCALE_REPLICAS = "invalid-scale-replicas", Error, "A scale subresource replicas/selector path holds a value of the wrong type or range";
+    CEL_RULES_SKIPPED = "cel-rules-skipped", Error, "The server skips x-kubernetes-validations rules because the object already has blocking errors";
+    FINALIZER_NAME = "finalizer-name", Warning, "A finalizer name the server warns about (not domain-qualified)";
+}
+
+/// What to do with fields the schema does not declare.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnknownFields {
+    /// kubectl's default `--validate=strict`: the request is rejected.
+    #[default]
+    Error,
+    /// `--validate=warn`: the server prunes them and warns.
+    Warn,
+    /// `--validate=ignore` / `false`: pruned silently.
+    Ignore,
+}
+
+/// Evaluates `x-kubernetes-validations` rules on the validated, defaulted object
+/// (provided by the CEL module). Called only when the server would run them.
+pub trait RuleEvaluator: Sync {
+    fn evaluate(&self, version: &str, schema: &Structural, object: &Node) -> Vec<Diagnostic>;
+}
+
+#[derive(Clone, Copy, Default)]
+pub struct Options<'a> {
+    pub unknown_fields: UnknownFields,
+    pub rules: Option<&'a dyn RuleEvaluator>,
+}
+
+/// The outcome for one resource document.
+#[derive(Clone, Debug, Default)]
+pub struct ResourceOutcome {
+    /// In the server's order (not sorted by position).
+    pub diagnostics: Vec<Diagnostic>,
+    /// The object as the server would store it (pruned, defaulted, status dropped when
+    /// the status subresource is on, generation 1, apiVersion of the storage version),
+    /// when it is valid.
+    pub stored: Option<Node>,
+    /// The version the resource was validated against.
+    pub version: Option<String>,
+    /// The storage version's name.
+    pub storage_version: Option<String>,
+    /// The CRD converts with a webhook: the stored apiVersion would be produced by it.
+    pub webhook_conversion: bool,
+}
+
+impl ResourceOutcome {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// One served version, prepared.
+struct CompiledVersion {
+    name: String,
+    served: bool,
+    deprecated: bool,
+    deprecation_warning: Option<String>,
+    structural: Option<Structural>,
+    validator: Option<Validator>,
+    has_rules: bool,
+    status_subresource: bool,
+    scale: Option<ScalePaths>,
+}
+
+struct ScalePaths {
+    spec_replicas: String,
+    status_replicas: String,
+    label_selector: Option<String>,
+}
+
+/// A CRD prepared for checking resources: structural schemas and validators per version.
+pub struct CompiledCrd {
+    pub group: String,
+    pub kind: String,
+    pub namespaced: bool,
+    preserve_unknown_fields: bool,
+    versions: Vec<CompiledVersion>,
+    storage_version: Option<String>,
+    webhook_conversion: bool,
+}
+
+fn field_str(f: &Option<crate::model::decode::Field<String>>) -> String {
+    f.as_ref().map(|f| f.value.clone()).unwrap_or_default()
+}
+
+fn field_bool(f: &Option<crate::model::decode::Field<bool>>) -> bool {
+    f.as_ref().is_some_and(|f| f.value)
+}
+
+fn compile_version(v: &Version) -> CompiledVersion {
+    let structural = v
+        .schema
+        .as_ref()
+        .and_then(|s| structural::from_props(s).ok());
+    let has_rules = structural.as_ref().is_some_and(has_rules);
+    let scale = v
+        .subresources
+        .as_ref()
+        .and_then(|s| s.scale.as_ref())
+        .map(|s| ScalePaths {
+            spec_replicas: field_str(&s.spec_replicas_path),
+            status_replicas: field_str(&s.status_replicas_path),
+            label_selector: s.label_selector_path.as_ref().map(|f| f.value.clone()),
+        });
+    CompiledVersion {
+        name: field_str(&v.name),
+        served: field_bool(&v.served),
+        deprecated: field_bool(&v.deprecated),
+        deprecation_warning: v.deprecation_warning.as_ref().map(|f| f.value.clone()),
+        validator: v.schema.as_ref().map(Validator::new),
+        structural,
+        has_rules,
+        status_subresource: v.subresources.as_ref().is_some_and(|s| s.status.is_some()),
+        scale,
+    }
+}
+
+fn has_rules(s: &Structural) -> bool {
+    !s.x_validations.is_empty()
+        || s.items.as_deref().is_some_and(has_rules)
+        || s.properties.iter().any(|(_, p)| has_rules(p))
+        || s.additional_properties_schema().is_some_and(has_rules)
+}
+
+impl CompiledCrd {
+    pub fn new(crd: &Crd) -> CompiledCrd {
+        CompiledCrd {
+            group: field_str(&crd.group),
+            kind: crd
+                .names
+                .kind
+                .as_ref()
+                .map(|k| k.value.clone())
+                .unwrap_or_default(),
+            namespaced: crd.scope.as_ref().is_none_or(|s| s.value != "Cluster"),
+            preserve_unknown_fields: field_bool(&crd.preserve_unknown_fields),
+            versions: crd.versions.iter().map(compile_version).collect(),
+            storage_version: crd
+                .versions
+                .iter()
+                .find(|v| field_bool(&v.storage))
+                .map(|v| field_str(&v.name)),
+            webhook_conversion: crd
+                .conversion
+                .as_ref()
+                .and_then(|c| c.strategy.as_ref())
+                .is_some_and(|s| s.value == "Webhook"),
+        }
+    }
+
+    /// Whether this CRD defines the resource's group and kind.
+    pub fn matches(&self, api_version: &str, kind: &str) -> bool {
+        let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
+        group == self.group && kind == self.kind
+    }
+
+    /// The structural schema of a version (for CEL and other consumers).
+    pub fn structural(&self, version: &str) -> Option<&Structural> {
+        self.versions
+            .iter()
+            .find(|v| v.name == version)
+            .and_then(|v| v.structural.as_ref())
+    }
+
+    /// Runs the create pipeline on one resource document.
+    pub fn check(&self, doc: &Node, options: &Options) -> ResourceOutcome {
+        Checker {
+            crd: self,
+            options,
+            out: ResourceOutcome {
+                storage_version: self.storage_version.clone(),
+                webhook_conversion: self.webhook_conversion,
+                ..ResourceOutcome::default()
+            },
+        }
+        .run(doc)
+    }
+
+    fn deprecation_warning(&self, v: &CompiledVersion) -> String {
+        if let Some(w) = &v.deprecation_warning {
+            return w.clone();
+        }
+        let mut msg = format!("{}/{} {} is deprecated", self.group, v.name, self.kind);
+        let mut newer: Vec<&str> = self
+            .versions
+            .iter()
+            .filter(|o| o.served && !o.deprecated && compare_kube_versions(&v.name, &o.name) < 0)
+            .map(|o| o.name.as_str())
+            .collect();
+        newer.sort_by(|a, b| compare_kube_versions(b, a).cmp(&0));
+        if let Some(first) = newer.first() {
+            msg.push_str(&format!("; use {}/{} {}", self.group, first, self.kind));
+        }
+        msg
+    }
+}
+
+/// Convenience: compile and check in one go.
+pub fn validate(crd: &Crd, doc: &Node, options: &Options) -> ResourceOutcome {
+    CompiledCrd::new(crd).check(doc, options)
+}
+
+/// apimachinery's `CompareKubeAwareVersionStrings` (> 0 when `a` is newer).
+pub fn compare_kube_versions(a: &str, b: &str) -> i64 {
+    fn parse(v: &str) -> Option<(i64, i64, i64)> {
+        let rest = v.strip_prefix('v')?;
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return None;
+        }
+        let major: i64 = rest[..digits].parse().ok()?;
+        let tail = &rest[digits..];
+        if tail.is_empty() {
+            return Some((major, 2, 0));
+        }
+        let (kind, minor) = if let Some(m) = tail.strip_prefix("alpha") {
+            (0, m)
+        } else if let Some(m) = tail.strip_prefix("beta") {
+            (1, m)
+        } else {
+            return None;
+        };
+        if minor.is_empty() || !minor.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        Some((major, kind, minor.parse().ok()?))
+    }
+    if a == b {
+        return 0;
+    }
+    match (parse(a), parse(b)) {
+        (None, None) => match b.cmp(a) {
+            std::cmp::Ordering::Less => -1,
+            std::cmp::Ordering::Equal => 0,
+            std::cmp::Ordering::Greater => 1,
+        },
+        (None, Some(_)) => -1,
+        (Some(_), None) => 1,
+        (Some((am, at, an)), Some((bm, bt, bn))) => {
+            if at != bt {
+                at - bt
+            } else if am != bm {
+                am - bm
+            } else {
+                an - bn
+            }
+        }
+    }
+}
+
+struct Checker<'a> {
+    crd: &'a CompiledCrd,
+    options: &'a Options<'a>,
+    out: ResourceOutcome,
+}
+
+fn diag(code: &'static str, e: &SchemaError) -> Diagnostic {
+    Diagnostic::from_field_error(code, &e.error, e.span)
+}
+
+impl Checker<'_> {
+    fn push(&mut self, d: Diagnostic) {
+        self.out.diagnostics.push(d);
+    }
+
+    fn run(mut self, doc: &Node) -> ResourceOutcome {
+        let Some(map) = doc.as_object() else {
+            self.push(
+                Diagnostic::error(
+                    UNDECODABLE_RESOURCE,
+                    "Object 'Kind' is missing in the document",
+                )
+                .with_span(doc.span),
+            );
+            return self.out;
+        };
+        let api_version = map.get("apiVersion").and_then(Node::as_str).unwrap_or("");
+        let kind = map.get("kind").and_then(Node::as_str).unwrap_or("");
+        let version_name = api_version
+            .rsplit_once('/')
+            .map(|(_, v)| v)
+            .unwrap_or(api_version);
+        let Some(version) = self
+            .crd
+            .versions
+            .iter()
+            .find(|v| v.name == version_name && v.served)
+        else {
+            let span = map.get("apiVersion").map(|n| n.span).unwrap_or(doc.span);
+            self.push(
+                Diagnostic::error(
+                    VERSION_NOT_SERVED,
+                    format!(
+                        "no matches for kind {} in version {}",
+                        go_q(kind),
+                        go_q(api_version)
+                    ),
+                )
+                .with_field("apiVersion")
+                .with_span(span)
+                .with_help(format!(
+                    "served versions of {}.{}: {}",
+                    self.crd.kind,
+                    self.crd.group,
+                    self.served_list()
+                )),
+            );
+            return self.out;
+        };
+        self.out.version = Some(version.name.clone());
+        if version.deprecated {
+            let span = map.get("apiVersion").map(|n| n.span).unwrap_or(doc.span);
+            self.push(
+                Diagnostic::warning(DEPRECATED_VERSION, self.crd.deprecation_warning(version))
+                    .with_field("apiVersion")
+                    .with_span(span),
+            );
+        }
+        let mut obj = doc.clone();
+        let empty = Structural::default();
+        let schema = version.structural.as_ref().unwrap_or(&empty);
+
+        // Strict decoding: metadata into ObjectMeta, then the schema.
+        let mut unknown: Vec<UnknownField> = Vec::new();
+        let mut meta = objectmeta::Meta {
+            span: doc.span,
+            ..Default::default()
+        };
+        let mut meta_key_span = doc.span;
+        if let Some(entry) = map.entry("metadata") {
+            meta_key_span = entry.key_span;
+            let decoded = objectmeta::decode(&entry.value, "metadata");
+            if let Some(e) = decoded.error {
+                self.push(
+                    Diagnostic::error(
+                        UNDECODABLE_RESOURCE,
+                        format!(
+                            "{} in version {} cannot be handled as a {}: {}",
+                            self.crd.kind,
+                            go_q(&version.name),
+                            self.crd.kind,
+                            e.message
+                        ),
+                    )
+                    .with_field("metadata")
+                    .with_detail(e.message)
+                    .with_span(e.span),
+                );
+                return self.out;
+            }
+            if let Some(m) = obj.as_object_mut().and_then(|m| m.get_mut("metadata")) {
+                objectmeta::drop_unknown(m, &decoded.unknown, "metadata");
+            }
+            unknown.extend(decoded.unknown);
+            meta = decoded.meta;
+        }
+        if !self.crd.preserve_unknown_fields {
+            unknown.extend(prune::prune(&mut obj, schema, true));
+            prune::prune_nulls(&mut obj, Some(schema));
+        }
+        let coerced = objectmeta::coerce_embedded(&mut obj, schema);
+        unknown.extend(coerced.unknown);
+        if let Some(e) = coerced.error {
+            self.push(diag(UNDECODABLE_RESOURCE, &e));
+            return self.out;
+        }
+        self.report_unknown(&unknown);
+        prune::default(&mut obj, schema);
+        self.prepare_for_create(&mut obj, version, &mut meta);
+
+        // Validation, in the strategy's order.
+        let mut blocking = false;
+        let mut note = |d: &Diagnostic, e: &SchemaError| {
+            blocking |= validate::blocks_cel(e.error.error_type);
+            d.clone()
+        };
+        let mut found = Vec::new();
+        let requires_namespace = self.crd.namespaced && meta.namespace.is_some();
+        if !self.crd.namespaced {
+            meta.namespace = None;
+        }
+        for e in objectmeta::validate_meta(
+            &meta,
+            requires_namespace,
+            NameRule::DnsSubdomain,
+            &FieldPath::root("metadata"),
+            meta_key_span,
+        ) {
+            found.push(note(&diag(INVALID_METADATA, &e), &e));
+        }
+        if let Some(validator) = &version.validator {
+            for e in validator.validate(&obj) {
+                found.push(note(&diag(SCHEMA_VIOLATION, &e), &e));
+            }
+        }
+        if let Some(scale) = &version.scale {
+            for e in validate_scale(&obj, scale) {
+                found.push(note(&diag(INVALID_SCALE_REPLICAS, &e), &e));
+            }
+        }
+        for e in objectmeta::validate_embedded(schema, &obj) {
+            found.push(note(&diag(INVALID_EMBEDDED_RESOURCE, &e), &e));
+        }
+        for e in super::listtype::validate(schema, &obj) {
+            found.push(note(&diag(DUPLICATE_LIST_ITEM, &e), &e));
+        }
+        for d in &mut found {
+            if d.code == SCHEMA_VIOLATION || d.code == INVALID_METADATA {
+                add_help(d);
+            }
+        }
+        self.out.diagnostics.extend(found);
+        if version.has_rules {
+            if blocking {
+                let e = FieldError::invalid(
+                    FieldPath::empty(),
+                    BadValue::Json(serde_json::Value::Null),
+                    "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+                );
+                self.push(
+                    Diagnostic::from_field_error(CEL_RULES_SKIPPED, &e, doc.span)
+                        .with_help("fix the errors above; the server then evaluates the CRD's x-kubernetes-validations rules"),
+                );
+            } else if let Some(rules) = self.options.rules {
+                let ds = rules.evaluate(&version.name, schema, &obj);
+                self.out.diagnostics.extend(ds);
+            }
+        }
+        for (message, span) in objectmeta::finalizer_warnings(&meta) {
+            self.push(Diagnostic::warning(FINALIZER_NAME, message).with_span(span));
+        }
+        if !self.out.has_errors() {
+            if let (Some(storage), Some(m)) = (&self.crd.storage_version, obj.as_object_mut())
+                && !self.crd.webhook_conversion
+            {
+                let api = if self.crd.group.is_empty() {
+                    storage.clone()
+                } else {
+                    format!("{}/{}", self.crd.group, storage)
+                };
+                if let Some(v) = m.get_mut("apiVersion") {
+                    v.value = Value::String(api);
+                }
+            }
+            self.out.stored = Some(obj);
+        }
+        self.out
+    }
+
+    fn served_list(&self) -> String {
+        let served: Vec<String> = self
+            .crd
+            .versions
+            .iter()
+            .filter(|v| v.served)
+            .map(|v| format!("{}/{}", self.crd.group, v.name))
+            .collect();
+        if served.is_empty() {
+            "none".into()
+        } else {
+            served.join(", ")
+        }
+    }
+
+    fn report_unknown(&mut self, unknown: &[UnknownField]) {
+        let severity = match self.options.unknown_fields {
+            UnknownFields::Error => Severity::Error,
+            UnknownFields::Warn => Severity::Warning,
+            UnknownFields::Ignore => return,
+        };
+        for u in unknown {
+            let message = format!("unknown field {}", go_q(&u.path));
+            self.push(
+                Diagnostic::new(UNKNOWN_FIELD, severity, message.clone())
+                    .with_field(u.path.clone())
+                    .with_detail(message)
+                    .with_span(u.key_span)
+                    .with_help(
+                        "the CRD schema does not declare this field: remove it or fix its spelling \
+                         (the server prunes it; kubectl's default --validate=strict rejects the object)",
+                    ),
+            );
+        }
+    }
+
+    /// `PrepareForCreate` and name generation.
+    fn prepare_for_create(
+        &self,
+        obj: &mut Node,
+        version: &CompiledVersion,
+        meta: &mut objectmeta::Meta,
+    ) {
+        let span = obj.span;
+        let Some(map) = obj.as_object_mut() else {
+            return;
+        };
+        if version.status_subresource {
+            map.remove("status");
+        }
+        if !map.contains_key("metadata") {
+            map.insert(
+                "metadata".into(),
+                Node::synthetic(Value::Object(Default::default()), Span::point(span.start)),
+            );
+        }
+        let Some(m) = map.get_mut("metadata").and_then(Node::as_object_mut) else {
+            return;
+        };
+        let at = Span::point(span.start);
+        let generate = meta.name.as_ref().is_none_or(|n| n.value.is_empty());
+        if generate && let Some(g) = meta.generate_name.as_ref().filter(|g| !g.value.is_empty()) {
+            m.insert(
+                "name".into(),
+                Node::synthetic(Value::String(objectmeta::generated_name(&g.value)), g.span),
+            );
+        }
+        m.insert("generation".into(), Node::synthetic(Value::Int(1), at));
+        // Generation is reset before validation.
+        meta.generation = None;
+    }
+}
+
+fn go_q(s: &str) -> String {
+    crate::diag::gofmt::quote(s)
+}
+
+fn add_help(d: &mut Diagnostic) {
+    let help = match d.reason {
+        Some("FieldValueRequired") => "add the missing field",
+        Some("FieldValueTypeInvalid") => "write a value of the type the schema declares",
+        Some("FieldValueNotSupported") => "use one of the supported values",
+        Some("FieldValueTooLong") => "shorten the value",
+        Some("FieldValueTooMany") => "remove entries to respect the schema's maximum",
+        _ => return,
+    };
+    d.help = Some(help.to_string());
+}
+
+/// Go's `%v` of a decoded JSON value and `%T` of its Go type.
+fn go_v_and_t(v: &Value) -> (String, &'static str) {
+    match v {
+        Value::Null => ("<nil>".into(), "<nil>"),
+        Value::Bool(b) => (b.to_string(), "bool"),
+        Value::Int(i) => (i.to_string(), "int64"),
+        Value::Float(f) => (crate::diag::gofmt::float_v(*f), "float64"),
+        Value::String(s) => (s.clone(), "string"),
+        Value::Array(items) => (
+            format!(
+                "[{}]",
+                items
+                    .iter()
+                    .map(|i| go_v_and_t(&i.value).0)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            "[]interface {}",
+        ),
+        Value::Object(m) => {
+            let mut entries: Vec<_> = m.entries.iter().collect();
+            entries.sort_by(|a, b| a.key.cmp(&b.key));
+            (
+                format!(
+                    "map[{}]",
+                    entries
+                        .iter()
+                        .map(|e| format!("{}:{}", e.key, go_v_and_t(&e.value.value).0))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+                "map[string]interface {}",
+            )
+        }
+    }
+}
+
+/// `unstructured.NestedFieldNoCopy` then a type check; `Err` is the accessor error.
+fn nested<'a>(obj: &'a Node, path: &str, want: &str) -> Result<Option<&'a Node>, (String, Span)> {
+    let fields: Vec<&str> = path.trim_start_matches('.').split('.').collect();
+    let mut cur = obj;
+    for (i, f) in fields.iter().enumerate() {
+        if cur.is_null() {
+            return Ok(None);
+        }
+        let Some(m) = cur.as_object() else {
+            let (v, t) = go_v_and_t(&cur.value);
+            return Err((
+                format!(
+                    ".{} accessor error: {v} is of the type {t}, expected map[string]interface{{}}",
+                    fields[..=i].join(".")
+                ),
+                cur.span,
+            ));
+        };
+        match m.get(f) {
+            Some(n) => cur = n,
+            None => return Ok(None),
+        }
+    }
+    let ok = matches!(
+        (&cur.value, want),
+        (Value::Int(_), "int64") | (Value::String(_), "string")
+    );
+    if ok {
+        Ok(Some(cur))
+    } else {
+        let (v, t) = go_v_and_t(&cur.value);
+        Err((
+            format!(
+                ".{} accessor error: {v} is of the type {t}, expected {want}",
+                fields.join(".")
+            ),
+            cur.span,
+        ))
+    }
+}
+
+fn validate_scale(obj: &Node, scale: &ScalePaths) -> Vec<SchemaError> {
+    let mut errs = Vec::new();
+    for path in [&scale.spec_replicas, &scale.status_replicas] {
+        if path.is_empty() {
+            continue;
+        }
+        let field = FieldPath::root(path);
+        match nested(obj, path, "int64") {
+            Err((message, span)) => errs.push(SchemaError {
+                error: FieldError::invalid(field, 0, message),
+                span,
+            }),
+            Ok(Some(n)) => {
+                let v = n.as_i64().unwrap_or(0);
+                if v < 0 {
+                    errs.push(SchemaError {
+                        error: FieldError::invalid(field, v, "should be a non-negative integer"),
+                        span: n.span,
+                    });
+                } else if v > i32::MAX as i64 {
+                    errs.push(SchemaError {
+                        error: FieldError::invalid(
+                            field,
+                            v,
+                            "should be less than or equal to 2147483647",
+                        ),
+                        span: n.span,
+                    });
+                }
+            }
+            Ok(None) => {}
+        }
+    }
+    if let Some(path) = &scale.label_selector
+        && let Err((message, span)) = nested(obj, path, "string")
+    {
+        errs.push(SchemaError {
+            error: FieldError::invalid(FieldPath::root(path), "", message),
+            span,
+        });
+    }
+    errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kube_version_order() {
+        assert!(compare_kube_versions("v2", "v1") > 0);
+        assert!(compare_kube_versions("v1", "v1beta1") > 0);
+        assert!(compare_kube_versions("v1beta2", "v1beta1") > 0);
+        assert!(compare_kube_versions("v1alpha1", "foo") > 0);
+        assert!(compare_kube_versions("bar", "foo") > 0);
+    }
+}

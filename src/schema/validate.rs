@@ -1,0 +1,1235 @@
+//! OpenAPI value validation of custom resources: kube-openapi's `SchemaValidator`
+//! (validators, their order, the match counts that pick anyOf/oneOf failures, the
+//! messages) and apiextensions' conversion of its results into field errors.
+//!
+//! The validator is built once per CRD version from the full `JSONSchemaProps` (the
+//! server validates against the full schema, not the structural one), with formats
+//! filtered the way the server filters them and patterns compiled as Go regexps.
+
+use regex::Regex;
+
+use crate::diag::gofmt;
+use crate::diag::{BadValue, ErrorType, FieldError, FieldPath};
+use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
+use crate::source::{Node, Span, Value};
+
+use super::formats;
+
+/// A field error of the OpenAPI validator and the bytes it is about.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchemaError {
+    pub error: FieldError,
+    pub span: Span,
+}
+
+/// kube-openapi's validation error codes that apiextensions treats specially.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Code {
+    InvalidType,
+    Required,
+    TooLong,
+    TooShort,
+    Pattern,
+    Enum,
+    MultipleOf,
+    Max,
+    Min,
+    Unique,
+    MaxItems,
+    MinItems,
+    TooFewProperties,
+    TooManyProperties,
+    UnallowedProperty,
+    MultipleOfMustBePositive,
+}
+
+/// One kube-openapi error before conversion.
+#[derive(Clone, Debug)]
+enum RawError {
+    /// An `errors.Validation`: a name (the path), a value, and a message.
+    Validation {
+        code: Code,
+        name: String,
+        value: Option<BadValue>,
+        /// The limit for TooLong / MaxItems / TooManyProperties.
+        valid: Option<i64>,
+        /// The allowed values of an enum.
+        values: Vec<String>,
+        message: String,
+        span: Span,
+    },
+    /// Any other error (composite messages, range-check errors): reported at no path.
+    Other { message: String, span: Span },
+}
+
+#[derive(Default)]
+struct VResult {
+    errors: Vec<RawError>,
+    match_count: usize,
+}
+
+impl VResult {
+    fn merge(&mut self, other: VResult) {
+        self.errors.extend(other.errors);
+        self.match_count += other.match_count;
+    }
+
+    fn is_valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    fn error(e: RawError) -> VResult {
+        VResult {
+            errors: vec![e],
+            match_count: 0,
+        }
+    }
+}
+
+/// A schema node prepared for validation: the server's converted `spec.Schema`.
+#[derive(Debug, Default)]
+pub struct Validator {
+    types: Vec<&'static str>,
+    nullable: bool,
+    /// The format after the server strips unsupported ones.
+    format: String,
+    maximum: Option<f64>,
+    exclusive_maximum: bool,
+    minimum: Option<f64>,
+    exclusive_minimum: bool,
+    max_length: Option<i64>,
+    min_length: Option<i64>,
+    pattern: Option<(String, Result<Regex, String>)>,
+    max_items: Option<i64>,
+    min_items: Option<i64>,
+    unique_items: bool,
+    multiple_of: Option<f64>,
+    enum_: Vec<Node>,
+    max_properties: Option<i64>,
+    min_properties: Option<i64>,
+    required: Vec<String>,
+    items: Option<Box<Validator>>,
+    all_of: Vec<Validator>,
+    one_of: Vec<Validator>,
+    any_of: Vec<Validator>,
+    not: Option<Box<Validator>>,
+    properties: Vec<(String, Validator)>,
+    additional_properties: Option<AdditionalProperties>,
+    pattern_properties: Vec<(String, Option<Regex>, Validator)>,
+}
+
+#[derive(Debug)]
+enum AdditionalProperties {
+    Allows(bool),
+    Schema(Box<Validator>),
+}
+
+const MAX_DEPTH: usize = 1000;
+
+impl Validator {
+    /// Prepares the validator for an `openAPIV3Schema`.
+    pub fn new(schema: &SchemaProps) -> Validator {
+        Self::build(schema, 0)
+    }
+
+    fn build(s: &SchemaProps, depth: usize) -> Validator {
+        if depth > MAX_DEPTH {
+            return Validator::default();
+        }
+        let build = |c: &SchemaProps| Self::build(c, depth + 1);
+        let mut types: Vec<&'static str> = match s.type_.as_deref() {
+            Some("") | None => Vec::new(),
+            Some(t) => vec![static_type(t)],
+        };
+        if s.x_int_or_string {
+            types = vec!["integer", "string"];
+        }
+        let single_type = if types.len() == 1 { types[0] } else { "" };
+        let format = s
+            .format
+            .as_deref()
+            .and_then(|f| formats::effective_format(single_type, f))
+            .unwrap_or("")
+            .to_string();
+        let pattern = s
+            .pattern
+            .as_ref()
+            .filter(|p| !p.is_empty())
+            .map(|p| (p.clone(), super::regex::compile_go(p)));
+        let items = match &s.items {
+            Some(SchemaOrArray::Schema(item)) => Some(Box::new(build(item))),
+            _ => None,
+        };
+        let additional_properties = match &s.additional_properties {
+            Some(SchemaOrBool::Schema(ap)) => {
+                Some(AdditionalProperties::Schema(Box::new(build(ap))))
+            }
+            Some(SchemaOrBool::Bool(b, _)) => Some(AdditionalProperties::Allows(*b)),
+            None => None,
+        };
+        Validator {
+            types,
+            nullable: s.nullable,
+            format,
+            maximum: s.maximum,
+            exclusive_maximum: s.exclusive_maximum,
+            minimum: s.minimum,
+            exclusive_minimum: s.exclusive_minimum,
+            max_length: s.max_length,
+            min_length: s.min_length,
+            pattern,
+            max_items: s.max_items,
+            min_items: s.min_items,
+            unique_items: s.unique_items,
+            multiple_of: s.multiple_of,
+            enum_: s.enum_.clone().unwrap_or_default(),
+            max_properties: s.max_properties,
+            min_properties: s.min_properties,
+            required: s.required.clone().unwrap_or_default(),
+            items,
+            all_of: s.all_of.iter().flatten().map(build).collect(),
+            one_of: s.one_of.iter().flatten().map(build).collect(),
+            any_of: s.any_of.iter().flatten().map(build).collect(),
+            not: s.not.as_ref().map(|n| Box::new(build(n))),
+            properties: s
+                .properties
+                .iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), build(v)))
+                .collect(),
+            additional_properties,
+            pattern_properties: s
+                .pattern_properties
+                .iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), super::regex::compile_go(k).ok(), build(v)))
+                .collect(),
+        }
+    }
+
+    /// Validates a whole object (the root path is empty); returns the server's field
+    /// errors in the server's order, each with the span of the offending value (for a
+    /// missing required field: the key of the object that lacks it).
+    pub fn validate(&self, root: &Node) -> Vec<SchemaError> {
+        self.validate_at(root, "", root.span)
+            .errors
+            .into_iter()
+            .map(to_field_error)
+            .collect()
+    }
+
+    /// `SchemaValidator.Validate`.
+    fn validate_at(&self, data: &Node, path: &str, key_span: Span) -> VResult {
+        let mut result = VResult::default();
+        if data.is_null() {
+            result.merge(self.validate_type(data, path));
+            result.merge(self.validate_enum(data, path));
+            return result;
+        }
+        let kind = data.json_type();
+        let is_string = matches!(data.value, Value::String(_));
+        let is_number = matches!(data.value, Value::Int(_) | Value::Float(_));
+        if !self.types.is_empty() || !self.format.is_empty() {
+            result.merge(self.validate_type(data, path));
+            result.match_count += 1;
+        }
+        result.merge(self.validate_junctors(data, path, key_span));
+        result.match_count += 1;
+        if is_string {
+            result.merge(self.validate_string(data, path));
+            result.match_count += 1;
+            if formats::is_string_format(&self.format) {
+                result.merge(self.validate_format(data, path));
+                result.match_count += 1;
+            }
+        }
+        if is_number {
+            result.merge(self.validate_number(data, path));
+            result.match_count += 1;
+        }
+        if kind == "array" {
+            result.merge(self.validate_slice(data, path));
+            result.match_count += 1;
+        }
+        result.merge(self.validate_enum(data, path));
+        result.match_count += 1;
+        if kind == "object" {
+            result.merge(self.validate_object(data, path, key_span));
+            result.match_count += 1;
+        }
+        result.match_count += 1;
+        result
+    }
+
+    fn validate_type(&self, data: &Node, path: &str) -> VResult {
+        let ok = VResult {
+            errors: Vec::new(),
+            match_count: 1,
+        };
+        let contains = |t: &str| self.types.contains(&t);
+        if data.is_null() {
+            if !self.types.is_empty() && !contains("null") && !self.nullable {
+                return VResult::error(invalid_type(
+                    path,
+                    &self.types.join(","),
+                    "null",
+                    data.span,
+                ));
+            }
+            return ok;
+        }
+        let (sch_type, format) = match &data.value {
+            Value::Bool(_) => ("boolean", ""),
+            Value::String(_) => ("string", ""),
+            Value::Int(_) => ("integer", "int64"),
+            Value::Float(_) => ("number", "float64"),
+            Value::Array(_) => ("array", ""),
+            _ => ("object", ""),
+        };
+        let is_float_int = match data.value {
+            Value::Float(f) => sch_type == "number" && is_json_integer(f) && contains("integer"),
+            _ => false,
+        };
+        let is_int_float = sch_type == "integer" && contains("number");
+        let is_string_or_slice = matches!(data.value, Value::String(_) | Value::Array(_));
+        let format_matches =
+            contains(sch_type) || format == self.format || is_float_int || is_int_float;
+        if !(is_string_or_slice || self.format.is_empty() || format_matches) {
+            return VResult::error(invalid_type(path, &self.format, format, data.span));
+        }
+        let numeric = contains("number") || contains("integer");
+        if !(numeric || self.format.is_empty()) && is_string_or_slice {
+            return ok;
+        }
+        if !(contains(sch_type) || is_float_int || is_int_float) {
+            return VResult::error(invalid_type(
+                path,
+                &self.types.join(","),
+                sch_type,
+                data.span,
+            ));
+        }
+        ok
+    }
+
+    /// allOf / anyOf / oneOf / not.
+    fn validate_junctors(&self, data: &Node, path: &str, key_span: Span) -> VResult {
+        let mut main = VResult::default();
+        if !self.any_of.is_empty() {
+            let mut best: Option<VResult> = None;
+            let mut first_success: Option<VResult> = None;
+            for sub in &self.any_of {
+                let r = sub.validate_at(data, path, key_span);
+                if r.is_valid() {
+                    best = None;
+                    first_success = Some(r);
+                    break;
+                }
+                if best.as_ref().is_none_or(|b| r.match_count > b.match_count) {
+                    best = Some(r);
+                }
+            }
+            if first_success.is_none() {
+                main.errors.push(other(
+                    format!(
+                        "{} must validate at least one schema (anyOf)",
+                        gofmt::quote(path)
+                    ),
+                    data.span,
+                ));
+            }
+            if let Some(b) = best {
+                main.merge(b);
+            } else if let Some(s) = first_success {
+                main.merge(s);
+            }
+        }
+        if !self.one_of.is_empty() {
+            let mut best: Option<VResult> = None;
+            let mut first_success: Option<VResult> = None;
+            let mut validated = 0;
+            for sub in &self.one_of {
+                let r = sub.validate_at(data, path, key_span);
+                if r.is_valid() {
+                    validated += 1;
+                    best = None;
+                    if first_success.is_none() {
+                        first_success = Some(r);
+                    }
+                    continue;
+                }
+                if validated == 0 && best.as_ref().is_none_or(|b| r.match_count > b.match_count) {
+                    best = Some(r);
+                }
+            }
+            if validated != 1 {
+                let additional = if validated == 0 {
+                    "Found none valid".to_string()
+                } else {
+                    format!("Found {validated} valid alternatives")
+                };
+                main.errors.push(other(
+                    format!(
+                        "{} must validate one and only one schema (oneOf). {additional}",
+                        gofmt::quote(path)
+                    ),
+                    data.span,
+                ));
+                if let Some(b) = best {
+                    main.merge(b);
+                }
+            } else if let Some(s) = first_success {
+                main.merge(s);
+            }
+        }
+        if !self.all_of.is_empty() {
+            let mut validated = 0;
+            for sub in &self.all_of {
+                let r = sub.validate_at(data, path, key_span);
+                if r.is_valid() {
+                    validated += 1;
+                }
+                main.merge(r);
+            }
+            if validated != self.all_of.len() {
+                let additional = if validated == 0 {
+                    ". None validated"
+                } else {
+                    ""
+                };
+                main.errors.push(other(
+                    format!(
+                        "{} must validate all the schemas (allOf){additional}",
+                        gofmt::quote(path)
+                    ),
+                    data.span,
+                ));
+            }
+        }
+        if let Some(not) = &self.not
+            && not.validate_at(data, path, key_span).is_valid()
+        {
+            main.errors.push(other(
+                format!("{} must not validate the schema (not)", gofmt::quote(path)),
+                data.span,
+            ));
+        }
+        main.match_count += 1;
+        main
+    }
+
+    fn validate_string(&self, data: &Node, path: &str) -> VResult {
+        let Value::String(s) = &data.value else {
+            return VResult::default();
+        };
+        let runes = s.chars().count() as i64;
+        if let Some(max) = self.max_length
+            && runes > max
+        {
+            return VResult::error(
+                validation(
+                    Code::TooLong,
+                    path,
+                    Some(BadValue::Str(s.clone())),
+                    format!("{path} in body should be at most {max} chars long"),
+                    data.span,
+                )
+                .with_valid(max),
+            );
+        }
+        if let Some(min) = self.min_length
+            && runes < min
+        {
+            return VResult::error(validation(
+                Code::TooShort,
+                path,
+                Some(BadValue::Str(s.clone())),
+                format!("{path} in body should be at least {min} chars long"),
+                data.span,
+            ));
+        }
+        if let Some((pattern, compiled)) = &self.pattern {
+            let message = match compiled {
+                Ok(re) if re.is_match(s) => return VResult::default(),
+                Ok(_) => format!("{path} in body should match '{pattern}'"),
+                Err(e) => {
+                    format!("{path} in body should match '{pattern}, but pattern is invalid: {e}'")
+                }
+            };
+            return VResult::error(validation(
+                Code::Pattern,
+                path,
+                Some(BadValue::Str(s.clone())),
+                message,
+                data.span,
+            ));
+        }
+        VResult::default()
+    }
+
+    fn validate_format(&self, data: &Node, path: &str) -> VResult {
+        let Value::String(s) = &data.value else {
+            return VResult::default();
+        };
+        if formats::validates(&self.format, s) {
+            return VResult::default();
+        }
+        VResult::error(validation(
+            Code::InvalidType,
+            path,
+            Some(BadValue::Str(s.clone())),
+            format!(
+                "{path} in body must be of type {}: {}",
+                self.format,
+                gofmt::quote(s)
+            ),
+            data.span,
+        ))
+    }
+
+    fn validate_number(&self, data: &Node, path: &str) -> VResult {
+        let mut res = VResult::default();
+        let (type_name, format) = self.number_type_and_format();
+        let value = NumberValue::of(&data.value);
+        let as_float = value.as_f64();
+        let span = data.span;
+        let bad = BadValue::from(&data.value);
+        if let Some(e) = range_error(value.repr(), type_name, format, "Checked", path) {
+            res.errors.push(other(e, span));
+        }
+        let mut multiple = VResult::default();
+        if let Some(factor) = self.multiple_of {
+            if let Some(e) = range_error(float_repr(factor), type_name, format, "MultipleOf", path)
+            {
+                multiple.errors.push(other(e, span));
+                multiple
+                    .errors
+                    .extend(multiple_of_float(path, as_float, factor, &bad, span));
+            } else {
+                let e = match value {
+                    NumberValue::Int(i) => multiple_of_int(path, i, factor as i64, &bad, span),
+                    NumberValue::Float(f) => multiple_of_float(path, f, factor, &bad, span),
+                };
+                multiple.errors.extend(e);
+            }
+        }
+        let mut minimum = VResult::default();
+        if let Some(min) = self.minimum {
+            let excl = self.exclusive_minimum;
+            if let Some(e) =
+                range_error(float_repr(min), type_name, format, "Minimum boundary", path)
+            {
+                minimum.errors.push(other(e, span));
+                minimum
+                    .errors
+                    .extend(min_float(path, as_float, min, excl, &bad, span));
+            } else {
+                minimum.errors.extend(match value {
+                    NumberValue::Int(i) => {
+                        let m = min as i64;
+                        let fails = if excl { i <= m } else { i < m };
+                        fails
+                            .then(|| bound_error(Code::Min, path, &m.to_string(), excl, &bad, span))
+                    }
+                    NumberValue::Float(f) => min_float(path, f, min, excl, &bad, span),
+                });
+            }
+        }
+        let mut maximum = VResult::default();
+        if let Some(max) = self.maximum {
+            let excl = self.exclusive_maximum;
+            if let Some(e) =
+                range_error(float_repr(max), type_name, format, "Maximum boundary", path)
+            {
+                maximum.errors.push(other(e, span));
+                maximum
+                    .errors
+                    .extend(max_float(path, as_float, max, excl, &bad, span));
+            } else {
+                maximum.errors.extend(match value {
+                    NumberValue::Int(i) => {
+                        let m = max as i64;
+                        let fails = if excl { i >= m } else { i > m };
+                        fails
+                            .then(|| bound_error(Code::Max, path, &m.to_string(), excl, &bad, span))
+                    }
+                    NumberValue::Float(f) => max_float(path, f, max, excl, &bad, span),
+                });
+            }
+        }
+        res.merge(multiple);
+        res.merge(minimum);
+        res.merge(maximum);
+        res.match_count += 1;
+        res
+    }
+
+    /// The type and format the number validator enforces ranges for: only with a
+    /// single `integer` (int32/int64) or `number` (float/double) type.
+    fn number_type_and_format(&self) -> (&'static str, &str) {
+        if self.types.len() != 1 {
+            return ("", "");
+        }
+        match self.types[0] {
+            "integer" => (
+                "integer",
+                if self.format == "int32" || self.format == "int64" {
+                    self.format.as_str()
+                } else {
+                    ""
+                },
+            ),
+            "number" => (
+                "number",
+                if self.format == "float" || self.format == "double" {
+                    self.format.as_str()
+                } else {
+                    ""
+                },
+            ),
+            _ => ("", ""),
+        }
+    }
+
+    fn validate_slice(&self, data: &Node, path: &str) -> VResult {
+        let Some(items) = data.as_array() else {
+            return VResult::default();
+        };
+        let mut result = VResult::default();
+        if let Some(item_schema) = &self.items {
+            for (i, item) in items.iter().enumerate() {
+                result.merge(item_schema.validate_at(item, &format!("{path}[{i}]"), item.span));
+            }
+        }
+        let size = items.len() as i64;
+        if let Some(min) = self.min_items
+            && size < min
+        {
+            result.errors.push(validation(
+                Code::MinItems,
+                path,
+                Some(BadValue::Int(size)),
+                format!("{path} in body should have at least {min} items"),
+                data.span,
+            ));
+        }
+        if let Some(max) = self.max_items
+            && size > max
+        {
+            result.errors.push(
+                validation(
+                    Code::MaxItems,
+                    path,
+                    Some(BadValue::Int(size)),
+                    format!("{path} in body should have at most {max} items"),
+                    data.span,
+                )
+                .with_valid(max),
+            );
+        }
+        if self.unique_items {
+            let dup = items
+                .iter()
+                .enumerate()
+                .any(|(i, a)| items[..i].iter().any(|b| go_deep_equal(a, b)));
+            if dup {
+                result.errors.push(validation(
+                    Code::Unique,
+                    path,
+                    None,
+                    format!("{path} in body shouldn't contain duplicates"),
+                    data.span,
+                ));
+            }
+        }
+        result.match_count += 1;
+        result
+    }
+
+    fn validate_enum(&self, data: &Node, path: &str) -> VResult {
+        if self.enum_.is_empty() {
+            return VResult::default();
+        }
+        if !data.is_null()
+            && self
+                .enum_
+                .iter()
+                .any(|e| enum_matches(&data.value, &e.value))
+        {
+            return VResult::default();
+        }
+        let values = self
+            .enum_
+            .iter()
+            .map(|e| match &e.value {
+                Value::String(s) => s.clone(),
+                other => gofmt::json_marshal(&other.to_json()),
+            })
+            .collect();
+        let listed: Vec<String> = self.enum_.iter().map(|e| go_v(&e.value)).collect();
+        VResult::error(RawError::Validation {
+            code: Code::Enum,
+            name: path.to_string(),
+            value: Some(BadValue::from(&data.value)),
+            valid: None,
+            values,
+            message: format!("{path} in body should be one of [{}]", listed.join(" ")),
+            span: data.span,
+        })
+    }
+
+    fn validate_object(&self, data: &Node, path: &str, key_span: Span) -> VResult {
+        let Some(map) = data.as_object() else {
+            return VResult::default();
+        };
+        let mut res = VResult::default();
+        let num_keys = map.len() as i64;
+        if let Some(min) = self.min_properties
+            && num_keys < min
+        {
+            res.errors.push(validation(
+                Code::TooFewProperties,
+                path,
+                Some(BadValue::Int(num_keys)),
+                format!("{path} in body should have at least {min} properties"),
+                data.span,
+            ));
+        }
+        if let Some(max) = self.max_properties
+            && num_keys > max
+        {
+            res.errors.push(
+                validation(
+                    Code::TooManyProperties,
+                    path,
+                    Some(BadValue::Int(num_keys)),
+                    format!("{path} in body should have at most {max} properties"),
+                    data.span,
+                )
+                .with_valid(max),
+            );
+        }
+        let is_property = |k: &str| self.properties.iter().any(|(p, _)| p == k);
+        match &self.additional_properties {
+            Some(AdditionalProperties::Allows(false)) => {
+                for entry in &map.entries {
+                    let k = entry.key.as_str();
+                    let pattern_match = self
+                        .pattern_properties
+                        .iter()
+                        .any(|(_, re, _)| re.as_ref().is_some_and(|re| re.is_match(k)));
+                    if !is_property(k) && !pattern_match {
+                        res.errors.push(validation(
+                            Code::UnallowedProperty,
+                            path,
+                            Some(BadValue::Str(k.to_string())),
+                            format!("{path}.{k} in body is a forbidden property"),
+                            entry.key_span,
+                        ));
+                    }
+                }
+            }
+            ap => {
+                for entry in &map.entries {
+                    let k = entry.key.as_str();
+                    let matched = self.validate_pattern_properties(entry, path, &mut res);
+                    if !is_property(k)
+                        && !matched
+                        && let Some(AdditionalProperties::Schema(schema)) = ap
+                    {
+                        res.merge(schema.validate_at(
+                            &entry.value,
+                            &format!("{path}.{k}"),
+                            entry.key_span,
+                        ));
+                    }
+                }
+            }
+        }
+        // Properties in document order (the server walks a Go map: any order).
+        for entry in &map.entries {
+            if let Some((name, schema)) = self.properties.iter().find(|(p, _)| *p == entry.key) {
+                let child = if path.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{path}.{name}")
+                };
+                res.merge(schema.validate_at(&entry.value, &child, entry.key_span));
+            }
+        }
+        for k in &self.required {
+            if !map.contains_key(k) {
+                let name = format!("{path}.{k}");
+                res.errors.push(RawError::Validation {
+                    code: Code::Required,
+                    message: format!("{name} in body is required"),
+                    name,
+                    value: None,
+                    valid: None,
+                    values: Vec::new(),
+                    span: key_span,
+                });
+            }
+        }
+        for entry in &map.entries {
+            if is_property(&entry.key) {
+                continue;
+            }
+            let mut scratch = VResult::default();
+            if self.validate_pattern_properties(entry, path, &mut scratch) {
+                for (_, re, schema) in &self.pattern_properties {
+                    if re.as_ref().is_some_and(|re| re.is_match(&entry.key)) {
+                        res.merge(schema.validate_at(
+                            &entry.value,
+                            &format!("{path}.{}", entry.key),
+                            entry.key_span,
+                        ));
+                    }
+                }
+            }
+        }
+        res
+    }
+
+    /// Validates `entry` against every matching pattern property; returns whether
+    /// any matched.
+    fn validate_pattern_properties(
+        &self,
+        entry: &crate::source::Entry,
+        path: &str,
+        res: &mut VResult,
+    ) -> bool {
+        let mut matched = false;
+        for (_, re, schema) in &self.pattern_properties {
+            if re.as_ref().is_some_and(|re| re.is_match(&entry.key)) {
+                matched = true;
+                res.merge(schema.validate_at(
+                    &entry.value,
+                    &format!("{path}.{}", entry.key),
+                    entry.key_span,
+                ));
+            }
+        }
+        matched
+    }
+}
+
+fn static_type(t: &str) -> &'static str {
+    match t {
+        "object" => "object",
+        "array" => "array",
+        "string" => "string",
+        "integer" => "integer",
+        "number" => "number",
+        "boolean" => "boolean",
+        "null" => "null",
+        _ => "unknown",
+    }
+}
+
+impl RawError {
+    fn with_valid(mut self, limit: i64) -> Self {
+        if let RawError::Validation { valid, .. } = &mut self {
+            *valid = Some(limit);
+        }
+        self
+    }
+}
+
+fn validation(
+    code: Code,
+    name: &str,
+    value: Option<BadValue>,
+    message: String,
+    span: Span,
+) -> RawError {
+    RawError::Validation {
+        code,
+        name: name.to_string(),
+        value,
+        valid: None,
+        values: Vec::new(),
+        message,
+        span,
+    }
+}
+
+fn other(message: String, span: Span) -> RawError {
+    RawError::Other { message, span }
+}
+
+/// `errors.InvalidType` with a string value: `<path> in body must be of type <t>: "<v>"`.
+fn invalid_type(path: &str, type_name: &str, value: &str, span: Span) -> RawError {
+    validation(
+        Code::InvalidType,
+        path,
+        Some(BadValue::Str(value.to_string())),
+        format!(
+            "{path} in body must be of type {type_name}: {}",
+            gofmt::quote(value)
+        ),
+        span,
+    )
+}
+
+/// A number as Go's unstructured decoder holds it.
+#[derive(Clone, Copy)]
+enum NumberValue {
+    Int(i64),
+    Float(f64),
+}
+
+impl NumberValue {
+    fn of(v: &Value) -> NumberValue {
+        match v {
+            Value::Int(i) => NumberValue::Int(*i),
+            Value::Float(f) => NumberValue::Float(*f),
+            _ => NumberValue::Float(0.0),
+        }
+    }
+
+    fn as_f64(self) -> f64 {
+        match self {
+            NumberValue::Int(i) => i as f64,
+            NumberValue::Float(f) => f,
+        }
+    }
+
+    /// swag's string representation used for range checks.
+    fn repr(self) -> String {
+        match self {
+            NumberValue::Int(i) => i.to_string(),
+            NumberValue::Float(f) => float_repr(f),
+        }
+    }
+}
+
+/// `strconv.FormatFloat(f, 'f', -1, 64)`.
+fn float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
+    }
+    // Rust's Display for f64 is the shortest round-trip decimal without exponent.
+    format!("{f}")
+}
+
+/// `IsValueValidAgainstRange`: whether the textual number fits the type and format.
+fn range_error(
+    repr: String,
+    type_name: &str,
+    format: &str,
+    prefix: &str,
+    path: &str,
+) -> Option<String> {
+    let fits = match type_name {
+        "integer" => match format {
+            "int32" => repr.parse::<i32>().is_ok(),
+            _ => repr.parse::<i64>().is_ok(),
+        },
+        _ => match format {
+            "float" => repr
+                .parse::<f64>()
+                .map(|f| f.is_nan() || f.is_infinite() || (f as f32).is_finite())
+                .unwrap_or(false),
+            _ => true,
+        },
+    };
+    if fits {
+        return None;
+    }
+    let type_name = if type_name.is_empty() {
+        "number"
+    } else {
+        type_name
+    };
+    Some(if format.is_empty() {
+        format!("{prefix} value must be of type {type_name} (default format) in {path}")
+    } else {
+        format!("{prefix} value must be of type {type_name} with format {format} in {path}")
+    })
+}
+
+fn multiple_of_int(
+    path: &str,
+    data: i64,
+    factor: i64,
+    bad: &BadValue,
+    span: Span,
+) -> Option<RawError> {
+    if factor <= 0 {
+        return Some(validation(
+            Code::MultipleOfMustBePositive,
+            path,
+            Some(BadValue::Int(factor)),
+            format!("factor MultipleOf declared for {path} must be positive: {factor}"),
+            span,
+        ));
+    }
+    if data.wrapping_div(factor).wrapping_mul(factor) != data {
+        return Some(validation(
+            Code::MultipleOf,
+            path,
+            Some(bad.clone()),
+            format!("{path} in body should be a multiple of {factor}"),
+            span,
+        ));
+    }
+    None
+}
+
+fn multiple_of_float(
+    path: &str,
+    data: f64,
+    factor: f64,
+    bad: &BadValue,
+    span: Span,
+) -> Option<RawError> {
+    if factor <= 0.0 {
+        return Some(validation(
+            Code::MultipleOfMustBePositive,
+            path,
+            Some(BadValue::Float(factor)),
+            format!(
+                "factor MultipleOf declared for {path} must be positive: {}",
+                gofmt::float_v(factor)
+            ),
+            span,
+        ));
+    }
+    let mult = if factor < 1.0 {
+        1.0 / factor * data
+    } else {
+        data / factor
+    };
+    if !is_json_integer(mult) {
+        return Some(validation(
+            Code::MultipleOf,
+            path,
+            Some(bad.clone()),
+            format!(
+                "{path} in body should be a multiple of {}",
+                gofmt::float_v(factor)
+            ),
+            span,
+        ));
+    }
+    None
+}
+
+fn bound_error(
+    code: Code,
+    path: &str,
+    limit: &str,
+    exclusive: bool,
+    bad: &BadValue,
+    span: Span,
+) -> RawError {
+    let relation = match (code, exclusive) {
+        (Code::Max, false) => "less than or equal to",
+        (Code::Max, true) => "less than",
+        (_, false) => "greater than or equal to",
+        (_, true) => "greater than",
+    };
+    validation(
+        code,
+        path,
+        Some(bad.clone()),
+        format!("{path} in body should be {relation} {limit}"),
+        span,
+    )
+}
+
+fn min_float(
+    path: &str,
+    data: f64,
+    min: f64,
+    excl: bool,
+    bad: &BadValue,
+    span: Span,
+) -> Option<RawError> {
+    let fails = if excl { data <= min } else { data < min };
+    fails.then(|| bound_error(Code::Min, path, &gofmt::float_v(min), excl, bad, span))
+}
+
+fn max_float(
+    path: &str,
+    data: f64,
+    max: f64,
+    excl: bool,
+    bad: &BadValue,
+    span: Span,
+) -> Option<RawError> {
+    let fails = if excl { data >= max } else { data > max };
+    fails.then(|| bound_error(Code::Max, path, &gofmt::float_v(max), excl, bad, span))
+}
+
+/// swag's `IsFloat64AJSONInteger` (with Go's amd64 float-to-integer conversions).
+fn is_json_integer(f: f64) -> bool {
+    const MAX_JSON_FLOAT: f64 = 9007199254740991.0; // 2^53 - 1
+    const EPSILON: f64 = 1e-9;
+    if f.is_nan() || f.is_infinite() || !(-MAX_JSON_FLOAT..=MAX_JSON_FLOAT).contains(&f) {
+        return false;
+    }
+    let as_u64 = |f: f64| go_float_to_int(f) as u64;
+    let fa = f.abs();
+    let g = as_u64(f) as f64;
+    let ga = g.abs();
+    let diff = (f - g).abs();
+    if f == g || f == go_float_to_int(f) as f64 || f == as_u64(f) as f64 {
+        return true;
+    }
+    if f == 0.0 || g == 0.0 || diff < 5e-324 {
+        return diff < EPSILON * 5e-324;
+    }
+    diff / (fa + ga).min(f64::MAX) < EPSILON
+}
+
+/// `%v` of a decoded JSON value inside a Go slice print (`[a b 1]`).
+fn go_v(v: &Value) -> String {
+    match v {
+        Value::Null => "<nil>".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => gofmt::float_v(*f),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(|i| go_v(&i.value))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        Value::Object(m) => {
+            let mut keys: Vec<&crate::source::Entry> = m.entries.iter().collect();
+            keys.sort_by(|a, b| a.key.cmp(&b.key));
+            format!(
+                "map[{}]",
+                keys.iter()
+                    .map(|e| format!("{}:{}", e.key, go_v(&e.value.value)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        }
+    }
+}
+
+/// kube-openapi's enum comparison: the value converted to the enum member's Go type
+/// (when Go allows the conversion) must be deeply equal to it.
+fn enum_matches(data: &Value, member: &Value) -> bool {
+    match (data, member) {
+        (Value::Int(i), Value::Float(f)) => (*i as f64) == *f,
+        // Go converts float64 to int64 by truncation.
+        (Value::Float(f), Value::Int(i)) => go_float_to_int(*f) == *i,
+        // Go converts an integer to a string as a code point.
+        (Value::Int(i), Value::String(s)) => {
+            let c = u32::try_from(*i)
+                .ok()
+                .and_then(char::from_u32)
+                .unwrap_or('\u{FFFD}');
+            s.chars().eq(std::iter::once(c))
+        }
+        _ => go_deep_equal_value(data, member),
+    }
+}
+
+/// Go's float64 → int64 conversion on amd64 (out of range gives MinInt64).
+fn go_float_to_int(f: f64) -> i64 {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if f.is_nan() || !(-TWO_63..TWO_63).contains(&f) {
+        i64::MIN
+    } else {
+        f as i64
+    }
+}
+
+/// `reflect.DeepEqual` of two decoded JSON values (int64 and float64 differ).
+pub fn go_deep_equal(a: &Node, b: &Node) -> bool {
+    go_deep_equal_value(&a.value, &b.value)
+}
+
+fn go_deep_equal_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Float(x), Value::Float(y)) => x == y,
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| go_deep_equal(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.entries
+                    .iter()
+                    .all(|e| y.get(&e.key).is_some_and(|v| go_deep_equal(&e.value, v)))
+        }
+        _ => false,
+    }
+}
+
+/// apiextensions' `kubeOpenAPIResultToFieldErrors` for one error.
+fn to_field_error(e: RawError) -> SchemaError {
+    match e {
+        RawError::Other { message, span } => SchemaError {
+            error: FieldError::invalid(FieldPath::empty(), "", message),
+            span,
+        },
+        RawError::Validation {
+            code,
+            name,
+            value,
+            valid,
+            values,
+            message,
+            span,
+        } => {
+            let path = if name.is_empty() || name == "." {
+                FieldPath::empty()
+            } else {
+                FieldPath::root(name.strip_prefix('.').unwrap_or(&name))
+            };
+            let value_or_empty = value.clone().unwrap_or(BadValue::Str(String::new()));
+            let error = match code {
+                Code::Required => FieldError::required(path, ""),
+                Code::Enum => FieldError::not_supported(
+                    path,
+                    value.unwrap_or(BadValue::Json(serde_json::Value::Null)),
+                    &values,
+                ),
+                Code::TooLong => FieldError::too_long(path, valid.unwrap_or(-1)),
+                Code::MaxItems | Code::TooManyProperties => {
+                    let actual = match value {
+                        Some(BadValue::Int(i)) => i,
+                        _ => -1,
+                    };
+                    FieldError::too_many(path, actual, valid.unwrap_or(-1))
+                }
+                Code::InvalidType => FieldError::type_invalid(path, value_or_empty, message),
+                _ => FieldError::invalid(path, value_or_empty, message),
+            };
+            SchemaError { error, span }
+        }
+    }
+}
+
+/// Errors after which the server skips CEL rules (`hasBlockingErr`).
+pub fn blocks_cel(error_type: ErrorType) -> bool {
+    {
+        matches!(
+            error_type,
+            ErrorType::NotSupported
+                | ErrorType::Required
+                | ErrorType::TooLong
+                | ErrorType::TooMany
+                | ErrorType::TypeInvalid
+        )
+    }
+}
