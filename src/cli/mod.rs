@@ -2,8 +2,8 @@
 //! its arguments into library options, runs, prints, and returns the exit code.
 
 pub mod check;
-pub mod cost;
 pub mod completions;
+pub mod cost;
 pub mod explain;
 pub mod rules;
 

@@ -47,7 +47,7 @@ impl Range {
         Range { min: v, max: v }
     }
 
-    pub fn add(self, o: Range) -> Range {
+    pub fn plus(self, o: Range) -> Range {
         Range {
             min: self.min.saturating_add(o.min),
             max: self.max.saturating_add(o.max),
@@ -77,7 +77,7 @@ impl Range {
 }
 
 fn mul_no_overflow(x: u64, y: u64) -> u64 {
-    x.checked_mul(y).unwrap_or(u64::MAX)
+    x.saturating_mul(y)
 }
 
 /// `multiplyByCostFactor`: the product rounded up, saturating.
@@ -484,9 +484,9 @@ impl<'a> Coster<'a> {
             ExprKind::Struct { fields, .. } => {
                 let mut sum = Range::default();
                 for f in fields {
-                    sum = sum.add(self.cost(&f.value));
+                    sum = sum.plus(self.cost(&f.value));
                 }
-                sum.add(Range::fixed(STRUCT_CREATE_BASE_COST))
+                sum.plus(Range::fixed(STRUCT_CREATE_BASE_COST))
             }
             ExprKind::Comprehension(c) => {
                 if is_bind(c) {
@@ -523,15 +523,15 @@ impl<'a> Coster<'a> {
         };
         let mut sum = Range::default();
         if *test_only {
-            sum = sum.add(self.presence_test_cost);
-            return sum.add(self.cost(operand));
+            sum = sum.plus(self.presence_test_cost);
+            return sum.plus(self.cost(operand));
         }
-        sum = sum.add(self.cost(operand));
+        sum = sum.plus(self.cost(operand));
         if matches!(
             self.ty(operand).kind(),
             Kind::Map | Kind::Struct | Kind::TypeParam
         ) {
-            sum = sum.add(Range::fixed(SELECT_AND_IDENT_COST));
+            sum = sum.plus(Range::fixed(SELECT_AND_IDENT_COST));
         }
         let path = self.get_path(operand).append(field);
         self.paths.insert(e.id, path);
@@ -565,7 +565,7 @@ impl<'a> Coster<'a> {
             let arg = &args[0];
             let arg_cost = self.cost(arg);
             self.copy_size_estimates(e, arg);
-            return Range::fixed(1).add(arg_cost);
+            return Range::fixed(1).plus(arg_cost);
         }
         let mut arg_costs = Vec::with_capacity(args.len());
         let mut arg_nodes = Vec::with_capacity(args.len());
@@ -583,7 +583,7 @@ impl<'a> Coster<'a> {
         let mut sum = Range::default();
         let mut target_node = None;
         if let Some(t) = target {
-            sum = sum.add(self.cost(t));
+            sum = sum.plus(self.cost(t));
             target_node = Some(self.new_node(t));
         }
         let mut fn_cost = Range {
@@ -627,7 +627,7 @@ impl<'a> Coster<'a> {
         if let Some(rs) = result_size {
             self.computed_sizes.insert(e.id, rs);
         }
-        sum.add(fn_cost)
+        sum.plus(fn_cost)
     }
 
     fn cost_create_list(&mut self, e: &'a Expr) -> Range {
@@ -643,7 +643,7 @@ impl<'a> Coster<'a> {
             item.min = 0;
         }
         for el in elements {
-            sum = sum.add(self.cost(el));
+            sum = sum.plus(self.cost(el));
             let s = self.size_or_unknown(el);
             item = item.union(s);
         }
@@ -655,7 +655,7 @@ impl<'a> Coster<'a> {
                 val: item,
             },
         );
-        sum.add(Range::fixed(LIST_CREATE_BASE_COST))
+        sum.plus(Range::fixed(LIST_CREATE_BASE_COST))
     }
 
     fn cost_create_map(&mut self, e: &'a Expr) -> Range {
@@ -673,8 +673,8 @@ impl<'a> Coster<'a> {
             val.min = 0;
         }
         for en in entries {
-            sum = sum.add(self.cost(&en.key));
-            sum = sum.add(self.cost(&en.value));
+            sum = sum.plus(self.cost(&en.key));
+            sum = sum.plus(self.cost(&en.value));
             key = key.union(self.size_or_unknown(&en.key));
             val = val.union(self.size_or_unknown(&en.value));
         }
@@ -686,7 +686,7 @@ impl<'a> Coster<'a> {
                 val,
             },
         );
-        sum.add(Range::fixed(MAP_CREATE_BASE_COST))
+        sum.plus(Range::fixed(MAP_CREATE_BASE_COST))
     }
 
     fn cost_comprehension(
@@ -695,8 +695,8 @@ impl<'a> Coster<'a> {
         c: &'a super::super::ast::Comprehension,
     ) -> Range {
         let mut sum = Range::default();
-        sum = sum.add(self.cost(&c.iter_range));
-        sum = sum.add(self.cost(&c.accu_init));
+        sum = sum.plus(self.cost(&c.iter_range));
+        sum = sum.plus(self.cost(&c.accu_init));
         self.push_local(&c.accu_var, &c.accu_init);
         match &c.iter_var2 {
             Some(v2) => {
@@ -711,11 +711,11 @@ impl<'a> Coster<'a> {
         if let Some(v2) = &c.iter_var2 {
             self.pop_var(v2);
         }
-        sum = sum.add(self.cost(&c.result));
+        sum = sum.plus(self.cost(&c.result));
         self.pop_var(&c.accu_var);
         let range_cnt = self.size_or_unknown(&c.iter_range);
-        let range_cost = range_cnt.multiply(step_cost.add(loop_cost));
-        sum = sum.add(range_cost);
+        let range_cost = range_cnt.multiply(step_cost.plus(loop_cost));
+        sum = sum.plus(range_cost);
         match &c.accu_init.kind {
             ExprKind::Literal(_) => {
                 if let Some(s) = self.compute_size(&c.accu_init) {
@@ -735,10 +735,10 @@ impl<'a> Coster<'a> {
 
     fn cost_bind(&mut self, e: &'a Expr, c: &'a super::super::ast::Comprehension) -> Range {
         let mut sum = Range::default();
-        sum = sum.add(self.cost(&c.iter_range));
-        sum = sum.add(self.cost(&c.accu_init));
+        sum = sum.plus(self.cost(&c.iter_range));
+        sum = sum.plus(self.cost(&c.accu_init));
         self.push_local(&c.accu_var, &c.accu_init);
-        sum = sum.add(self.cost(&c.result));
+        sum = sum.plus(self.cost(&c.result));
         self.pop_var(&c.accu_var);
         self.copy_size_estimates(e, &c.result);
         sum
@@ -842,22 +842,22 @@ impl<'a> Coster<'a> {
     ) -> CallEstimate {
         let arg_sum = arg_costs
             .iter()
-            .fold(Range::default(), |acc, c| acc.add(*c));
+            .fold(Range::default(), |acc, c| acc.plus(*c));
         if let Some(est) = self.ext_estimate(overload, target, args) {
             return CallEstimate {
-                cost: est.cost.add(arg_sum),
+                cost: est.cost.plus(arg_sum),
                 result_size: est.result_size,
             };
         }
         if let Some(est) = self.k8s_estimate(function, overload, target, args) {
             return CallEstimate {
-                cost: est.cost.add(arg_sum),
+                cost: est.cost.plus(arg_sum),
                 result_size: est.result_size,
             };
         }
         let tf = STRING_TRAVERSAL_COST_FACTOR;
         let plain = |cost: Range| CallEstimate {
-            cost: cost.add(arg_sum),
+            cost: cost.plus(arg_sum),
             result_size: None,
         };
         match overload {
@@ -869,7 +869,7 @@ impl<'a> Coster<'a> {
             "string_to_bytes" if args.len() == 1 => {
                 let sz = self.node_size_or_unknown(&args[0]);
                 return CallEstimate {
-                    cost: sz.factor(tf).add(arg_sum),
+                    cost: sz.factor(tf).plus(arg_sum),
                     result_size: Some(Range {
                         min: sz.min,
                         max: sz.max.wrapping_mul(4),
@@ -879,7 +879,7 @@ impl<'a> Coster<'a> {
             "bytes_to_string" if args.len() == 1 => {
                 let sz = self.node_size_or_unknown(&args[0]);
                 return CallEstimate {
-                    cost: sz.factor(tf).add(arg_sum),
+                    cost: sz.factor(tf).plus(arg_sum),
                     result_size: Some(Range {
                         min: sz.min / 4,
                         max: sz.max,
@@ -889,7 +889,7 @@ impl<'a> Coster<'a> {
             "strings_quote" if args.len() == 1 => {
                 let sz = self.node_size_or_unknown(&args[0]);
                 return CallEstimate {
-                    cost: sz.factor(tf).add(arg_sum),
+                    cost: sz.factor(tf).plus(arg_sum),
                     result_size: Some(Range {
                         min: sz.min.wrapping_add(2),
                         max: sz.max.wrapping_mul(2).wrapping_add(2),
@@ -906,7 +906,10 @@ impl<'a> Coster<'a> {
                 if let Some(t) = target
                     && args.len() == 1
                 {
-                    let str_cost = self.node_size_or_unknown(t).add(Range::fixed(1)).factor(tf);
+                    let str_cost = self
+                        .node_size_or_unknown(t)
+                        .plus(Range::fixed(1))
+                        .factor(tf);
                     let regex_cost = self
                         .node_size_or_unknown(&args[0])
                         .factor(REGEX_STRING_LENGTH_COST_FACTOR);
@@ -928,7 +931,7 @@ impl<'a> Coster<'a> {
                 return CallEstimate {
                     cost: Range {
                         min: lhs.min,
-                        max: lhs.add(rhs).max,
+                        max: lhs.plus(rhs).max,
                     },
                     result_size: None,
                 };
@@ -937,12 +940,12 @@ impl<'a> Coster<'a> {
                 let size = self
                     .node_size_or_unknown(&args[1])
                     .union(self.node_size_or_unknown(&args[2]));
-                let a1 = args[1].expr.map(|x| self.compute_entry_size(x)).flatten();
-                let a2 = args[2].expr.map(|x| self.compute_entry_size(x)).flatten();
+                let a1 = args[1].expr.and_then(|x| self.compute_entry_size(x));
+                let a2 = args[2].expr.and_then(|x| self.compute_entry_size(x));
                 if let Some(en) = entry_union(a1, a2) {
                     self.entry_sizes.insert(e.id, en);
                 }
-                let cost = arg_costs[0].add(arg_costs[1].union(arg_costs[2]));
+                let cost = arg_costs[0].plus(arg_costs[1].union(arg_costs[2]));
                 return CallEstimate {
                     cost,
                     result_size: Some(size),
@@ -951,16 +954,16 @@ impl<'a> Coster<'a> {
             "add_string" | "add_bytes" | "add_list" if args.len() == 2 => {
                 let lhs = self.node_size_or_unknown(&args[0]);
                 let rhs = self.node_size_or_unknown(&args[1]);
-                let result = lhs.add(rhs);
-                let a0 = args[0].expr.map(|x| self.compute_entry_size(x)).flatten();
-                let a1 = args[1].expr.map(|x| self.compute_entry_size(x)).flatten();
+                let result = lhs.plus(rhs);
+                let a0 = args[0].expr.and_then(|x| self.compute_entry_size(x));
+                let a1 = args[1].expr.and_then(|x| self.compute_entry_size(x));
                 if let Some(en) = entry_union(a0, a1) {
                     self.entry_sizes.insert(e.id, en);
                 }
                 let cost = if overload == "add_list" {
-                    Range::fixed(1).add(arg_sum)
+                    Range::fixed(1).plus(arg_sum)
                 } else {
-                    result.factor(tf).add(arg_sum)
+                    result.factor(tf).plus(arg_sum)
                 };
                 return CallEstimate {
                     cost,
@@ -1006,8 +1009,8 @@ impl<'a> Coster<'a> {
         let alloc = |factor: f64, size: Range| CallEstimate {
             cost: size
                 .factor(factor)
-                .add(Range::fixed(1))
-                .add(Range::fixed(LIST_CREATE_BASE_COST)),
+                .plus(Range::fixed(1))
+                .plus(Range::fixed(LIST_CREATE_BASE_COST)),
             result_size: Some(size),
         };
         match overload {
@@ -1071,7 +1074,7 @@ impl<'a> Coster<'a> {
                 let a = self.node_size(&args[0]);
                 let b = self.node_size(&args[1]);
                 Some(CallEstimate {
-                    cost: a.multiply(b).factor(factor).add(Range::fixed(1)),
+                    cost: a.multiply(b).factor(factor).plus(Range::fixed(1)),
                     result_size: None,
                 })
             }
@@ -1138,7 +1141,11 @@ impl<'a> Coster<'a> {
                     let reqs = len.factor(0.5);
                     let req_cost =
                         reqs.factor((LIST_CREATE_BASE_COST + STRUCT_CREATE_BASE_COST) as f64);
-                    return cost(Range::fixed(LIST_CREATE_BASE_COST).add(parse).add(req_cost));
+                    return cost(
+                        Range::fixed(LIST_CREATE_BASE_COST)
+                            .plus(parse)
+                            .plus(req_cost),
+                    );
                 }
                 None
             }
@@ -1148,7 +1155,7 @@ impl<'a> Coster<'a> {
                 if let Some(el) = self.list_element_node(t) {
                     if matches!(el.ty.kind(), Kind::String | Kind::Bytes) {
                         let sz = self.node_size(&el);
-                        el_cost = el_cost.add(sz.factor(tf));
+                        el_cost = el_cost.plus(sz.factor(tf));
                     }
                     cost(self.node_size(t).multiply(el_cost))
                 } else {
@@ -1209,7 +1216,7 @@ impl<'a> Coster<'a> {
                 } else {
                     count.min = go_f64_to_u64((sz.min as f64 / to_replace.max as f64).ceil());
                 }
-                let size = count.multiply(replace_with).add(retained);
+                let size = count.multiply(replace_with).plus(retained);
                 Some(CallEstimate {
                     cost: sz.factor(2.0 * tf),
                     result_size: Some(size),
@@ -1243,7 +1250,7 @@ impl<'a> Coster<'a> {
                         min: list_size.min.saturating_sub(1),
                         max: list_size.max.saturating_sub(1),
                     };
-                    sz = sz.add(sep_size.multiply(seps));
+                    sz = sz.plus(sep_size.multiply(seps));
                 }
                 Some(CallEstimate {
                     cost: sz.factor(tf),
@@ -1254,7 +1261,7 @@ impl<'a> Coster<'a> {
                 let t = target?;
                 let first = args.first()?;
                 let sz = self.node_size(t);
-                let str_cost = sz.add(Range::fixed(1)).factor(tf);
+                let str_cost = sz.plus(Range::fixed(1)).factor(tf);
                 let regex_cost = self
                     .node_size(first)
                     .factor(REGEX_STRING_LENGTH_COST_FACTOR);
@@ -1292,13 +1299,13 @@ impl<'a> Coster<'a> {
             "containsIP" | "containsCIDR" => {
                 let first = args.first()?;
                 let sz = Range { min: 4, max: 16 };
-                let mut c = sz.add(sz).factor(tf);
+                let mut c = sz.plus(sz).factor(tf);
                 if function == "containsCIDR" {
-                    c = c.add(sz.factor(tf)).add(Range::fixed(1));
+                    c = c.plus(sz.factor(tf)).plus(Range::fixed(1));
                 }
                 if overload == "cidr_contains_ip_string" || overload == "cidr_contains_cidr_string"
                 {
-                    c = c.add(self.node_size(first).factor(tf));
+                    c = c.plus(self.node_size(first).factor(tf));
                 }
                 cost(c)
             }

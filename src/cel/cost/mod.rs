@@ -128,6 +128,21 @@ pub fn estimate(root: &Structural, version: KubeVersion, base: &FieldPath) -> Sc
     estimate_compiled(root, &compiled, base)
 }
 
+/// Every cost-limit error of one version's schema, as the server reports them when
+/// the CRD is created (per rule, per messageExpression, and the schema total), for
+/// `crd::Hooks::cel_total_cost`. `root_path` is the schema's field path. Nothing
+/// when the schema is not structural (the server then compiles no rules).
+pub fn schema_limit_findings(
+    root: &crate::model::schema::SchemaProps,
+    root_path: &FieldPath,
+    version: KubeVersion,
+) -> Vec<LimitFinding> {
+    let Ok(ss) = crate::schema::structural::from_props(root) else {
+        return Vec::new();
+    };
+    limit_findings(&estimate(&ss, version, root_path), false)
+}
+
 /// Like [`estimate`], reusing rules already compiled with [`compile_rules`].
 pub fn estimate_compiled(
     root: &Structural,
@@ -234,7 +249,7 @@ pub fn multiply_with_overflow_guard(base: u64, cardinality: u64) -> u64 {
     if base == 0 {
         0
     } else {
-        base.checked_mul(cardinality).unwrap_or(u64::MAX)
+        base.saturating_mul(cardinality)
     }
 }
 

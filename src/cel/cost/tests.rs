@@ -339,3 +339,59 @@ fn suggestions_fix_the_docs_example() {
         ]
     );
 }
+
+#[test]
+fn limit_findings_from_schema_props_for_the_crd_hook() {
+    let node = crate::source::Node::from_json(
+        &serde_json::json!({
+            "type": "object",
+            "properties": {"spec": {
+                "type": "object",
+                "properties": {"l": {"type": "array", "items": {"type": "string"}}},
+                "x-kubernetes-validations": [{"rule": "self.l.all(x, x.contains('a string'))"}],
+            }},
+        }),
+        crate::source::Span::default(),
+    );
+    let base = FieldPath::root("spec")
+        .child("versions")
+        .index(0)
+        .child("schema")
+        .child("openAPIV3Schema");
+    let (props, _) = crate::model::schema::decode(&node, &base);
+    let found = schema_limit_findings(&props, &base, V);
+    let got: Vec<(String, String)> = found
+        .iter()
+        .map(|f| (f.code.to_string(), f.error.to_string()))
+        .collect();
+    let tail = "(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)";
+    let rule =
+        "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule";
+    assert_eq!(
+        got,
+        vec![
+            (
+                "cel-cost-rule".to_string(),
+                format!(
+                    "{rule}: Forbidden: estimated rule cost exceeds budget by factor of more than 100x {tail}"
+                )
+            ),
+            (
+                "cel-cost-total".to_string(),
+                format!(
+                    "{rule}: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"
+                )
+            ),
+            (
+                "cel-cost-total".to_string(),
+                format!(
+                    "spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x {tail}"
+                )
+            ),
+        ]
+    );
+    assert_eq!(
+        found[0].help,
+        "estimated cost 329,857,577,778 = 329,857,577,778 per evaluation × cardinality 1 (no list or map above the rule); the limit is 10,000,000. Run `crdlint cost` for the largest maxItems/maxLength values that fit"
+    );
+}
