@@ -205,10 +205,8 @@ impl<'a> Corr<'a> {
                 if n.len() != o.len() {
                     return false;
                 }
-                n.iter().all(|(k, _)| {
-                    self.key(k)
-                        .is_some_and(|c| c.deep_equal(depth + 1))
-                })
+                n.iter()
+                    .all(|(k, _)| self.key(k).is_some_and(|c| c.deep_equal(depth + 1)))
             }
             (NodeValue::Array(_) | NodeValue::Object(_), _)
             | (_, NodeValue::Array(_) | NodeValue::Object(_)) => false,
@@ -280,9 +278,10 @@ impl<'a> Ratchet<'a> {
 /// A scalar key value of a list-map element (bool, int, float or string).
 fn scalar_key(n: &Node) -> Option<&NodeValue> {
     match &n.value {
-        v @ (NodeValue::Bool(_) | NodeValue::Int(_) | NodeValue::Float(_) | NodeValue::String(_)) => {
-            Some(v)
-        }
+        v @ (NodeValue::Bool(_)
+        | NodeValue::Int(_)
+        | NodeValue::Float(_)
+        | NodeValue::String(_)) => Some(v),
         _ => None,
     }
 }
@@ -479,7 +478,17 @@ impl Walker<'_, '_> {
             let Some(rule) = s.x_validations.get(index) else {
                 continue;
             };
-            if !self.rule(s, rule, p, v, &self_val, old_val.as_ref(), path, ratchet, uses_old) {
+            if !self.rule(
+                s,
+                rule,
+                p,
+                v,
+                &self_val,
+                old_val.as_ref(),
+                path,
+                ratchet,
+                uses_old,
+            ) {
                 return;
             }
         }
@@ -511,7 +520,10 @@ impl Walker<'_, '_> {
             message_vars.push(("oldSelf", o.clone()));
         }
         if optional_old_self {
-            vars.push(("oldSelf", Val::Optional(old_val.map(|o| Box::new(o.clone())))));
+            vars.push((
+                "oldSelf",
+                Val::Optional(old_val.map(|o| Box::new(o.clone()))),
+            ));
         } else if let Some(o) = old_val {
             vars.push(("oldSelf", o.clone()));
         }

@@ -7,6 +7,7 @@ pub mod checker;
 pub mod compile;
 #[cfg(test)]
 pub(crate) mod conformance;
+pub mod cost;
 pub mod env;
 pub mod errors;
 pub mod eval;

@@ -415,7 +415,8 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
             }
         }
         NodeValue::Object(map) => {
-            let resource = resource_root || schema.is_some_and(|s| s.extensions.x_embedded_resource);
+            let resource =
+                resource_root || schema.is_some_and(|s| s.extensions.x_embedded_resource);
             let mut entries = Vec::with_capacity(map.len());
             if resource {
                 entries = type_and_object_meta(map, depth);
@@ -431,7 +432,8 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                             && let Some(name) = escape(k)
                             && !v.is_null()
                         {
-                            entries.push((Val::str(&name), convert(v, Some(prop), false, depth + 1)));
+                            entries
+                                .push((Val::str(&name), convert(v, Some(prop), false, depth + 1)));
                         }
                     }
                     Some(s) => {
