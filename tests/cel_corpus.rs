@@ -134,7 +134,9 @@ fn invalid_gateway_examples_get_the_servers_cel_messages() {
             if got.contains(w) {
                 cel_matched += 1;
             } else {
-                report.push(format!("{file}: server {w:?} not reproduced (crdlint: {got:?})"));
+                report.push(format!(
+                    "{file}: server {w:?} not reproduced (crdlint: {got:?})"
+                ));
             }
         }
         for g in got.iter().filter(|g| is_cel(g)) {
@@ -236,6 +238,9 @@ fn accepted_corpus_resources_pass_their_rules() {
             }
         }
     }
-    eprintln!("crs: {total} resources checked with CEL, {} with errors", failures.len());
+    eprintln!(
+        "crs: {total} resources checked with CEL, {} with errors",
+        failures.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

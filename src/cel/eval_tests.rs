@@ -214,7 +214,13 @@ pub(crate) fn probe_mismatches(probes: &[serde_json::Value]) -> Vec<String> {
             Some(r) => r.clone(),
             None => {
                 let mut r = serde_json::Map::new();
-                for k in ["rule", "messageExpression", "message", "reason", "fieldPath"] {
+                for k in [
+                    "rule",
+                    "messageExpression",
+                    "message",
+                    "reason",
+                    "fieldPath",
+                ] {
                     if let Some(v) = p.get(k) {
                         r.insert(k.to_string(), v.clone());
                     }
@@ -231,7 +237,8 @@ pub(crate) fn probe_mismatches(probes: &[serde_json::Value]) -> Vec<String> {
             p.get("value").cloned().unwrap_or_else(|| json!("x")),
         );
     }
-    let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": props}}});
+    let schema =
+        json!({"type": "object", "properties": {"spec": {"type": "object", "properties": props}}});
     let s = structural(&schema);
     let compiled = compile_rules(
         &s,
@@ -283,7 +290,11 @@ pub(crate) fn probe_mismatches(probes: &[serde_json::Value]) -> Vec<String> {
                 continue;
             };
             let type_name = probes
-                .get(i.trim_start_matches('p').parse::<usize>().unwrap_or(usize::MAX))
+                .get(
+                    i.trim_start_matches('p')
+                        .parse::<usize>()
+                        .unwrap_or(usize::MAX),
+                )
                 .and_then(|p| p.get("schema"))
                 .and_then(|s| s.get("type"))
                 .and_then(|t| t.as_str())
@@ -299,14 +310,11 @@ pub(crate) fn probe_mismatches(probes: &[serde_json::Value]) -> Vec<String> {
             "'abc'.find('[') == ''",
             "constant find/findAll patterns are compiled when the server builds the program (\"program instantiation failed\"); crdlint compiles them when evaluating, with Rust's regex error text",
         ),
-        (
-            "'abc'.findAll('(') == []",
-            "same as above",
-        ),
+        ("'abc'.findAll('(') == []", "same as above"),
     ];
     let mut mismatches = Vec::new();
+    let self_type = regex::Regex::new("selfType[0-9]+").expect("regex");
     for (i, p) in probes.iter().enumerate() {
-        let self_type = regex::Regex::new("selfType[0-9]+").expect("regex");
         let mut want: Vec<String> = p["server"]
             .as_array()
             .map(|a| {
@@ -331,12 +339,17 @@ pub(crate) fn probe_mismatches(probes: &[serde_json::Value]) -> Vec<String> {
                 "p{i} value={} rule={:?} me={:?}\n   server: {want:?}\n   crdlint: {have:?}",
                 p.get("value").map(|v| v.to_string()).unwrap_or_default(),
                 p.get("rule").and_then(|r| r.as_str()).unwrap_or(""),
-                p.get("messageExpression").and_then(|r| r.as_str()).unwrap_or("")
+                p.get("messageExpression")
+                    .and_then(|r| r.as_str())
+                    .unwrap_or("")
             ));
         }
     }
     for ne in &out.not_evaluated {
-        mismatches.push(format!("not evaluated: {} {}: {}", ne.field, ne.rule, ne.reason));
+        mismatches.push(format!(
+            "not evaluated: {} {}: {}",
+            ne.field, ne.rule, ne.reason
+        ));
     }
     mismatches
 }
@@ -374,7 +387,11 @@ fn update_probes_match_the_server() {
         let list = |v: &serde_json::Value| -> Vec<String> {
             let mut l: Vec<String> = v
                 .as_array()
-                .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(String::from))
+                        .collect()
+                })
                 .unwrap_or_default();
             l.sort();
             l

@@ -306,7 +306,15 @@ impl Interp<'_> {
         // `+`, and values passed through unchanged); elsewhere they are plain lists.
         if !matches!(
             function,
-            "_==_" | "_!=_" | "_+_" | "dyn" | "optional.of" | "optional.ofNonZeroValue" | "or" | "orValue" | "value"
+            "_==_"
+                | "_!=_"
+                | "_+_"
+                | "dyn"
+                | "optional.of"
+                | "optional.ofNonZeroValue"
+                | "or"
+                | "orValue"
+                | "value"
         ) {
             vals = vals.into_iter().map(Val::plain).collect();
         }
@@ -319,11 +327,12 @@ impl Interp<'_> {
         // A size-proportional charge (approximate; the exact runtime cost model lives
         // in the cost module). Comprehension accumulators (`accu + [x]`) are not
         // charged by size: cel-go appends to them in place.
-        let size_cost = if function == "_+_" && vals.first().is_some_and(|v| v.list_items().is_some()) {
-            0
-        } else {
-            vals.iter().map(val_size).max().unwrap_or(0) / 10
-        };
+        let size_cost =
+            if function == "_+_" && vals.first().is_some_and(|v| v.list_items().is_some()) {
+                0
+            } else {
+                vals.iter().map(val_size).max().unwrap_or(0) / 10
+            };
         self.charge(size_cost)?;
         call_function(function, target.is_some(), &vals, overloads)
     }
@@ -431,7 +440,9 @@ fn from_nanos(t: i128) -> (i64, u32) {
 
 fn contains(haystack: &Val, needle: &Val) -> R {
     match haystack {
-        Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => Ok(Val::Bool(l.iter().any(|x| x.equals(needle)))),
+        Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => {
+            Ok(Val::Bool(l.iter().any(|x| x.equals(needle))))
+        }
         Val::Map(m) => Ok(Val::Bool(m.iter().any(|(k, _)| k.equals(needle)))),
         _ => Err(no_overload()),
     }
@@ -1074,7 +1085,11 @@ fn format_double(d: f64) -> String {
         return "NaN".into();
     }
     if d == 0.0 {
-        return if d.is_sign_negative() { "-0".into() } else { "0".into() };
+        return if d.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
     }
     let e = format!("{d:e}");
     let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));

@@ -113,7 +113,7 @@ impl Val {
             (Val::Timestamp(a, b), Val::Timestamp(c, d)) => a == c && b == d,
             (Val::Duration(a), Val::Duration(b)) => a == b,
             (Val::Type(a), Val::Type(b)) => a == b,
-            (Val::Quantity(a), Val::Quantity(b)) => a.cmp(b) == Ordering::Equal,
+            (Val::Quantity(a), Val::Quantity(b)) => a.compare(b) == Ordering::Equal,
             (Val::Url(a), Val::Url(b)) => a.to_string() == b.to_string(),
             (Val::Ip(a), Val::Ip(b)) => a == b,
             (Val::Cidr(a), Val::Cidr(b)) => a == b,
@@ -415,7 +415,8 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
             }
         }
         NodeValue::Object(map) => {
-            let resource = resource_root || schema.is_some_and(|s| s.extensions.x_embedded_resource);
+            let resource =
+                resource_root || schema.is_some_and(|s| s.extensions.x_embedded_resource);
             let mut entries = Vec::with_capacity(map.len());
             if resource {
                 entries = type_and_object_meta(map, depth);
@@ -431,7 +432,8 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                             && let Some(name) = escape(k)
                             && !v.is_null()
                         {
-                            entries.push((Val::str(&name), convert(v, Some(prop), false, depth + 1)));
+                            entries
+                                .push((Val::str(&name), convert(v, Some(prop), false, depth + 1)));
                         }
                     }
                     Some(s) => {

@@ -12,19 +12,58 @@ pub struct NamedFormat {
 }
 
 pub const FORMATS: &[NamedFormat] = &[
-    NamedFormat { key: "dns1123Label", name: "DNS1123Label" },
-    NamedFormat { key: "dns1123Subdomain", name: "DNS1123Subdomain" },
-    NamedFormat { key: "dns1035Label", name: "DNS1035Label" },
-    NamedFormat { key: "qualifiedName", name: "QualifiedName" },
-    NamedFormat { key: "dns1123LabelPrefix", name: "DNS1123LabelPrefix" },
-    NamedFormat { key: "dns1123SubdomainPrefix", name: "DNS1123SubdomainPrefix" },
-    NamedFormat { key: "dns1035LabelPrefix", name: "DNS1035LabelPrefix" },
-    NamedFormat { key: "labelValue", name: "LabelValue" },
-    NamedFormat { key: "uri", name: "URI" },
-    NamedFormat { key: "uuid", name: "uuid" },
-    NamedFormat { key: "byte", name: "byte" },
-    NamedFormat { key: "date", name: "date" },
-    NamedFormat { key: "datetime", name: "datetime" },
+    NamedFormat {
+        key: "dns1123Label",
+        name: "DNS1123Label",
+    },
+    NamedFormat {
+        key: "dns1123Subdomain",
+        name: "DNS1123Subdomain",
+    },
+    NamedFormat {
+        key: "dns1035Label",
+        name: "DNS1035Label",
+    },
+    NamedFormat {
+        key: "qualifiedName",
+        name: "QualifiedName",
+    },
+    NamedFormat {
+        key: "dns1123LabelPrefix",
+        name: "DNS1123LabelPrefix",
+    },
+    NamedFormat {
+        key: "dns1123SubdomainPrefix",
+        name: "DNS1123SubdomainPrefix",
+    },
+    NamedFormat {
+        key: "dns1035LabelPrefix",
+        name: "DNS1035LabelPrefix",
+    },
+    NamedFormat {
+        key: "labelValue",
+        name: "LabelValue",
+    },
+    NamedFormat {
+        key: "uri",
+        name: "URI",
+    },
+    NamedFormat {
+        key: "uuid",
+        name: "uuid",
+    },
+    NamedFormat {
+        key: "byte",
+        name: "byte",
+    },
+    NamedFormat {
+        key: "date",
+        name: "date",
+    },
+    NamedFormat {
+        key: "datetime",
+        name: "datetime",
+    },
 ];
 
 pub fn lookup(key: &str) -> Option<&'static NamedFormat> {
@@ -45,7 +84,10 @@ fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
         return format!("{msg} (regex used for validation is '{fmt}')");
     }
     let ex: Vec<String> = examples.iter().map(|e| format!("'{e}', ")).collect();
-    format!("{msg} (e.g. {}regex used for validation is '{fmt}')", ex.join(" or "))
+    format!(
+        "{msg} (e.g. {}regex used for validation is '{fmt}')",
+        ex.join(" or ")
+    )
 }
 
 fn lower_alnum(b: u8) -> bool {
@@ -89,7 +131,11 @@ fn dns1123_subdomain(s: &str, unit: &str) -> Vec<String> {
         errs.push(format!("must be no more than 253 {unit}"));
     }
     if !is_subdomain(s) {
-        errs.push(regex_error(SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, &["example.com"]));
+        errs.push(regex_error(
+            SUBDOMAIN_MSG,
+            DNS1123_SUBDOMAIN_FMT,
+            &["example.com"],
+        ));
     }
     errs
 }
@@ -115,7 +161,8 @@ fn is_label_key_name(s: &str) -> bool {
     !b.is_empty()
         && alnum(b[0])
         && alnum(b[b.len() - 1])
-        && b.iter().all(|&c| alnum(c) || matches!(c, b'-' | b'_' | b'.'))
+        && b.iter()
+            .all(|&c| alnum(c) || matches!(c, b'-' | b'_' | b'.'))
 }
 
 fn qualified_name(value: &str) -> Vec<String> {
@@ -151,7 +198,11 @@ fn qualified_name(value: &str) -> Vec<String> {
     if !is_label_key_name(name) {
         errs.push(format!(
             "name part {}",
-            regex_error(LABEL_KEY_MSG, LABEL_KEY_FMT, &["MyName", "my.name", "123-abc"])
+            regex_error(
+                LABEL_KEY_MSG,
+                LABEL_KEY_FMT,
+                &["MyName", "my.name", "123-abc"]
+            )
         ));
     }
     errs
@@ -233,9 +284,6 @@ mod tests {
             vec!["prefix part must be non-empty"]
         );
         assert_eq!(f("uuid", "x"), vec!["does not match the UUID format"]);
-        assert_eq!(
-            f("uri", "x"),
-            vec!["parse \"x\": invalid URI for request"]
-        );
+        assert_eq!(f("uri", "x"), vec!["parse \"x\": invalid URI for request"]);
     }
 }

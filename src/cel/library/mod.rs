@@ -58,9 +58,8 @@ fn parse_ip(s: &str) -> Result<net::Addr, String> {
 }
 
 fn parse_cidr(s: &str) -> Result<net::Prefix, String> {
-    let p = net::parse_prefix(s).map_err(|e| {
-        format!("network address parse error during conversion from string: {e}")
-    })?;
+    let p = net::parse_prefix(s)
+        .map_err(|e| format!("network address parse error during conversion from string: {e}"))?;
     if p.addr.is4in6() {
         return Err(format!(
             "IPv4-mapped IPv6 address {} is not allowed",
@@ -71,9 +70,11 @@ fn parse_cidr(s: &str) -> Result<net::Prefix, String> {
 }
 
 fn string_to_cidr(s: &str) -> R {
-    parse_cidr(s)
-        .map(|p| Val::Cidr(Arc::new(p)))
-        .map_err(|e| err(format!("network address parse error during conversion from string: {e}")))
+    parse_cidr(s).map(|p| Val::Cidr(Arc::new(p))).map_err(|e| {
+        err(format!(
+            "network address parse error during conversion from string: {e}"
+        ))
+    })
 }
 
 fn quantity_arg(v: &Val) -> Result<quantity::Quantity, EvalError> {
@@ -94,23 +95,30 @@ pub fn call(f: &str, a: &[Val]) -> Option<R> {
             .map_err(err),
         ("isQuantity", [String(s)]) => Ok(Bool(quantity::Quantity::parse(s).is_ok())),
         ("sign", [Quantity(q)]) => Ok(Int(q.sign())),
-        ("isGreaterThan", [Quantity(x), Quantity(y)]) => Ok(Bool(x.cmp(y) == Ordering::Greater)),
-        ("isLessThan", [Quantity(x), Quantity(y)]) => Ok(Bool(x.cmp(y) == Ordering::Less)),
-        ("compareTo", [Quantity(x), Quantity(y)]) => Ok(Int(ord(x.cmp(y)))),
+        ("isGreaterThan", [Quantity(x), Quantity(y)]) => {
+            Ok(Bool(x.compare(y) == Ordering::Greater))
+        }
+        ("isLessThan", [Quantity(x), Quantity(y)]) => Ok(Bool(x.compare(y) == Ordering::Less)),
+        ("compareTo", [Quantity(x), Quantity(y)]) => Ok(Int(ord(x.compare(y)))),
         ("asApproximateFloat", [Quantity(q)]) => Ok(Double(q.approximate_f64())),
         ("asInteger", [Quantity(q)]) => q
             .as_i64()
             .map(Int)
             .ok_or_else(|| err("cannot convert value to integer")),
         ("isInteger", [Quantity(q)]) => Ok(Bool(q.as_i64().is_some())),
-        ("add" | "sub", [Quantity(x), y @ (Quantity(_) | Int(_))]) => quantity_arg(y)
-            .map(|y| Quantity(Arc::new(x.add(&y, f == "sub")))),
+        ("add" | "sub", [Quantity(x), y @ (Quantity(_) | Int(_))]) => {
+            quantity_arg(y).map(|y| Quantity(Arc::new(x.add(&y, f == "sub"))))
+        }
 
         // URLs
         ("url", [String(s)]) => url::parse_request_uri(s)
             .and_then(|_| url::parse(s))
             .map(|u| Url(Arc::new(u)))
-            .map_err(|e| err(format!("URL parse error during conversion from string: {e}"))),
+            .map_err(|e| {
+                err(format!(
+                    "URL parse error during conversion from string: {e}"
+                ))
+            }),
         ("isURL", [String(s)]) => Ok(Bool(url::parse_request_uri(s).is_ok())),
         ("getScheme", [Url(u)]) => Ok(Val::str(&u.scheme)),
         ("getHost", [Url(u)]) => Ok(Val::str(&u.host)),
@@ -132,9 +140,9 @@ pub fn call(f: &str, a: &[Val]) -> Option<R> {
         // IP and CIDR
         ("ip", [String(s)]) => parse_ip(s).map(|a| Ip(Arc::new(a))).map_err(err),
         ("isIP", [String(s)]) => Ok(Bool(parse_ip(s).is_ok())),
-        ("ip.isCanonical", [String(s)]) => parse_ip(s)
-            .map(|a| Bool(a.to_string() == **s))
-            .map_err(err),
+        ("ip.isCanonical", [String(s)]) => {
+            parse_ip(s).map(|a| Bool(a.to_string() == **s)).map_err(err)
+        }
         ("family", [Ip(a)]) => Ok(Int(if a.is4() { 4 } else { 6 })),
         ("isUnspecified", [Ip(a)]) => Ok(Bool(a.is_unspecified())),
         ("isLoopback", [Ip(a)]) => Ok(Bool(a.is_loopback())),
@@ -186,15 +194,17 @@ pub fn call(f: &str, a: &[Val]) -> Option<R> {
         ("compareTo", [Semver(x), Semver(y)]) => Ok(Int(ord(x.compare(y)))),
 
         // named formats
-        ("format.named", [String(s)]) => Ok(Optional(
-            formats::lookup(s).map(|f| Box::new(Format(f))),
-        )),
+        ("format.named", [String(s)]) => {
+            Ok(Optional(formats::lookup(s).map(|f| Box::new(Format(f)))))
+        }
         ("validate", [Format(fm), String(s)]) => {
             let errs = formats::validate(fm, s);
             Ok(Optional(if errs.is_empty() {
                 None
             } else {
-                Some(Box::new(Val::list(errs.iter().map(|e| Val::str(e)).collect())))
+                Some(Box::new(Val::list(
+                    errs.iter().map(|e| Val::str(e)).collect(),
+                )))
             }))
         }
         (name, []) if name.starts_with("format.") => {
@@ -202,9 +212,9 @@ pub fn call(f: &str, a: &[Val]) -> Option<R> {
         }
 
         // strings extension
-        ("format", [String(s), List(l)]) => strformat::format(s, l)
-            .map(|s| Val::str(&s))
-            .map_err(err),
+        ("format", [String(s), List(l)]) => {
+            strformat::format(s, l).map(|s| Val::str(&s)).map_err(err)
+        }
         _ => return None,
     })
 }

@@ -19,11 +19,9 @@ pub struct Prefix {
 
 fn addr_err(input: &str, msg: &str, at: Option<&str>) -> String {
     match at {
-        Some(at) if !at.is_empty() => format!(
-            "ParseAddr({}): {msg} (at {})",
-            quote(input),
-            quote(at)
-        ),
+        Some(at) if !at.is_empty() => {
+            format!("ParseAddr({}): {msg} (at {})", quote(input), quote(at))
+        }
         _ => format!("ParseAddr({}): {msg}", quote(input)),
     }
 }
@@ -47,7 +45,11 @@ fn parse_v4_fields(input: &str, off: usize, end: usize, out: &mut [u8]) -> Resul
         let c = s[i];
         if c.is_ascii_digit() {
             if dig == 1 && val == 0 {
-                return Err(addr_err(input, "IPv4 field has octet with leading zero", None));
+                return Err(addr_err(
+                    input,
+                    "IPv4 field has octet with leading zero",
+                    None,
+                ));
             }
             val = val * 10 + (c - b'0') as u32;
             dig += 1;
@@ -130,7 +132,11 @@ fn parse_v6(input: &str) -> Result<Addr, String> {
             };
             acc = (acc << 4) + d as u32;
             if off > 3 {
-                return Err(addr_err(input, "each group must have 4 or less digits", Some(s)));
+                return Err(addr_err(
+                    input,
+                    "each group must have 4 or less digits",
+                    Some(s),
+                ));
             }
             if acc > 0xffff {
                 return Err(addr_err(input, "IPv6 field has value >=2^16", Some(s)));
@@ -234,7 +240,10 @@ impl Addr {
     }
 
     pub fn is4in6(&self) -> bool {
-        self.is6() && self.bytes[..10].iter().all(|&b| b == 0) && self.bytes[10] == 0xff && self.bytes[11] == 0xff
+        self.is6()
+            && self.bytes[..10].iter().all(|&b| b == 0)
+            && self.bytes[10] == 0xff
+            && self.bytes[11] == 0xff
     }
 
     fn unmapped(&self) -> Addr {
@@ -443,11 +452,17 @@ mod tests {
 
     #[test]
     fn parses_and_prints_like_netip() {
-        assert_eq!(parse_addr("2001:db8:0:0:1:0:0:1").unwrap().to_string(), "2001:db8::1:0:0:1");
+        assert_eq!(
+            parse_addr("2001:db8:0:0:1:0:0:1").unwrap().to_string(),
+            "2001:db8::1:0:0:1"
+        );
         assert_eq!(parse_addr("::1").unwrap().to_string(), "::1");
         assert_eq!(parse_addr("::").unwrap().to_string(), "::");
         assert_eq!(parse_addr("1:0:0:0:0:0:0:0").unwrap().to_string(), "1::");
-        assert_eq!(parse_addr("fe80::1%eth0").unwrap().to_string(), "fe80::1%eth0");
+        assert_eq!(
+            parse_addr("fe80::1%eth0").unwrap().to_string(),
+            "fe80::1%eth0"
+        );
         assert_eq!(
             parse_addr("127.0.0.01").unwrap_err(),
             "ParseAddr(\"127.0.0.01\"): IPv4 field has octet with leading zero"
@@ -460,7 +475,10 @@ mod tests {
             parse_addr("1200:0000:::AB00").unwrap_err(),
             "ParseAddr(\"1200:0000:::AB00\"): each colon-separated field must have at least one digit (at \":AB00\")"
         );
-        assert_eq!(parse_addr("foo").unwrap_err(), "ParseAddr(\"foo\"): unable to parse IP");
+        assert_eq!(
+            parse_addr("foo").unwrap_err(),
+            "ParseAddr(\"foo\"): unable to parse IP"
+        );
         assert_eq!(
             parse_prefix("10.0.0.0/33").unwrap_err(),
             "netip.ParsePrefix(\"10.0.0.0/33\"): prefix length out of range"

@@ -280,7 +280,7 @@ impl Quantity {
         }
     }
 
-    pub fn cmp(&self, other: &Quantity) -> Ordering {
+    pub fn compare(&self, other: &Quantity) -> Ordering {
         let (a, sa) = self.as_dec();
         let (b, sb) = other.as_dec();
         cmp_dec(&a, sa, &b, sb)
@@ -344,8 +344,16 @@ impl Quantity {
         if q.is_zero() {
             q.format = y.format;
         }
-        if let (Repr::Int { value: a, scale: sa }, Repr::Int { value: b, scale: sb }) =
-            (&q.repr, &y.repr)
+        if let (
+            Repr::Int {
+                value: a,
+                scale: sa,
+            },
+            Repr::Int {
+                value: b,
+                scale: sb,
+            },
+        ) = (&q.repr, &y.repr)
         {
             let b = if negate { b.checked_neg() } else { Some(*b) };
             if let Some(b) = b
@@ -419,9 +427,8 @@ fn cmp_dec(a: &BigInt, sa: i64, b: &BigInt, sb: i64) -> Ordering {
 /// Go's `math.Pow10` (exact table products, so results match bit for bit).
 pub fn go_pow10(n: i32) -> f64 {
     const TAB: [f64; 32] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29,
-        1e30, 1e31,
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31,
     ];
     const POS32: [f64; 10] = [
         1e0, 1e32, 1e64, 1e96, 1e128, 1e160, 1e192, 1e224, 1e256, 1e288,
@@ -455,18 +462,21 @@ mod tests {
         assert_eq!(q("1000m").as_i64(), None);
         assert_eq!(q("1.5").as_i64(), None);
         assert_eq!(q("1.5").approximate_f64(), 1.5);
-        assert_eq!(q("0.0000000001").cmp(&q("1n")), Ordering::Equal);
-        assert_eq!(q("1E3").cmp(&q("1k")), Ordering::Equal);
-        assert_eq!(q("1Mi").cmp(&q("1M")), Ordering::Greater);
+        assert_eq!(q("0.0000000001").compare(&q("1n")), Ordering::Equal);
+        assert_eq!(q("1E3").compare(&q("1k")), Ordering::Equal);
+        assert_eq!(q("1Mi").compare(&q("1M")), Ordering::Greater);
         assert_eq!(q("-1").sign(), -1);
         assert_eq!(Quantity::parse("1x").unwrap_err(), format_error());
         assert_eq!(Quantity::parse("1Ki5").unwrap_err(), ERR_SUFFIX);
         assert_eq!(Quantity::parse("abc").unwrap_err(), format_error());
         assert_eq!(Quantity::parse("").unwrap_err(), format_error());
-        assert_eq!(q("100Ei").cmp(&Quantity::from_i64(i64::MAX)), Ordering::Equal);
+        assert_eq!(
+            q("100Ei").compare(&Quantity::from_i64(i64::MAX)),
+            Ordering::Equal
+        );
         let sum = q("1").add(&q("500m"), false);
-        assert_eq!(sum.cmp(&q("1.5")), Ordering::Equal);
+        assert_eq!(sum.compare(&q("1.5")), Ordering::Equal);
         assert_eq!(q("1").add(&Quantity::from_i64(2), true).sign(), -1);
-        assert_eq!(q("1e100").cmp(&q("1e99")), Ordering::Greater);
+        assert_eq!(q("1e100").compare(&q("1e99")), Ordering::Greater);
     }
 }

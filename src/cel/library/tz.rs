@@ -113,7 +113,11 @@ fn parse_tzif(b: &[u8]) -> Option<Zone> {
     let mut p = start;
     let mut times = Vec::with_capacity(c[3]);
     for _ in 0..c[3] {
-        times.push(if wide { be64(b, p)? } else { be32(b, p)? as i64 });
+        times.push(if wide {
+            be64(b, p)?
+        } else {
+            be32(b, p)? as i64
+        });
         p += tsize;
     }
     let idx = b.get(p..p + c[3])?.to_vec();
@@ -316,7 +320,8 @@ impl PosixRule {
         let (year, _, _) = super::super::gotime::civil_from_days(days);
         let year_start = super::super::gotime::days_from_civil(year, 1, 1) * 86_400;
         // Transition instants in UTC: start is given in standard time, end in DST.
-        let s = year_start + rule_day_seconds(year, start) + start_t as i64 - self.std_offset as i64;
+        let s =
+            year_start + rule_day_seconds(year, start) + start_t as i64 - self.std_offset as i64;
         let e = year_start + rule_day_seconds(year, end) + end_t as i64 - dst_off as i64;
         let in_dst = if s < e {
             unix >= s && unix < e
@@ -343,6 +348,9 @@ mod tests {
         assert_eq!(offset("Europe/Berlin", 2_224_886_400), Ok(7200));
         assert_eq!(offset("America/New_York", 1_719_792_000), Ok(-14400));
         assert_eq!(offset("Asia/Kolkata", 1_719_792_000), Ok(19800));
-        assert_eq!(offset("Nowhere/City", 0), Err("unknown time zone Nowhere/City".into()));
+        assert_eq!(
+            offset("Nowhere/City", 0),
+            Err("unknown time zone Nowhere/City".into())
+        );
     }
 }

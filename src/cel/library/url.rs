@@ -76,7 +76,9 @@ fn unescape(s: &str, mode: Mode) -> Result<String, String> {
         match b[i] {
             b'%' => {
                 n += 1;
-                if i + 2 >= b.len() || !b[i + 1].is_ascii_hexdigit() || !b[i + 2].is_ascii_hexdigit()
+                if i + 2 >= b.len()
+                    || !b[i + 1].is_ascii_hexdigit()
+                    || !b[i + 2].is_ascii_hexdigit()
                 {
                     let rest = &b[i..];
                     let rest = &rest[..rest.len().min(3)];
@@ -125,7 +127,11 @@ fn unescape(s: &str, mode: Mode) -> Result<String, String> {
                 i += 3;
             }
             b'+' => {
-                out.push(if mode == Mode::QueryComponent { b' ' } else { b'+' });
+                out.push(if mode == Mode::QueryComponent {
+                    b' '
+                } else {
+                    b'+'
+                });
                 i += 1;
             }
             c => {
@@ -459,9 +465,10 @@ impl std::fmt::Display for Url {
         if !self.opaque.is_empty() {
             buf.push_str(&self.opaque);
         } else {
-            if (!self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some())
-                && !(self.omit_host && self.host.is_empty() && self.user.is_none())
-            {
+            let has_authority =
+                !self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some();
+            let omitted = self.omit_host && self.host.is_empty() && self.user.is_none();
+            if has_authority && !omitted {
                 if !self.host.is_empty() || !self.path.is_empty() || self.user.is_some() {
                     buf.push_str("//");
                 }
@@ -517,17 +524,17 @@ mod tests {
                 ("y".to_string(), vec!["z".to_string()])
             ]
         );
-        assert_eq!(u.to_string(), "https://user:pw@example.com:8080/a%20b?x=1&x=2&y=z#frag");
+        assert_eq!(
+            u.to_string(),
+            "https://user:pw@example.com:8080/a%20b?x=1&x=2&y=z#frag"
+        );
         let u = parse("https://[::1]:80/").unwrap();
         assert_eq!(u.hostname(), "::1");
         assert_eq!(
             parse_request_uri("example.com").unwrap_err(),
             "parse \"example.com\": invalid URI for request"
         );
-        assert_eq!(
-            parse_request_uri("").unwrap_err(),
-            "parse \"\": empty url"
-        );
+        assert_eq!(parse_request_uri("").unwrap_err(), "parse \"\": empty url");
         assert_eq!(
             parse_request_uri("https://a b.com/").unwrap_err(),
             "parse \"https://a b.com/\": invalid character \" \" in host name"
