@@ -586,9 +586,6 @@ mod tests {
             .unwrap(),
             "[1, \"a\", 1.500000]"
         );
-        assert_eq!(
-            f("%e", vec![Val::Double(2.5)]).unwrap(),
-            "2.500000×10⁰⁰"
-        );
+        assert_eq!(f("%e", vec![Val::Double(2.5)]).unwrap(), "2.500000×10⁰⁰");
     }
 }
