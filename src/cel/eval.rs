@@ -112,6 +112,7 @@ pub fn evaluate_with(
         }
     }
     let mut out = EvalOutcome::default();
+    all_of_rules(root, &FieldPath::empty(), &mut out.not_evaluated, 0);
     if by_node.is_empty() {
         return out;
     }
@@ -136,6 +137,58 @@ pub fn evaluate_with(
     };
     w.validate(root, object, old, &FieldPath::empty(), ratchet, true, 0);
     out
+}
+
+/// Rules inside `allOf` (compiled and evaluated by the server at validation time only):
+/// not evaluated yet, and said so.
+fn all_of_rules(s: &Structural, path: &FieldPath, out: &mut Vec<NotEvaluated>, depth: usize) {
+    use crate::schema::structural::NestedValueValidation;
+    fn nested(
+        n: &NestedValueValidation,
+        path: &FieldPath,
+        out: &mut Vec<NotEvaluated>,
+        depth: usize,
+    ) {
+        if depth > 1000 {
+            return;
+        }
+        for r in &n.x_validations {
+            out.push(NotEvaluated {
+                field: path.clone(),
+                rule: r.rule.clone(),
+                reason: "crdlint cannot evaluate rules inside allOf yet".into(),
+            });
+        }
+        for a in &n.value_validation.all_of {
+            nested(a, path, out, depth + 1);
+        }
+        if let Some(i) = &n.items {
+            nested(i, &path.child("items"), out, depth + 1);
+        }
+        for (k, p) in &n.properties {
+            nested(p, &path.child(k), out, depth + 1);
+        }
+        if let Some(a) = &n.additional_properties {
+            nested(a, &path.child("additionalProperties"), out, depth + 1);
+        }
+    }
+    if depth > 1000 {
+        return;
+    }
+    if let Some(v) = &s.value_validation {
+        for a in &v.all_of {
+            nested(a, path, out, depth + 1);
+        }
+    }
+    if let Some(i) = &s.items {
+        all_of_rules(i, &path.child("items"), out, depth + 1);
+    }
+    for (k, p) in &s.properties {
+        all_of_rules(p, &path.child(k), out, depth + 1);
+    }
+    if let Some(a) = s.additional_properties_schema() {
+        all_of_rules(a, &path.child("additionalProperties"), out, depth + 1);
+    }
 }
 
 /// A node of the new object with its old counterpart, for ratcheting
@@ -676,13 +729,16 @@ fn rule_error_string(rule: &ValidationRule) -> String {
     }
 }
 
+/// Compiled rules by (version, schema identity).
+type CompiledCache = HashMap<(String, usize), Arc<Vec<RuleCompileResult>>>;
+
 /// The CEL rules of one CRD for the custom-resource pipeline
 /// ([`crate::schema::resource::RuleEvaluator`]): each version's rules are compiled
 /// once, on first use, for the configured server version.
 pub struct CrdRules {
     kube_version: super::env::KubeVersion,
     options: EvalOptions,
-    compiled: std::sync::Mutex<HashMap<(String, usize), Arc<Vec<RuleCompileResult>>>>,
+    compiled: std::sync::Mutex<CompiledCache>,
 }
 
 impl CrdRules {

@@ -313,8 +313,8 @@ pub(crate) fn probe_mismatches(probes: &[serde_json::Value]) -> Vec<String> {
         ("'abc'.findAll('(') == []", "same as above"),
     ];
     let mut mismatches = Vec::new();
+    let self_type = regex::Regex::new("selfType[0-9]+").expect("regex");
     for (i, p) in probes.iter().enumerate() {
-        let self_type = regex::Regex::new("selfType[0-9]+").expect("regex");
         let mut want: Vec<String> = p["server"]
             .as_array()
             .map(|a| {

@@ -113,7 +113,7 @@ impl Val {
             (Val::Timestamp(a, b), Val::Timestamp(c, d)) => a == c && b == d,
             (Val::Duration(a), Val::Duration(b)) => a == b,
             (Val::Type(a), Val::Type(b)) => a == b,
-            (Val::Quantity(a), Val::Quantity(b)) => a.cmp(b) == Ordering::Equal,
+            (Val::Quantity(a), Val::Quantity(b)) => a.compare(b) == Ordering::Equal,
             (Val::Url(a), Val::Url(b)) => a.to_string() == b.to_string(),
             (Val::Ip(a), Val::Ip(b)) => a == b,
             (Val::Cidr(a), Val::Cidr(b)) => a == b,

@@ -95,9 +95,11 @@ pub fn call(f: &str, a: &[Val]) -> Option<R> {
             .map_err(err),
         ("isQuantity", [String(s)]) => Ok(Bool(quantity::Quantity::parse(s).is_ok())),
         ("sign", [Quantity(q)]) => Ok(Int(q.sign())),
-        ("isGreaterThan", [Quantity(x), Quantity(y)]) => Ok(Bool(x.cmp(y) == Ordering::Greater)),
-        ("isLessThan", [Quantity(x), Quantity(y)]) => Ok(Bool(x.cmp(y) == Ordering::Less)),
-        ("compareTo", [Quantity(x), Quantity(y)]) => Ok(Int(ord(x.cmp(y)))),
+        ("isGreaterThan", [Quantity(x), Quantity(y)]) => {
+            Ok(Bool(x.compare(y) == Ordering::Greater))
+        }
+        ("isLessThan", [Quantity(x), Quantity(y)]) => Ok(Bool(x.compare(y) == Ordering::Less)),
+        ("compareTo", [Quantity(x), Quantity(y)]) => Ok(Int(ord(x.compare(y)))),
         ("asApproximateFloat", [Quantity(q)]) => Ok(Double(q.approximate_f64())),
         ("asInteger", [Quantity(q)]) => q
             .as_i64()

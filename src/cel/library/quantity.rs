@@ -280,7 +280,7 @@ impl Quantity {
         }
     }
 
-    pub fn cmp(&self, other: &Quantity) -> Ordering {
+    pub fn compare(&self, other: &Quantity) -> Ordering {
         let (a, sa) = self.as_dec();
         let (b, sb) = other.as_dec();
         cmp_dec(&a, sa, &b, sb)
@@ -462,21 +462,21 @@ mod tests {
         assert_eq!(q("1000m").as_i64(), None);
         assert_eq!(q("1.5").as_i64(), None);
         assert_eq!(q("1.5").approximate_f64(), 1.5);
-        assert_eq!(q("0.0000000001").cmp(&q("1n")), Ordering::Equal);
-        assert_eq!(q("1E3").cmp(&q("1k")), Ordering::Equal);
-        assert_eq!(q("1Mi").cmp(&q("1M")), Ordering::Greater);
+        assert_eq!(q("0.0000000001").compare(&q("1n")), Ordering::Equal);
+        assert_eq!(q("1E3").compare(&q("1k")), Ordering::Equal);
+        assert_eq!(q("1Mi").compare(&q("1M")), Ordering::Greater);
         assert_eq!(q("-1").sign(), -1);
         assert_eq!(Quantity::parse("1x").unwrap_err(), format_error());
         assert_eq!(Quantity::parse("1Ki5").unwrap_err(), ERR_SUFFIX);
         assert_eq!(Quantity::parse("abc").unwrap_err(), format_error());
         assert_eq!(Quantity::parse("").unwrap_err(), format_error());
         assert_eq!(
-            q("100Ei").cmp(&Quantity::from_i64(i64::MAX)),
+            q("100Ei").compare(&Quantity::from_i64(i64::MAX)),
             Ordering::Equal
         );
         let sum = q("1").add(&q("500m"), false);
-        assert_eq!(sum.cmp(&q("1.5")), Ordering::Equal);
+        assert_eq!(sum.compare(&q("1.5")), Ordering::Equal);
         assert_eq!(q("1").add(&Quantity::from_i64(2), true).sign(), -1);
-        assert_eq!(q("1e100").cmp(&q("1e99")), Ordering::Greater);
+        assert_eq!(q("1e100").compare(&q("1e99")), Ordering::Greater);
     }
 }

@@ -465,9 +465,10 @@ impl std::fmt::Display for Url {
         if !self.opaque.is_empty() {
             buf.push_str(&self.opaque);
         } else {
-            if (!self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some())
-                && !(self.omit_host && self.host.is_empty() && self.user.is_none())
-            {
+            let has_authority =
+                !self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some();
+            let omitted = self.omit_host && self.host.is_empty() && self.user.is_none();
+            if has_authority && !omitted {
                 if !self.host.is_empty() || !self.path.is_empty() || self.user.is_some() {
                     buf.push_str("//");
                 }
