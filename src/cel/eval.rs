@@ -732,9 +732,8 @@ fn rule_error_string(rule: &ValidationRule) -> String {
 /// Compiled rules by (version, schema identity).
 type CompiledCache = HashMap<(String, usize), Arc<Vec<RuleCompileResult>>>;
 
-/// The CEL rules of one CRD for the custom-resource pipeline
-/// ([`crate::schema::resource::RuleEvaluator`]): each version's rules are compiled
-/// once, on first use, for the configured server version.
+/// The CEL rules of one CRD, compiled once per version on first use for the configured
+/// server version, ready to evaluate creates and updates.
 pub struct CrdRules {
     kube_version: super::env::KubeVersion,
     options: EvalOptions,
@@ -784,24 +783,5 @@ impl CrdRules {
     ) -> EvalOutcome {
         let compiled = self.compiled(version, schema);
         evaluate_with(schema, &compiled, object, old, &self.options)
-    }
-}
-
-impl crate::schema::resource::RuleEvaluator for CrdRules {
-    fn evaluate(&self, version: &str, schema: &Structural, object: &Node) -> Vec<Diagnostic> {
-        let out = self.evaluate_update(version, schema, object, None);
-        let mut ds = out.diagnostics;
-        ds.extend(out.warnings);
-        for ne in out.not_evaluated {
-            ds.push(
-                Diagnostic::warning(
-                    super::compile::CEL_NOT_EVALUATED,
-                    format!("{}: rule not evaluated: {}", ne.field, ne.reason),
-                )
-                .with_field(ne.field.to_string())
-                .with_span(object.span),
-            );
-        }
-        ds
     }
 }
