@@ -13,7 +13,7 @@ use crate::source::inner::offset_in_scalar;
 use crate::source::{Node, Span, Value};
 
 use super::findings::Finding;
-use super::hooks::{CelSchemaInput, NodeCelFindings};
+use super::hooks::{CelRuleInput, CelSchemaInput, NodeCelFindings};
 use super::{SCHEMA_DEFAULT_NOT_EVALUATED, SCHEMA_INVALID_DEFAULT};
 
 /// [`super::hooks::CelRulesHook`]'s default: compiles the rules of the whole version
@@ -426,4 +426,19 @@ spec:
             "a.default: Required value: need it"
         );
     }
+}
+
+/// The server's cost limits of one version schema (`Hooks::cel_total_cost`): per rule,
+/// per messageExpression, and the schema's total, each with its exact message.
+pub fn cost_limits(input: &CelRuleInput<'_>, kube_version: KubeVersion) -> Vec<Finding> {
+    crate::cel::cost::schema_limit_findings(input.root, input.root_path, kube_version)
+        .into_iter()
+        .map(|f| Finding {
+            code: f.code,
+            error: f.error,
+            span: f.span,
+            help: Some(f.help),
+            severity: Severity::Error,
+        })
+        .collect()
 }

@@ -5,8 +5,9 @@
 //! without touching CRD validation: fill a [`Hooks`] and call
 //! [`super::validate_with`] (or [`super::validate_with_options`]). The defaults
 //! ([`Hooks::default`]) compile rules and check defaults against them with
-//! [`crate::cel`] (see [`super::cel_rules`]); the total-cost hook is empty until the
-//! CEL cost estimator lands.
+//! [`crate::cel`] (see [`super::cel_rules`]); the cost hook reports the server's
+//! per-rule, per-messageExpression and per-schema cost limits
+//! ([`crate::cel::cost`]).
 
 use crate::cel::KubeVersion;
 use crate::diag::{Diagnostic, FieldPath};
@@ -62,7 +63,7 @@ pub type CelRulesHook = fn(&CelSchemaInput<'_>) -> Vec<NodeCelFindings>;
 /// cost limit of the whole schema. (Seam for the CEL cost estimator; per-rule cost
 /// limits belong in the results of [`crate::cel::compile_rules`], which
 /// [`CelRulesHook`]'s default reports.)
-pub type CelTotalCostHook = fn(&CelRuleInput<'_>) -> Vec<Finding>;
+pub type CelTotalCostHook = fn(&CelRuleInput<'_>, KubeVersion) -> Vec<Finding>;
 
 /// Validates a default value against the CEL rules of the schema it stands in and of
 /// the schemas below it (`path` ends in `.default`). Findings without a span are
@@ -91,8 +92,7 @@ impl Default for Hooks {
     fn default() -> Self {
         Hooks {
             cel_rules: Some(super::cel_rules::compile_schema_rules),
-            // Seam: the CEL cost estimator plugs in here (per-schema total cost limit).
-            cel_total_cost: None,
+            cel_total_cost: Some(super::cel_rules::cost_limits),
             cel_default: Some(super::cel_rules::validate_default),
             validate_value: super::defaults::basic_value_validation,
         }

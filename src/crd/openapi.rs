@@ -239,7 +239,7 @@ pub fn validate(
             root_path: &root_path,
             uncorrelatable: None,
         };
-        for finding in total(&input) {
+        for finding in total(&input, options.kube_version) {
             f.items.push(finding);
         }
     }
