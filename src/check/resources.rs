@@ -60,12 +60,26 @@ impl PreparedCrd {
 
     /// Runs the create pipeline on one resource: findings and the stored object.
     pub fn outcome(&self, doc: &Node, unknown_fields: UnknownFields) -> ResourceOutcome {
+        self.outcome_with_old(doc, None, unknown_fields)
+    }
+
+    /// Runs the update pipeline when `old` is given (the object as stored), else the
+    /// create pipeline.
+    pub fn outcome_with_old(
+        &self,
+        doc: &Node,
+        old: Option<&Node>,
+        unknown_fields: UnknownFields,
+    ) -> ResourceOutcome {
         let evaluator = CelEvaluator { crd: self };
         let options = Options {
             unknown_fields,
             rules: Some(&evaluator),
         };
-        self.compiled.check(doc, &options)
+        match old {
+            Some(old) => self.compiled.check_update(doc, old, &options),
+            None => self.compiled.check(doc, &options),
+        }
     }
 }
 
@@ -76,10 +90,20 @@ struct CelEvaluator<'a> {
 
 impl RuleEvaluator for CelEvaluator<'_> {
     fn evaluate(&self, version: &str, schema: &Structural, object: &Node) -> Vec<Diagnostic> {
+        self.evaluate_update(version, schema, object, None)
+    }
+
+    fn evaluate_update(
+        &self,
+        version: &str,
+        schema: &Structural,
+        object: &Node,
+        old: Option<&Node>,
+    ) -> Vec<Diagnostic> {
         let Some(compiled) = self.crd.rules().get(version) else {
             return Vec::new();
         };
-        let outcome = cel::evaluate(schema, compiled, object, None);
+        let outcome = cel::evaluate(schema, compiled, object, old);
         let mut diagnostics = outcome.diagnostics;
         // Rules crdlint cannot run yet are said, never silently skipped.
         diagnostics.extend(outcome.not_evaluated.into_iter().map(|n| {
