@@ -59,6 +59,7 @@ pub struct OwnerRef {
     pub name: String,
     pub uid: String,
     pub controller: Option<bool>,
+    pub block_owner_deletion: Option<bool>,
 }
 
 /// A Go JSON decoding error of metadata.
@@ -214,9 +215,7 @@ fn decode_owner_ref(dec: &mut Decoder, node: &Node, at: &At) -> OwnerRef {
             "name" => r.name = dec.string(&e.value, &fat, "string").unwrap_or_default(),
             "uid" => r.uid = dec.string(&e.value, &fat, "types.UID").unwrap_or_default(),
             "controller" => r.controller = dec.boolean(&e.value, &fat),
-            _ => {
-                dec.boolean(&e.value, &fat);
-            }
+            _ => r.block_owner_deletion = dec.boolean(&e.value, &fat),
         }
     }
     r
@@ -793,15 +792,26 @@ fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaE
                 r.span,
             ));
         }
+        let (group, version) = parse_group_version(&r.api_version).unwrap_or(("", ""));
+        if group.is_empty() && version == "v1" && r.kind == "Event" {
+            errs.push(err(
+                FieldError::invalid(
+                    p.clone(),
+                    BadValue::Raw(owner_ref_json(r)),
+                    "/v1, Kind=Event is disallowed from being an owner",
+                ),
+                r.span,
+            ));
+        }
         if r.controller == Some(true) {
             let current = format!("{}/{}", r.kind, r.name);
             match &first_controller {
                 Some(first) => {
-                    let list: Vec<serde_json::Value> = refs.iter().map(owner_ref_json).collect();
+                    let list: Vec<String> = refs.iter().map(owner_ref_json).collect();
                     errs.push(err(
                         FieldError::invalid(
                             path.clone(),
-                            BadValue::Json(serde_json::Value::Array(list)),
+                            BadValue::Raw(format!("[{}]", list.join(","))),
                             format!(
                                 "Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"
                             ),
@@ -816,16 +826,24 @@ fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaE
     errs
 }
 
-fn owner_ref_json(r: &OwnerRef) -> serde_json::Value {
-    let mut m = serde_json::Map::new();
-    m.insert("apiVersion".into(), r.api_version.clone().into());
-    m.insert("kind".into(), r.kind.clone().into());
-    m.insert("name".into(), r.name.clone().into());
-    m.insert("uid".into(), r.uid.clone().into());
+/// `json.Marshal` of a `metav1.OwnerReference` (struct field order, omitempty flags).
+fn owner_ref_json(r: &OwnerRef) -> String {
+    let q = |s: &str| crate::diag::gofmt::json_marshal(&serde_json::Value::String(s.to_string()));
+    let mut out = format!(
+        "{{\"apiVersion\":{},\"kind\":{},\"name\":{},\"uid\":{}",
+        q(&r.api_version),
+        q(&r.kind),
+        q(&r.name),
+        q(&r.uid)
+    );
     if let Some(c) = r.controller {
-        m.insert("controller".into(), c.into());
+        out.push_str(&format!(",\"controller\":{c}"));
     }
-    serde_json::Value::Object(m)
+    if let Some(b) = r.block_owner_deletion {
+        out.push_str(&format!(",\"blockOwnerDeletion\":{b}"));
+    }
+    out.push('}');
+    out
 }
 
 /// `schema.ParseGroupVersion`: (group, version), or `None` for more than one `/`.
