@@ -22,6 +22,9 @@ _crdlint() {
             crdlint,completions)
                 cmd="crdlint__subcmd__completions"
                 ;;
+            crdlint,cost)
+                cmd="crdlint__subcmd__cost"
+                ;;
             crdlint,dry-run)
                 cmd="crdlint__subcmd__dry__subcmd__run"
                 ;;
@@ -39,6 +42,9 @@ _crdlint() {
                 ;;
             crdlint__subcmd__help,completions)
                 cmd="crdlint__subcmd__help__subcmd__completions"
+                ;;
+            crdlint__subcmd__help,cost)
+                cmd="crdlint__subcmd__help__subcmd__cost"
                 ;;
             crdlint__subcmd__help,dry-run)
                 cmd="crdlint__subcmd__help__subcmd__dry__subcmd__run"
@@ -59,7 +65,7 @@ _crdlint() {
 
     case "${cmd}" in
         crdlint)
-            opts="-h -V --help --version check dry-run rules explain completions help"
+            opts="-h -V --help --version check dry-run cost rules explain completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -73,13 +79,17 @@ _crdlint() {
             return 0
             ;;
         crdlint__subcmd__check)
-            opts="-o -h -V --crds --exclude --no-ignore --output --color --missing-crd --kube-version --unknown-fields --config --no-config --warnings-as-errors --max-file-size --max-depth --max-alias-nodes --help --version"
+            opts="-o -h -V --crds --old --exclude --no-ignore --output --color --missing-crd --kube-version --unknown-fields --config --no-config --warnings-as-errors --max-file-size --max-depth --max-alias-nodes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --crds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --old)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -141,6 +151,44 @@ _crdlint() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        crdlint__subcmd__cost)
+            opts="-o -h -V --output --near --kube-version --color --exclude --no-ignore --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                --near)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -213,7 +261,7 @@ _crdlint() {
             return 0
             ;;
         crdlint__subcmd__help)
-            opts="check dry-run rules explain completions help"
+            opts="check dry-run cost rules explain completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -241,6 +289,20 @@ _crdlint() {
             return 0
             ;;
         crdlint__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        crdlint__subcmd__help__subcmd__cost)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

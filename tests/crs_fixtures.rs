@@ -179,7 +179,10 @@ fn fixtures_agree_with_the_oracle() {
         let mut got = Vec::new();
         for i in 0..ours.len().max(theirs.len()) {
             let empty = Vec::new();
-            let (o, t) = (ours.get(i).unwrap_or(&empty), theirs.get(i).unwrap_or(&empty));
+            let (o, t) = (
+                ours.get(i).unwrap_or(&empty),
+                theirs.get(i).unwrap_or(&empty),
+            );
             got.extend(
                 o.iter()
                     .filter(|m| !t.contains(m))

@@ -105,7 +105,10 @@ fn kubectl_validate_testcases() {
     for entry in fs::read_dir(&crds).expect("crds").filter_map(Result::ok) {
         let text = fs::read_to_string(entry.path()).unwrap_or_default();
         for doc in crdlint::source::yaml::parse(&text, &Default::default()).documents {
-            let group = doc.root.get_path(&["spec", "group"]).and_then(|n| n.as_str());
+            let group = doc
+                .root
+                .get_path(&["spec", "group"])
+                .and_then(|n| n.as_str());
             let kind = doc
                 .root
                 .get_path(&["spec", "names", "kind"])
@@ -155,7 +158,9 @@ fn kubectl_validate_testcases() {
             if errors.is_empty() {
                 tally.exact.push(label);
             } else {
-                tally.failures.push(format!("{label}, but crdlint: {errors:?}"));
+                tally
+                    .failures
+                    .push(format!("{label}, but crdlint: {errors:?}"));
             }
             continue;
         }

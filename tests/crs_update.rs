@@ -43,7 +43,11 @@ testdata/crs/update-ratcheting/cr.yaml:28:14: error[schema-violation]: spec.name
 
 #[test]
 fn without_old_objects_every_document_is_a_create() {
-    let (out, status) = check(&["--crds", &format!("{DIR}/crd.yaml"), &format!("{DIR}/cr.yaml")]);
+    let (out, status) = check(&[
+        "--crds",
+        &format!("{DIR}/crd.yaml"),
+        &format!("{DIR}/cr.yaml"),
+    ]);
     assert!(
         out.ends_with("1 file, 3 documents (0 CRDs, 3 custom resources): 8 errors, 0 warnings\n"),
         "{out}"

@@ -28,7 +28,6 @@ crate::declare_codes! {
     DUPLICATE_CRD = "duplicate-crd", Warning, "Two CRDs with the same name in one run; the later one replaces the earlier";
     MISSING_TYPE_META = "missing-type-meta", Error, "A document has no apiVersion or kind";
     NOT_AN_OBJECT = "not-an-object", Error, "A document is not a mapping, so it is not a Kubernetes object";
-    CEL_NOT_EVALUATED = "cel-not-evaluated", Info, "A CEL rule crdlint cannot evaluate yet on this resource (said, never silently skipped)";
 }
 
 /// What to do with documents whose kind no CRD in the run defines.
@@ -335,7 +334,7 @@ fn check_documents(
         .collect::<Vec<_>>()
         .par_iter()
         .flat_map_iter(|doc| {
-            crate::crd::validate(&doc.root)
+            crate::crd::validate_source(&doc.root, &doc.file.text)
                 .into_iter()
                 .map(|d| doc.diagnostic(d))
         })

@@ -3,54 +3,26 @@
 //! shared read-only across workers, and every resource runs the server's create
 //! pipeline against it.
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
-use crate::cel::{self, KubeVersion, RuleCompileResult};
-use crate::diag::{Diagnostic, FieldPath, Severity};
-use crate::schema::resource::{
-    CompiledCrd, Options, ResourceOutcome, RuleEvaluator, UnknownFields,
-};
-use crate::schema::structural::Structural;
+use crate::cel::KubeVersion;
+use crate::cel::eval::CrdRules;
+use crate::diag::Diagnostic;
+use crate::schema::resource::{CompiledCrd, Options, ResourceOutcome, UnknownFields};
 use crate::source::Node;
 
-/// A CRD ready for resources, with its CEL programs compiled on first use.
+/// A CRD ready for resources: its structural schemas and validators, and its CEL
+/// programs (compiled once per version, on first use).
 pub struct PreparedCrd {
     pub compiled: CompiledCrd,
-    /// Per version name: the compiled rules of that version's schema.
-    rules: OnceLock<HashMap<String, Vec<RuleCompileResult>>>,
-    kube_version: KubeVersion,
-    versions: Vec<String>,
+    rules: CrdRules,
 }
 
 impl PreparedCrd {
     pub fn new(root: &Node, kube_version: KubeVersion) -> PreparedCrd {
         let (crd, _) = crate::model::crd::decode(root);
-        let versions = crd
-            .versions
-            .iter()
-            .filter_map(|v| v.name.as_ref().map(|n| n.value.clone()))
-            .collect();
         PreparedCrd {
             compiled: CompiledCrd::new(&crd),
-            rules: OnceLock::new(),
-            kube_version,
-            versions,
+            rules: CrdRules::new(kube_version),
         }
-    }
-
-    fn rules(&self) -> &HashMap<String, Vec<RuleCompileResult>> {
-        self.rules.get_or_init(|| {
-            self.versions
-                .iter()
-                .filter_map(|v| {
-                    let schema = self.compiled.structural(v)?;
-                    let compiled =
-                        cel::compile_rules(schema, self.kube_version, &FieldPath::empty());
-                    Some((v.clone(), compiled))
-                })
-                .collect()
-        })
     }
 
     /// Runs the create pipeline on one resource: its findings.
@@ -71,53 +43,13 @@ impl PreparedCrd {
         old: Option<&Node>,
         unknown_fields: UnknownFields,
     ) -> ResourceOutcome {
-        let evaluator = CelEvaluator { crd: self };
         let options = Options {
             unknown_fields,
-            rules: Some(&evaluator),
+            rules: Some(&self.rules),
         };
         match old {
             Some(old) => self.compiled.check_update(doc, old, &options),
             None => self.compiled.check(doc, &options),
         }
-    }
-}
-
-/// Evaluates a CRD's compiled CEL rules on a resource, for the resource pipeline.
-struct CelEvaluator<'a> {
-    crd: &'a PreparedCrd,
-}
-
-impl RuleEvaluator for CelEvaluator<'_> {
-    fn evaluate(&self, version: &str, schema: &Structural, object: &Node) -> Vec<Diagnostic> {
-        self.evaluate_update(version, schema, object, None)
-    }
-
-    fn evaluate_update(
-        &self,
-        version: &str,
-        schema: &Structural,
-        object: &Node,
-        old: Option<&Node>,
-    ) -> Vec<Diagnostic> {
-        let Some(compiled) = self.crd.rules().get(version) else {
-            return Vec::new();
-        };
-        let outcome = cel::evaluate(schema, compiled, object, old);
-        let mut diagnostics = outcome.diagnostics;
-        // Rules crdlint cannot run yet are said, never silently skipped.
-        diagnostics.extend(outcome.not_evaluated.into_iter().map(|n| {
-            Diagnostic::new(
-                super::CEL_NOT_EVALUATED,
-                Severity::Info,
-                format!(
-                    "{}: rule not evaluated by crdlint ({}): {}",
-                    n.field, n.reason, n.rule
-                ),
-            )
-            .with_field(n.field.to_string())
-            .with_span(object.span)
-        }));
-        diagnostics
     }
 }

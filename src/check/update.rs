@@ -72,8 +72,8 @@ impl OldObjects {
     }
 
     fn insert(&mut self, root: Node) {
-        let is_list = super::classify::type_meta(&root)
-            .is_some_and(|m| super::classify::is_list(&m));
+        let is_list =
+            super::classify::type_meta(&root).is_some_and(|m| super::classify::is_list(&m));
         if is_list {
             if let Value::Object(map) = root.value
                 && let Some(Node {

@@ -70,10 +70,10 @@ impl<'a> Correlation<'a> {
                     return false;
                 }
                 let is_map_list = self.schema.extensions.x_list_type.as_deref() == Some("map");
-                for i in 0..items.len() {
+                for (i, item) in items.iter().enumerate() {
                     match self.index(new, i) {
                         Some(child) => {
-                            if !child.unchanged(&items[i], depth + 1) {
+                            if !child.unchanged(item, depth + 1) {
                                 return false;
                             }
                         }
@@ -171,14 +171,20 @@ mod tests {
         let new = node(json!([{"name": "b", "v": 2}, {"name": "a", "v": 1}]));
         let c = Correlation::new(&old, &s);
         assert!(c.unchanged(&new, 0));
-        assert_eq!(c.index(&new, 0).map(|c| c.old.get("v").and_then(Node::as_i64)), Some(Some(2)));
+        assert_eq!(
+            c.index(&new, 0)
+                .map(|c| c.old.get("v").and_then(Node::as_i64)),
+            Some(Some(2))
+        );
         let changed = node(json!([{"name": "b", "v": 3}, {"name": "a", "v": 1}]));
         assert!(!c.unchanged(&changed, 0));
     }
 
     #[test]
     fn sets_do_not_correlate_but_compare_deeply() {
-        let s = schema(json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}));
+        let s = schema(
+            json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}),
+        );
         let old = node(json!(["a", "b"]));
         let c = Correlation::new(&old, &s);
         assert!(c.index(&node(json!(["a", "b"])), 0).is_none());

@@ -713,15 +713,14 @@ pub fn validate_meta_update(new: &Meta, old: &Meta, path: &FieldPath) -> Vec<Sch
             ));
         }
     }
-    let immutable = |name: &str, new: &Option<Field<String>>, old: &Option<Field<String>>| {
-        match (new, old) {
+    let immutable =
+        |name: &str, new: &Option<Field<String>>, old: &Option<Field<String>>| match (new, old) {
             (Some(n), Some(o)) if n.value != o.value => Some(err(
                 FieldError::invalid(path.child(name), n.value.as_str(), "field is immutable"),
                 n.span,
             )),
             _ => None,
-        }
-    };
+        };
     errs.extend(immutable("name", &new.name, &old.name));
     errs.extend(immutable("namespace", &new.namespace, &old.namespace));
     errs.extend(immutable("uid", &new.uid, &old.uid));

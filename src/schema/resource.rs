@@ -537,9 +537,7 @@ impl Checker<'_> {
                 );
             } else if let Some(rules) = self.options.rules {
                 let ds = match &old {
-                    Some(old) => {
-                        rules.evaluate_update(&version.name, schema, &obj, Some(&old.obj))
-                    }
+                    Some(old) => rules.evaluate_update(&version.name, schema, &obj, Some(&old.obj)),
                     None => rules.evaluate(&version.name, schema, &obj),
                 };
                 self.out.diagnostics.extend(ds);
@@ -668,7 +666,10 @@ impl Checker<'_> {
         } else {
             old_generation
         };
-        m.insert("generation".into(), Node::synthetic(Value::Int(generation), at));
+        m.insert(
+            "generation".into(),
+            Node::synthetic(Value::Int(generation), at),
+        );
         meta.generation = None;
         let mut keep = |key: &str,
                         new: &mut Option<crate::model::decode::Field<String>>,
@@ -677,7 +678,10 @@ impl Checker<'_> {
             if let Some(o) = old
                 && (always || new.is_none())
             {
-                m.insert(key.into(), Node::synthetic(Value::String(o.value.clone()), at));
+                m.insert(
+                    key.into(),
+                    Node::synthetic(Value::String(o.value.clone()), at),
+                );
                 *new = Some(o.clone());
             }
         };

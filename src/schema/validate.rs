@@ -222,7 +222,12 @@ impl Validator {
 
     /// Validates an update (apiextensions' ratcheting `ValidateUpdate`): an error under
     /// a value that can be correlated with the old object and is unchanged is dropped.
-    pub fn validate_update(&self, root: &Node, old: &Node, schema: &Structural) -> Vec<SchemaError> {
+    pub fn validate_update(
+        &self,
+        root: &Node,
+        old: &Node,
+        schema: &Structural,
+    ) -> Vec<SchemaError> {
         let corr = Correlation { old, schema };
         self.validate_child(root, "", root.span, Some(corr))
             .errors
