@@ -322,9 +322,16 @@ fn check_documents(
         .collect::<Vec<_>>()
         .par_iter()
         .flat_map_iter(|doc| {
-            crate::crd::validate_source(&doc.root, &doc.file.text)
-                .into_iter()
-                .map(|d| doc.diagnostic(d))
+            crate::crd::validate_with_options(
+                &doc.root,
+                &crate::crd::Options {
+                    source: Some(&doc.file.text),
+                    kube_version: options.kube_version.unwrap_or(KubeVersion::NEWEST),
+                    ..Default::default()
+                },
+            )
+            .into_iter()
+            .map(|d| doc.diagnostic(d))
         })
         .collect();
     diagnostics.extend(crd_findings);

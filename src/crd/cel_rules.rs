@@ -158,16 +158,13 @@ pub fn validate_default(
     is_resource_root: bool,
     default: &Node,
     path: &FieldPath,
+    kube_version: KubeVersion,
 ) -> Vec<Finding> {
     if !has_rules(schema, 0) {
         return Vec::new();
     }
-    let compiled = cel::compile_rules_at(
-        schema,
-        is_resource_root,
-        KubeVersion::default(),
-        &FieldPath::empty(),
-    );
+    let compiled =
+        cel::compile_rules_at(schema, is_resource_root, kube_version, &FieldPath::empty());
     let mut out = Vec::new();
     // A rule that does not compile fails every value it would check.
     for r in &compiled {

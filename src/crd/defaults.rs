@@ -1,40 +1,49 @@
 //! Validation of `default` values in a structural schema (`ValidateDefaults`): a default
 //! must survive pruning unchanged and be valid against the schema where it stands.
 //!
-//! Value validation goes through [`Hooks::validate_value`]; until the OpenAPI value
+//! Value validation goes through [`super::Hooks::validate_value`]; until the OpenAPI value
 //! validator of `crate::schema` is plugged in, [`basic_value_validation`] covers the
 //! common keywords with kube-openapi's messages.
 
 use crate::diag::{BadValue, FieldError, FieldPath};
+use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::schema::structural::{Structural, StructuralOrBool};
 use crate::source::{Node, Value};
 
 use super::SCHEMA_INVALID_DEFAULT;
 use super::findings::Finding;
-use super::hooks::Hooks;
+use super::hooks::Options;
 
 /// Validates every default below `root` (the version's `openAPIV3Schema`): pruning,
-/// value validation, then the CEL rules (through [`Hooks::cel_default`]).
-pub fn validate_defaults(path: &FieldPath, root: &Structural, hooks: &Hooks) -> Vec<Finding> {
+/// value validation, then the CEL rules (through [`super::Hooks::cel_default`]).
+pub fn validate_defaults(
+    path: &FieldPath,
+    root: &Structural,
+    props: Option<&SchemaProps>,
+    options: &Options<'_>,
+) -> Vec<Finding> {
     let mut root = root.clone();
     root.extensions.x_embedded_resource = true;
     let mut errs = Vec::new();
-    walk(path, &root, true, false, hooks, &mut errs, 0);
+    walk(path, &root, props, true, false, options, &mut errs, 0);
     errs
 }
 
+#[allow(clippy::too_many_arguments)]
 fn walk(
     path: &FieldPath,
     s: &Structural,
+    props: Option<&SchemaProps>,
     is_resource_root: bool,
     inside_meta: bool,
-    hooks: &Hooks,
+    options: &Options<'_>,
     errs: &mut Vec<Finding>,
     depth: usize,
 ) {
     if depth > 1000 {
         return;
     }
+    let hooks = &options.hooks;
     let inside_meta = inside_meta && !s.extensions.x_embedded_resource;
     let is_resource_root = is_resource_root || s.extensions.x_embedded_resource;
     if let Some(default) = &s.generic.default {
@@ -50,20 +59,35 @@ fn walk(
                 )));
             }
         }
-        let value_errs = (hooks.validate_value)(s, default, &dpath);
+        let value_errs = (hooks.validate_value)(props, s, default, &dpath);
         if !value_errs.is_empty() {
-            errs.extend(value_errs.into_iter().map(finding));
+            errs.extend(value_errs.into_iter().map(|(e, span)| {
+                let mut f = finding(e);
+                f.span = span;
+                f
+            }));
         } else if let Some(cel) = hooks.cel_default {
-            errs.extend(cel(s, is_resource_root, default, &dpath));
+            errs.extend(cel(
+                s,
+                is_resource_root,
+                default,
+                &dpath,
+                options.kube_version,
+            ));
         }
     }
     if let Some(items) = &s.items {
+        let item_props = match props.and_then(|p| p.items.as_ref()) {
+            Some(SchemaOrArray::Schema(i)) => Some(&**i),
+            _ => None,
+        };
         walk(
             &path.child("items"),
             items,
+            item_props,
             false,
             inside_meta,
-            hooks,
+            options,
             errs,
             depth + 1,
         );
@@ -75,9 +99,10 @@ fn walk(
         walk(
             &path.child("properties").key(k),
             sub,
+            props.and_then(|p| p.property(k)),
             false,
             sub_meta,
-            hooks,
+            options,
             errs,
             depth + 1,
         );
@@ -210,8 +235,103 @@ fn skip_prune(x: &mut serde_json::Value, s: &Structural, depth: usize) {
     }
 }
 
+/// [`super::Hooks::validate_value`]'s default: kube-openapi's validator
+/// ([`crate::schema::validate::Validator`]) on the default, built as the server builds it
+/// for defaults (from the structural schema, so `x-kubernetes-int-or-string` adds no type
+/// check of its own); [`basic_value_validation`] when the written schema is unknown.
+pub fn openapi_value_validation(
+    props: Option<&SchemaProps>,
+    schema: &Structural,
+    value: &Node,
+    path: &FieldPath,
+) -> Vec<(FieldError, Option<crate::source::Span>)> {
+    let Some(props) = props else {
+        return basic_value_validation(schema, value, path)
+            .into_iter()
+            .map(|e| (e, None))
+            .collect();
+    };
+    let validator = if has_int_or_string(props, 0) {
+        crate::schema::validate::Validator::new(&without_int_or_string(props, 0))
+    } else {
+        crate::schema::validate::Validator::new(props)
+    };
+    validator
+        .validate(value)
+        .into_iter()
+        .map(|e| {
+            let mut error = e.error;
+            // `ValidateCustomResource(path, …)`: the validator's names go under `path`.
+            error.field = if error.field.is_empty() {
+                path.clone()
+            } else {
+                path.child(error.field.as_str())
+            };
+            (error, Some(e.span))
+        })
+        .collect()
+}
+
+/// The sub-schemas of a schema (those the value validator follows).
+fn children(s: &SchemaProps) -> impl Iterator<Item = &SchemaProps> {
+    let items = match &s.items {
+        Some(SchemaOrArray::Schema(i)) => vec![&**i],
+        Some(SchemaOrArray::Array(list)) => list.iter().collect(),
+        None => Vec::new(),
+    };
+    let ap = match &s.additional_properties {
+        Some(SchemaOrBool::Schema(a)) => Some(&**a),
+        _ => None,
+    };
+    items
+        .into_iter()
+        .chain(ap)
+        .chain(s.properties.iter().flatten().map(|(_, p)| p))
+        .chain(s.all_of.iter().flatten())
+        .chain(s.one_of.iter().flatten())
+        .chain(s.any_of.iter().flatten())
+        .chain(s.not.as_deref())
+}
+
+fn has_int_or_string(s: &SchemaProps, depth: usize) -> bool {
+    depth <= 1000 && (s.x_int_or_string || children(s).any(|c| has_int_or_string(c, depth + 1)))
+}
+
+/// A copy without `x-kubernetes-int-or-string`: the structural schema the server builds
+/// the defaults' validator from keeps it only as an extension.
+fn without_int_or_string(s: &SchemaProps, depth: usize) -> SchemaProps {
+    let mut out = s.clone();
+    if depth > 1000 {
+        return out;
+    }
+    out.x_int_or_string = false;
+    let fix = |c: &SchemaProps| without_int_or_string(c, depth + 1);
+    if let Some(SchemaOrArray::Schema(i)) = &s.items {
+        out.items = Some(SchemaOrArray::Schema(Box::new(fix(i))));
+    }
+    if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
+        out.additional_properties = Some(SchemaOrBool::Schema(Box::new(fix(a))));
+    }
+    if let Some(props) = &s.properties {
+        out.properties = Some(props.iter().map(|(k, p)| (k.clone(), fix(p))).collect());
+    }
+    for (to, from) in [
+        (&mut out.all_of, &s.all_of),
+        (&mut out.one_of, &s.one_of),
+        (&mut out.any_of, &s.any_of),
+    ] {
+        if let Some(list) = from {
+            *to = Some(list.iter().map(fix).collect());
+        }
+    }
+    if let Some(n) = &s.not {
+        out.not = Some(Box::new(fix(n)));
+    }
+    out
+}
+
 /// A small OpenAPI value validator with kube-openapi's messages, used until the full
-/// validator is plugged in through [`Hooks::validate_value`]. It checks types
+/// validator is plugged in through [`super::Hooks::validate_value`]. It checks types
 /// (nullable), enum, required, string lengths and patterns, numeric bounds and
 /// multipleOf, item and property counts, recursively through properties, items and
 /// additionalProperties.

@@ -72,12 +72,19 @@ pub type CelDefaultHook = fn(
     is_resource_root: bool,
     default: &Node,
     path: &FieldPath,
+    kube_version: KubeVersion,
 ) -> Vec<Finding>;
 
-/// OpenAPI value validation of a default (`ValidateCustomResource`): `path` ends in
-/// `.default`; the errors are the server's for that value.
-pub type ValueValidatorHook =
-    fn(schema: &Structural, value: &Node, path: &FieldPath) -> Vec<crate::diag::FieldError>;
+/// OpenAPI value validation of a default (`ValidateCustomResource` with a validator
+/// built from the structural schema): `props` is the schema as written at that node
+/// (`None` if it cannot be found), `path` ends in `.default`; the errors are the
+/// server's for that value, with the span of the offending part when known.
+pub type ValueValidatorHook = fn(
+    props: Option<&SchemaProps>,
+    schema: &Structural,
+    value: &Node,
+    path: &FieldPath,
+) -> Vec<(crate::diag::FieldError, Option<crate::source::Span>)>;
 
 #[derive(Clone, Copy)]
 pub struct Hooks {
@@ -94,7 +101,7 @@ impl Default for Hooks {
             // Seam: the CEL cost estimator plugs in here (per-schema total cost limit).
             cel_total_cost: None,
             cel_default: Some(super::cel_rules::validate_default),
-            validate_value: super::defaults::basic_value_validation,
+            validate_value: super::defaults::openapi_value_validation,
         }
     }
 }

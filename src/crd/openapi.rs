@@ -182,7 +182,7 @@ pub fn validate(
                     f.push(code, e, &help);
                 }
             } else {
-                let found = defaults::validate_defaults(&root_path, &ss, hooks);
+                let found = defaults::validate_defaults(&root_path, &ss, Some(schema), options);
                 cel_allowed = !found
                     .iter()
                     .any(|x| x.severity == crate::diag::Severity::Error);
