@@ -68,6 +68,7 @@ crate::declare_codes! {
     CEL_UNTYPED_NODE = "cel-untyped-node", Error, "Rules on a schema node that has no CEL type";
     CEL_RULE_FAILED = "cel-rule-failed", Error, "A custom resource fails an x-kubernetes-validations rule";
     CEL_RUNTIME_ERROR = "cel-runtime-error", Error, "Evaluating a rule on a custom resource fails (no such key, overflow, cost limit)";
+    CEL_RULE_RATCHETED = "cel-rule-ratcheted", Warning, "An update keeps a value that fails a rule unchanged: the server accepts it (validation ratcheting) with a warning";
 }
 
 /// Compiles every rule under `root` for a server of `version`. `base` is the field path
