@@ -13,7 +13,7 @@ use crate::source::inner::offset_in_scalar;
 use crate::source::{Node, Span, Value};
 
 use super::findings::Finding;
-use super::hooks::{CelSchemaInput, NodeCelFindings};
+use super::hooks::{CelRuleInput, CelSchemaInput, NodeCelFindings};
 use super::{SCHEMA_DEFAULT_NOT_EVALUATED, SCHEMA_INVALID_DEFAULT};
 
 /// [`super::hooks::CelRulesHook`]'s default: compiles the rules of the whole version
@@ -41,6 +41,21 @@ pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> Vec<NodeCelFindings> 
         }
     }
     out
+}
+
+/// [`super::hooks::CelTotalCostHook`]'s default: the server's cost-limit errors of one
+/// version schema, from [`crate::cel::cost`].
+pub fn cost_limits(input: &CelRuleInput<'_>) -> Vec<Finding> {
+    cel::cost::schema_limit_findings(input.root, input.root_path, input.kube_version)
+        .into_iter()
+        .map(|l| Finding {
+            code: l.code,
+            error: l.error,
+            span: l.span,
+            help: Some(l.help),
+            severity: Severity::Error,
+        })
+        .collect()
 }
 
 /// The field path of the schema node reached by `steps` from `base`.

@@ -5,8 +5,8 @@
 //! without touching CRD validation: fill a [`Hooks`] and call
 //! [`super::validate_with`] (or [`super::validate_with_options`]). The defaults
 //! ([`Hooks::default`]) compile rules and check defaults against them with
-//! [`crate::cel`] (see [`super::cel_rules`]); the total-cost hook is empty until the
-//! CEL cost estimator lands.
+//! [`crate::cel`] (see [`super::cel_rules`]), including the cost limits of
+//! [`crate::cel::cost`].
 
 use crate::cel::KubeVersion;
 use crate::diag::{Diagnostic, FieldPath};
@@ -30,6 +30,8 @@ pub struct CelRuleInput<'a> {
     /// not maps, atomic maps): rules using `oldSelf` here fail with
     /// `oldSelf cannot be used on the uncorrelatable portion of the schema within <path>`.
     pub uncorrelatable: Option<&'a FieldPath>,
+    /// The server version whose CEL environment and cost model apply.
+    pub kube_version: KubeVersion,
 }
 
 /// One version's root schema, once it is structural and its defaults are valid (the
@@ -58,10 +60,10 @@ pub struct NodeCelFindings {
 /// Compiles every rule of one version schema.
 pub type CelRulesHook = fn(&CelSchemaInput<'_>) -> Vec<NodeCelFindings>;
 
-/// Called once per version schema after all nodes (with `path == root_path`): the total
-/// cost limit of the whole schema. (Seam for the CEL cost estimator; per-rule cost
-/// limits belong in the results of [`crate::cel::compile_rules`], which
-/// [`CelRulesHook`]'s default reports.)
+/// Called once per version schema after all nodes (with `path == root_path`), when the
+/// server would compile its rules: the CEL cost limits (per rule, per
+/// messageExpression, and the schema total). Per-rule findings of nodes the server
+/// does not compile (schema errors at or below them) are dropped by the caller.
 pub type CelTotalCostHook = fn(&CelRuleInput<'_>) -> Vec<Finding>;
 
 /// Validates a default value against the CEL rules of the schema it stands in and of
@@ -98,8 +100,7 @@ impl Default for Hooks {
     fn default() -> Self {
         Hooks {
             cel_rules: Some(super::cel_rules::compile_schema_rules),
-            // Seam: the CEL cost estimator plugs in here (per-schema total cost limit).
-            cel_total_cost: None,
+            cel_total_cost: Some(super::cel_rules::cost_limits),
             cel_default: Some(super::cel_rules::validate_default),
             validate_value: super::defaults::openapi_value_validation,
         }
