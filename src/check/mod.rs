@@ -330,7 +330,7 @@ fn check_documents(
 ) {
     let crd_findings: Vec<Diagnostic> = classified
         .crds
-        .values()
+        .iter()
         .filter(|doc| doc.reported)
         .collect::<Vec<_>>()
         .par_iter()
@@ -409,8 +409,8 @@ fn flatten(
 /// The documents sorted into CRDs and custom resources; every other document has been
 /// counted or reported.
 pub struct Classified<'a> {
-    /// CRDs by `metadata.name`; the last definition wins, as on a server.
-    pub crds: BTreeMap<String, &'a Document>,
+    /// Every v1 CRD of the run in input order, duplicates included (each is checked).
+    pub crds: Vec<&'a Document>,
     /// Custom resources with the (group, kind) of their CRD.
     pub resources: Vec<(&'a Document, TypeMeta)>,
     /// (group, kind) → the CRDs defining it, in input order.
@@ -449,7 +449,9 @@ fn classify_all<'a>(
     diagnostics: &mut Vec<Diagnostic>,
     summary: &mut Summary,
 ) -> Classified<'a> {
-    let mut crds: BTreeMap<String, &Document> = BTreeMap::new();
+    let mut crds = Vec::new();
+    // To warn about a second definition of the same name.
+    let mut by_name: BTreeMap<String, &Document> = BTreeMap::new();
     // (group, kind) → CRD, to resolve custom resources.
     let mut kinds: BTreeMap<(String, String), Vec<&Document>> = BTreeMap::new();
     let mut others = Vec::new();
@@ -486,7 +488,8 @@ fn classify_all<'a>(
             .and_then(Node::as_str)
             .unwrap_or_default()
             .to_string();
-        if let Some(previous) = crds.insert(name.clone(), doc)
+        crds.push(doc);
+        if let Some(previous) = by_name.insert(name.clone(), doc)
             && doc.reported
             && !name.is_empty()
         {
