@@ -226,7 +226,13 @@ fn crd_document() -> impl Strategy<Value = Vec<(String, Y)>> {
     let schema_extra = proptest::collection::vec(
         (
             proptest::sample::select(vec![
-                "pattern", "default", "format", "enum", "maxLength", "nullable", "description",
+                "pattern",
+                "default",
+                "format",
+                "enum",
+                "maxLength",
+                "nullable",
+                "description",
             ])
             .prop_map(str::to_string),
             yaml_value(),
@@ -244,8 +250,12 @@ fn crd_document() -> impl Strategy<Value = Vec<(String, Y)>> {
         2 => Y::Literal(vec![r.trim_start().to_string()]),
         _ => Y::Folded(vec![r.trim_start().to_string(), "&& true".into()]),
     });
-    (schema_extra, proptest::collection::vec(rule_y, 0..3), yaml_value()).prop_map(
-        |(extra, rules, free)| {
+    (
+        schema_extra,
+        proptest::collection::vec(rule_y, 0..3),
+        yaml_value(),
+    )
+        .prop_map(|(extra, rules, free)| {
             let mut replicas = vec![("type".to_string(), str_y("integer"))];
             replicas.extend(extra);
             let validations: Vec<Y> = rules
@@ -305,8 +315,7 @@ fn crd_document() -> impl Strategy<Value = Vec<(String, Y)>> {
                     ]),
                 ),
             ]
-        },
-    )
+        })
 }
 
 /// A resource of the generated CRD.
@@ -385,8 +394,15 @@ fn file() -> impl Strategy<Value = File> {
 // Invariants.
 
 fn assert_offset(text: &str, offset: usize, what: &str) {
-    assert!(offset <= text.len(), "{what}: {offset} past the end ({})", text.len());
-    assert!(text.is_char_boundary(offset), "{what}: {offset} inside a character");
+    assert!(
+        offset <= text.len(),
+        "{what}: {offset} past the end ({})",
+        text.len()
+    );
+    assert!(
+        text.is_char_boundary(offset),
+        "{what}: {offset} inside a character"
+    );
 }
 
 fn assert_spans_in_files(diagnostics: &[Diagnostic], files: &[PathBuf]) {
@@ -475,10 +491,40 @@ fn widgets() -> CompiledCrd {
 }
 
 const WIDGET_KEYS: &[&str] = &[
-    "spec", "status", "metadata", "mode", "replicas", "minReplicas", "ratio", "schedule",
-    "name", "when", "timeout", "size", "note", "tags", "ports", "protocol", "port", "labels",
-    "resources", "cpu", "memory", "template", "config", "level", "matrix", "oneOf", "a", "b",
-    "conditions", "selector", "apiVersion", "kind", "unknown", "x",
+    "spec",
+    "status",
+    "metadata",
+    "mode",
+    "replicas",
+    "minReplicas",
+    "ratio",
+    "schedule",
+    "name",
+    "when",
+    "timeout",
+    "size",
+    "note",
+    "tags",
+    "ports",
+    "protocol",
+    "port",
+    "labels",
+    "resources",
+    "cpu",
+    "memory",
+    "template",
+    "config",
+    "level",
+    "matrix",
+    "oneOf",
+    "a",
+    "b",
+    "conditions",
+    "selector",
+    "apiVersion",
+    "kind",
+    "unknown",
+    "x",
 ];
 
 fn json_value() -> impl Strategy<Value = serde_json::Value> {
@@ -494,13 +540,13 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
     leaf.prop_recursive(6, 64, 6, |inner| {
         prop_oneof![
             proptest::collection::vec(inner.clone(), 0..4).prop_map(J::Array),
-            proptest::collection::vec(
-                (proptest::sample::select(WIDGET_KEYS), inner),
-                0..6
-            )
-            .prop_map(|entries| J::Object(
-                entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
-            )),
+            proptest::collection::vec((proptest::sample::select(WIDGET_KEYS), inner), 0..6)
+                .prop_map(|entries| J::Object(
+                    entries
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect()
+                )),
         ]
     })
 }
@@ -608,7 +654,10 @@ fn output_is_the_same_with_one_and_two_threads() {
         paths.push(corpus.join("invalid-crs"));
         paths.retain(|p| p.exists());
     } else {
-        eprintln!("skipped the corpus part: {} does not exist", corpus.display());
+        eprintln!(
+            "skipped the corpus part: {} does not exist",
+            corpus.display()
+        );
     }
     let one = json_report("1", &paths);
     let two = json_report("2", &paths);

@@ -22,7 +22,10 @@ fn a_block_scalar_as_the_document_spans_from_its_indicator() {
         let (decoded, offsets, _) = decode_with_offsets(text, root.span, root.style).unwrap();
         assert_eq!(&decoded, value, "{text:?}");
         assert_eq!(offsets[0], content, "{text:?}");
-        assert_eq!(offset_in_scalar(text, root.span, root.style, 0), Some(content));
+        assert_eq!(
+            offset_in_scalar(text, root.span, root.style, 0),
+            Some(content)
+        );
     }
     let out = parse("|\r\n|2\n", &Limits::default());
     assert_eq!(out.documents[0].root.span, Span::new(0, 5));

@@ -40,7 +40,11 @@ pub fn assert_span(text: &str, span: Span, what: &str) {
 /// Every span of a diagnostic (main and related labels) lies in `text`.
 pub fn assert_diagnostic(text: &str, d: &Diagnostic) {
     if let Some(span) = d.span {
-        assert_span(text, span, &format!("diagnostic {} ({})", d.code, d.message));
+        assert_span(
+            text,
+            span,
+            &format!("diagnostic {} ({})", d.code, d.message),
+        );
     }
     for label in &d.related {
         assert_span(text, label.span, &format!("related label of {}", d.code));
@@ -56,6 +60,7 @@ const MAPPED_CHARS: usize = 512;
 pub fn assert_tree(text: &str, root: &Node) {
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
+        let is_root = std::ptr::eq(node, root);
         assert_span(text, node.span, "node span");
         match &node.value {
             Value::Object(map) => {
@@ -66,14 +71,14 @@ pub fn assert_tree(text: &str, root: &Node) {
             }
             Value::Array(items) => stack.extend(items.iter()),
             Value::String(s) if node.style != ScalarStyle::NotScalar => {
-                assert_scalar_offsets(text, node, s);
+                assert_scalar_offsets(text, node, s, is_root);
             }
             _ => {}
         }
     }
 }
 
-fn assert_scalar_offsets(text: &str, node: &Node, value: &str) {
+fn assert_scalar_offsets(text: &str, node: &Node, value: &str, is_root: bool) {
     let Some((decoded, offsets, end)) = decode_with_offsets(text, node.span, node.style) else {
         return;
     };
@@ -96,7 +101,11 @@ fn assert_scalar_offsets(text: &str, node: &Node, value: &str) {
     // must decode to the value the loader produced.
     let tagged = text[..node.span.start].trim_end().ends_with("!!binary")
         || text[..node.span.start].contains('!');
-    if !tagged && node.style != ScalarStyle::Plain {
+    // Known saphyr 0.3.3 bug, not compared: a block scalar that is a whole document with
+    // unindented content runs on past a `---` line ("|\nx\n---\nb\n" loads as
+    // "x\n---\nb\n"); the re-scan stops there as YAML says. No manifest is a bare string.
+    let root_block = is_root && matches!(node.style, ScalarStyle::Literal | ScalarStyle::Folded);
+    if !tagged && !root_block && node.style != ScalarStyle::Plain {
         assert_eq!(
             decoded, value,
             "re-scanned scalar at {:?} differs from the loaded value",
@@ -247,7 +256,10 @@ pub fn check_cel_rule(rule: &str) {
     for r in &compiled {
         if let Some(at) = r.error_offset {
             let len = rule.chars().count();
-            assert!(at <= len, "error offset {at} past the rule's {len} characters");
+            assert!(
+                at <= len,
+                "error offset {at} past the rule's {len} characters"
+            );
             if parsed_with_spans && r.index == 0 {
                 let node = rule_node.expect("the rule node exists");
                 let mapped = offset_in_scalar(&schema_text, node.span, node.style, at)
@@ -328,7 +340,8 @@ pub fn prepared_crds() -> Vec<Arc<Prepared>> {
                     continue;
                 };
                 if let Ok(s) = structural::from_props(props) {
-                    let base = FieldPath::root(&format!("spec.versions[{i}].schema.openAPIV3Schema"));
+                    let base =
+                        FieldPath::root(&format!("spec.versions[{i}].schema.openAPIV3Schema"));
                     rules.insert(
                         name.value.clone(),
                         cel::compile_rules(&s, KubeVersion::NEWEST, &base),
@@ -360,7 +373,11 @@ pub fn check_resources(crds: &[Arc<Prepared>], text: &str) {
             0 => &crds[salt % crds.len()],
             n => matching[salt % n],
         };
-        for mode in [UnknownFields::Error, UnknownFields::Warn, UnknownFields::Ignore] {
+        for mode in [
+            UnknownFields::Error,
+            UnknownFields::Warn,
+            UnknownFields::Ignore,
+        ] {
             let options = Options {
                 unknown_fields: mode,
                 rules: Some(crd.as_ref()),
@@ -400,6 +417,9 @@ pub fn assert_default_then_prune(object: &Node, schema: &Structural) {
     crdlint::schema::prune::default(&mut x, schema);
     let defaulted = x.clone();
     let removed = crdlint::schema::prune::prune(&mut x, schema, true);
-    assert!(removed.is_empty(), "pruning after defaulting removed {removed:?}");
+    assert!(
+        removed.is_empty(),
+        "pruning after defaulting removed {removed:?}"
+    );
     assert_eq!(defaulted, x, "pruning after defaulting changed the object");
 }
