@@ -17,7 +17,7 @@ use crdlint::diag::Diagnostic;
 use crdlint::model::crd;
 use crdlint::report::{self, Format};
 use crdlint::schema::prune;
-use crdlint::schema::resource::{CompiledCrd, Options};
+use crdlint::schema::resource::{CompiledCrd, Options, UnknownFields};
 use crdlint::schema::structural::Structural;
 use crdlint::source::yaml::{Limits, parse};
 use crdlint::source::{Node, Span};
@@ -330,6 +330,41 @@ fn resource_document() -> impl Strategy<Value = Vec<(String, Y)>> {
     })
 }
 
+/// A Widget (`fuzz/crds/widgets.yaml`) with generated fields named like the schema's.
+fn widget_document() -> impl Strategy<Value = Vec<(String, Y)>> {
+    let widget_key = proptest::sample::select(WIDGET_KEYS).prop_map(str::to_string);
+    let value = scalar().prop_recursive(4, 32, 5, move |inner| {
+        prop_oneof![
+            3 => proptest::collection::vec((widget_key.clone(), inner.clone()), 0..6)
+                .prop_map(Y::Map),
+            1 => proptest::collection::vec(inner, 0..4).prop_map(Y::Seq),
+        ]
+    });
+    (value.clone(), value).prop_map(|(spec, status)| {
+        vec![
+            ("apiVersion".into(), str_y("fuzz.example.com/v1")),
+            ("kind".into(), str_y("Widget")),
+            ("metadata".into(), Y::Map(vec![("name".into(), str_y("w"))])),
+            ("spec".into(), spec),
+            ("status".into(), status),
+        ]
+    })
+}
+
+fn widget_file() -> impl Strategy<Value = File> {
+    (
+        proptest::collection::vec(widget_document(), 1..3),
+        any::<bool>(),
+        proptest::bool::weighted(0.2),
+    )
+        .prop_map(|(documents, crlf, bom)| File {
+            documents,
+            crlf,
+            bom,
+            inject: None,
+        })
+}
+
 /// A file: documents, line endings, a byte order mark, and maybe a stray character that
 /// breaks the syntax somewhere.
 #[derive(Clone, Debug)]
@@ -463,7 +498,7 @@ proptest! {
     }
 
     #[test]
-    fn resource_spans_lie_inside_the_text(f in file()) {
+    fn resource_spans_lie_inside_the_text(f in widget_file()) {
         let text = f.text();
         let crd = widgets();
         for doc in parse(&text, &Limits::default()).documents {
@@ -565,6 +600,75 @@ fn widget_object() -> impl Strategy<Value = Node> {
     })
 }
 
+/// A Widget the schema accepts (CEL rules aside), with unknown fields sprinkled in: the
+/// server prunes them (`--validate=ignore`) and stores the rest.
+fn valid_widget() -> impl Strategy<Value = Node> {
+    use serde_json::json;
+    let unknown = || proptest::option::of(json_value());
+    let port = (
+        "[a-z]{1,3}",
+        proptest::option::of(1..65535i64),
+        any::<bool>(),
+    )
+        .prop_map(|(name, port, udp)| {
+            let mut p = json!({"name": name});
+            if let Some(port) = port {
+                p["port"] = json!(port);
+            }
+            if udp {
+                p["protocol"] = json!("UDP");
+            }
+            p
+        });
+    (
+        proptest::option::of(proptest::sample::select(vec!["Auto", "Off"])),
+        proptest::option::of(0..1000i64),
+        proptest::collection::btree_set("[a-z]{1,8}", 0..5),
+        proptest::collection::btree_map("[a-z]{1,3}", port, 0..3),
+        proptest::option::of(0..100i64),
+        proptest::collection::btree_map("[a-z]{1,8}", "[a-z0-9]{0,8}", 0..4),
+        (unknown(), unknown(), unknown()),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(mode, replicas, tags, ports, level, labels, extra, status)| {
+                let mut spec = json!({});
+                if let Some(m) = mode {
+                    spec["mode"] = json!(m);
+                }
+                if let Some(r) = replicas {
+                    spec["replicas"] = json!(r);
+                }
+                if !tags.is_empty() {
+                    spec["tags"] = json!(tags);
+                }
+                if !ports.is_empty() {
+                    spec["ports"] = json!(ports.into_values().collect::<Vec<_>>());
+                }
+                spec["config"] = match level {
+                    Some(l) => json!({"level": l, "free": extra.0}),
+                    None => json!({"free": extra.0}),
+                };
+                spec["labels"] = json!(labels);
+                spec["template"] = json!({"apiVersion": "v1", "kind": "ConfigMap",
+                                      "metadata": {"name": "c"}, "data": extra.1});
+                if let Some(x) = extra.2 {
+                    spec["unknownField"] = x;
+                }
+                let mut doc = json!({
+                    "apiVersion": "fuzz.example.com/v1", "kind": "Widget",
+                    "metadata": {"name": "w", "namespace": "default"},
+                    "spec": spec,
+                });
+                if status {
+                    doc["status"] =
+                        json!({"replicas": 1, "conditions": [{"type": "Ready", "status": "True"}]});
+                }
+                Node::from_json(&doc, Span::default())
+            },
+        )
+}
+
 fn schema(crd: &CompiledCrd) -> &Structural {
     crd.structural("v1").expect("v1 is structural")
 }
@@ -596,15 +700,21 @@ proptest! {
     }
 
     #[test]
-    fn the_stored_object_is_a_fixed_point_of_pruning(object in widget_object()) {
+    fn the_stored_object_is_a_fixed_point_of_pruning(object in valid_widget()) {
         let crd = widgets();
-        let outcome = crd.check(&object, &Options::default());
-        if let Some(stored) = outcome.stored {
-            let mut again = stored.clone();
-            let removed = prune::prune(&mut again, schema(&crd), true);
-            prop_assert!(removed.is_empty(), "stored object still had {:?}", removed);
-            prop_assert_eq!(stored, again);
-        }
+        let options = Options { unknown_fields: UnknownFields::Ignore, rules: None };
+        let outcome = crd.check(&object, &options);
+        let errors: Vec<&str> = outcome.diagnostics.iter().map(|d| d.message.as_str()).collect();
+        prop_assert!(outcome.stored.is_some(), "{:?}", errors);
+        let stored = outcome.stored.unwrap();
+        let mut again = stored.clone();
+        let removed = prune::prune(&mut again, schema(&crd), true);
+        prop_assert!(removed.is_empty(), "stored object still had {:?}", removed);
+        prop_assert_eq!(&stored, &again);
+        // Defaults were applied: defaulting the stored object adds nothing.
+        let mut defaulted = stored.clone();
+        let added = prune::default(&mut defaulted, schema(&crd));
+        prop_assert!(added.is_empty(), "defaulting the stored object added {:?}", added);
     }
 }
 
