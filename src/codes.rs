@@ -8,9 +8,11 @@ pub fn all() -> Vec<&'static CodeInfo> {
         crate::source::CODES,
         crate::model::CODES,
         crate::check::CODES,
+        crate::check::suppress::CODES,
         crate::crd::CODES,
         crate::schema::CODES,
         crate::cel::CODES,
+        crate::cel::cost::CODES,
     ]
     .into_iter()
     .flatten()

@@ -5,6 +5,7 @@ pub mod cel;
 pub mod check;
 pub mod cli;
 pub mod codes;
+pub mod config;
 pub mod crd;
 pub mod diag;
 pub mod dryrun;

@@ -88,7 +88,17 @@ impl Corpus {
                 } else if !self.json && (name.ends_with(".yaml") || name.ends_with(".yml")) {
                     let text = fs::read_to_string(&p).unwrap_or_default();
                     let parsed = crdlint::source::yaml::parse(&text, &Default::default());
-                    out.push((rel, parsed.documents.into_iter().map(|d| d.root).collect()));
+                    let mut docs: Vec<Node> =
+                        parsed.documents.into_iter().map(|d| d.root).collect();
+                    // A loader error (e.g. a duplicate key) rejects the file: carry its
+                    // message as a document that is not an object.
+                    for e in parsed.errors {
+                        docs.push(Node::from_json(
+                            &serde_json::Value::String(format!("YAML: {}", e.message)),
+                            Span::default(),
+                        ));
+                    }
+                    out.push((rel, docs));
                 }
             }
         }
@@ -126,6 +136,9 @@ fn crd_dirs(project: &str) -> Vec<&str> {
 
 /// Messages for one document (errors only).
 fn check(registry: &[CompiledCrd], doc: &Node) -> Result<Vec<String>, String> {
+    if let Some(yaml_error) = doc.as_str() {
+        return Err(yaml_error.to_string());
+    }
     let api_version = doc.get("apiVersion").and_then(Node::as_str).unwrap_or("");
     let kind = doc.get("kind").and_then(Node::as_str).unwrap_or("");
     let Some(c) = registry.iter().find(|c| c.matches(api_version, kind)) else {

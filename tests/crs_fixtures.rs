@@ -1,8 +1,9 @@
 //! Exact-output tests of the custom-resource pipeline: each `testdata/crs/<case>/`
-//! holds `crd.json` (a CRD), `cr.json` (one resource, or an array of resources) and
-//! `expected.txt` (one line per diagnostic: `severity[code] message`, a `---` line
-//! between documents). Inputs are JSON, which is YAML, so the cases keep working when
-//! they are read through the YAML loader.
+//! holds `crd.yaml` (a CRD), `cr.yaml` (resources, several documents allowed) and
+//! `expected.txt`: per document, one line per diagnostic
+//! (`line:column severity[code] message`, the position of its span start), then the
+//! stored object as `crdlint dry-run -o yaml` prints it when the object is valid;
+//! `---` between documents. `CRDLINT_BLESS=1` rewrites the expectations.
 
 use std::fs;
 use std::path::Path;
@@ -10,26 +11,43 @@ use std::path::Path;
 use crdlint::dryrun;
 use crdlint::model::crd;
 use crdlint::schema::resource::{CompiledCrd, Options};
-use crdlint::source::{Node, Span};
+use crdlint::source::yaml;
+use crdlint::source::{LineIndex, Node};
 
-fn load(path: &Path) -> serde_json::Value {
+fn parse(path: &Path) -> (String, Vec<Node>) {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    let parsed = yaml::parse(&text, &Default::default());
+    assert!(
+        parsed.errors.is_empty(),
+        "{}: {:?}",
+        path.display(),
+        parsed.errors
+    );
+    let docs = parsed.documents.into_iter().map(|d| d.root).collect();
+    (text, docs)
 }
 
-/// Diagnostics, then (when the object is valid) the stored object as
-/// `crdlint dry-run -o yaml` prints it.
-fn render(crd: &CompiledCrd, doc: &serde_json::Value) -> String {
-    let node = Node::from_json(doc, Span::default());
-    let outcome = crd.check(&node, &Options::default());
-    let mut out: String = outcome
-        .diagnostics
-        .iter()
-        .map(|d| format!("{}[{}] {}\n", d.severity.as_str(), d.code, d.message))
-        .collect();
+fn render(crd: &CompiledCrd, text: &str, doc: &Node) -> String {
+    let lines = LineIndex::new(text);
+    let outcome = crd.check(doc, &Options::default());
+    let mut out = String::new();
+    for d in &outcome.diagnostics {
+        let pos = lines.position(text, d.span.map(|s| s.start).unwrap_or(0));
+        out.push_str(&format!(
+            "{}:{} {}[{}] {}\n",
+            pos.line,
+            pos.column,
+            d.severity.as_str(),
+            d.code,
+            d.message
+        ));
+    }
     if let Some(stored) = &outcome.stored {
         out.push_str("stored:\n");
-        out.push_str(&dryrun::render(std::slice::from_ref(stored), dryrun::Format::Yaml));
+        out.push_str(&dryrun::render(
+            std::slice::from_ref(stored),
+            dryrun::Format::Yaml,
+        ));
     }
     out
 }
@@ -47,15 +65,12 @@ fn fixtures() {
     assert!(!cases.is_empty());
     let mut failures = Vec::new();
     for case in cases {
-        let crd_json = load(&case.join("crd.json"));
-        let (decoded, diags) = crd::decode(&Node::from_json(&crd_json, Span::default()));
+        let (_, crds) = parse(&case.join("crd.yaml"));
+        let (decoded, diags) = crd::decode(&crds[0]);
         assert!(diags.is_empty(), "{}: {diags:?}", case.display());
         let compiled = CompiledCrd::new(&decoded);
-        let docs = match load(&case.join("cr.json")) {
-            serde_json::Value::Array(docs) => docs,
-            doc => vec![doc],
-        };
-        let got: Vec<String> = docs.iter().map(|d| render(&compiled, d)).collect();
+        let (text, docs) = parse(&case.join("cr.yaml"));
+        let got: Vec<String> = docs.iter().map(|d| render(&compiled, &text, d)).collect();
         let got = got.join("---\n");
         let expected_path = case.join("expected.txt");
         if std::env::var_os("CRDLINT_BLESS").is_some() {

@@ -4,6 +4,9 @@
 
 pub mod classify;
 pub mod load;
+pub mod policy;
+pub mod resources;
+pub mod suppress;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,6 +14,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::cel::KubeVersion;
 use crate::diag::{self, Diagnostic, ObjectRef, Severity};
 use crate::source::walk::{self, Input, WalkOptions};
 use crate::source::yaml::Limits;
@@ -23,6 +27,7 @@ crate::declare_codes! {
     DUPLICATE_CRD = "duplicate-crd", Warning, "Two CRDs with the same name in one run; the later one replaces the earlier";
     MISSING_TYPE_META = "missing-type-meta", Error, "A document has no apiVersion or kind";
     NOT_AN_OBJECT = "not-an-object", Error, "A document is not a mapping, so it is not a Kubernetes object";
+    CEL_NOT_EVALUATED = "cel-not-evaluated", Warning, "crdlint could not evaluate a CEL rule on a custom resource (the verdict of that rule is unknown)";
 }
 
 /// What to do with documents whose kind no CRD in the run defines.
@@ -44,6 +49,12 @@ pub struct CheckOptions {
     pub max_file_size: u64,
     pub limits: Limits,
     pub missing_crd: MissingCrdPolicy,
+    /// The Kubernetes version to follow; `None` is the newest crdlint knows.
+    pub kube_version: Option<policy::KubeVersion>,
+    /// What to do with custom-resource fields no schema declares.
+    pub unknown_fields: policy::UnknownFieldPolicy,
+    /// Severity overrides by code (applied after inline suppression).
+    pub severities: policy::Severities,
 }
 
 impl Default for CheckOptions {
@@ -55,6 +66,9 @@ impl Default for CheckOptions {
             max_file_size: 32 * 1024 * 1024,
             limits: Limits::default(),
             missing_crd: MissingCrdPolicy::Warn,
+            kube_version: None,
+            unknown_fields: policy::UnknownFieldPolicy::default(),
+            severities: policy::Severities::default(),
         }
     }
 }
@@ -95,6 +109,92 @@ impl Document {
 }
 
 pub fn run(options: &CheckOptions) -> CheckResult {
+    let mut loaded = load_inputs(options);
+    let classified = classify_all(
+        &loaded.documents,
+        options,
+        &mut loaded.diagnostics,
+        &mut loaded.summary,
+    );
+    let mut diagnostics = std::mem::take(&mut loaded.diagnostics);
+    check_documents(&classified, options, &mut diagnostics);
+    finish(diagnostics, &loaded, options)
+}
+
+/// A custom resource as the server would store it (`crdlint dry-run`).
+pub struct StoredObject {
+    pub file: Arc<SourceFile>,
+    pub document: usize,
+    /// The object as written.
+    pub original: Node,
+    /// Pruned, defaulted, prepared for create, in the storage version's apiVersion
+    /// (unless the CRD converts with a webhook).
+    pub stored: Node,
+    /// The CRD converts with a webhook that crdlint does not run: the object keeps the
+    /// request's apiVersion.
+    pub webhook_conversion: bool,
+}
+
+pub struct DryRunResult {
+    pub result: CheckResult,
+    /// The valid resources, in input order.
+    pub objects: Vec<StoredObject>,
+}
+
+/// Runs the resource pipeline on every custom resource and returns the objects the
+/// server would store. Unknown fields are pruned with a warning, as with
+/// `kubectl create --validate=false`, since showing pruning is the point.
+pub fn dry_run(options: &CheckOptions) -> DryRunResult {
+    let mut loaded = load_inputs(options);
+    let classified = classify_all(
+        &loaded.documents,
+        options,
+        &mut loaded.diagnostics,
+        &mut loaded.summary,
+    );
+    let mut diagnostics = std::mem::take(&mut loaded.diagnostics);
+    let prepared = prepare_crds(&classified, options);
+    let outcomes: Vec<_> = prepared
+        .resolved
+        .par_iter()
+        .map(|(doc, crd)| {
+            let outcome = crd
+                .and_then(|crd| prepared.get(crd))
+                .map(|crd| crd.outcome(&doc.root, policy::UnknownFieldPolicy::Warn));
+            (*doc, outcome)
+        })
+        .collect();
+    let mut objects = Vec::new();
+    for (doc, outcome) in outcomes {
+        let Some(outcome) = outcome else { continue };
+        let failed = outcome.has_errors();
+        diagnostics.extend(outcome.diagnostics.into_iter().map(|d| doc.diagnostic(d)));
+        if let (false, Some(stored)) = (failed, outcome.stored) {
+            objects.push(StoredObject {
+                file: doc.file.clone(),
+                document: doc.index,
+                original: doc.root.clone(),
+                stored,
+                webhook_conversion: outcome.webhook_conversion,
+            });
+        }
+    }
+    DryRunResult {
+        result: finish(diagnostics, &loaded, options),
+        objects,
+    }
+}
+
+/// Files read and documents flattened, with what went wrong on the way.
+struct Loaded {
+    documents: Vec<Document>,
+    diagnostics: Vec<Diagnostic>,
+    summary: Summary,
+    reported_files: Vec<Arc<SourceFile>>,
+    io_error: bool,
+}
+
+fn load_inputs(options: &CheckOptions) -> Loaded {
     let (checked, mut walk_errors) = walk::collect(&options.paths, &options.walk);
     let (crd_sources, crd_walk_errors) = walk::collect(&options.crd_paths, &options.walk);
     walk_errors.extend(crd_walk_errors);
@@ -108,7 +208,7 @@ pub fn run(options: &CheckOptions) -> CheckResult {
             .collect::<Vec<_>>(),
     );
 
-    let loaded: Vec<(load::LoadedFile, bool)> = inputs
+    let files: Vec<(load::LoadedFile, bool)> = inputs
         .par_iter()
         .map(|(input, reported)| {
             (
@@ -118,37 +218,50 @@ pub fn run(options: &CheckOptions) -> CheckResult {
         })
         .collect();
 
-    let mut diagnostics: Vec<Diagnostic> = walk_errors
+    let diagnostics: Vec<Diagnostic> = walk_errors
         .into_iter()
         .map(|e| {
             let file = SourceFile::new(e.path.clone(), String::new());
             Diagnostic::error(crate::source::IO_ERROR, e.message).in_file(&file)
         })
         .collect();
-    let mut io_error = !diagnostics.is_empty();
-    let mut summary = Summary::default();
-    let mut documents = Vec::new();
-    for (file, reported) in loaded {
-        io_error |= file.io_error;
+    let mut loaded = Loaded {
+        io_error: !diagnostics.is_empty(),
+        diagnostics,
+        documents: Vec::new(),
+        summary: Summary::default(),
+        reported_files: Vec::new(),
+    };
+    for (file, reported) in files {
+        loaded.io_error |= file.io_error;
         if reported {
-            summary.files += 1;
+            loaded.summary.files += 1;
+            loaded.reported_files.push(file.file.clone());
         }
-        diagnostics.extend(file.diagnostics);
+        loaded.diagnostics.extend(file.diagnostics);
         for parsed in file.documents {
             flatten(
                 &file.file,
                 parsed.index,
                 parsed.root,
                 reported,
-                &mut documents,
+                &mut loaded.documents,
             );
         }
     }
+    loaded
+}
 
-    let classified = classify_all(&documents, options, &mut diagnostics, &mut summary);
-    check_documents(&classified, &mut diagnostics);
-
+/// Applies suppressions and severity overrides, sorts, and counts.
+fn finish(
+    mut diagnostics: Vec<Diagnostic>,
+    loaded: &Loaded,
+    options: &CheckOptions,
+) -> CheckResult {
+    suppress::apply(&loaded.reported_files, &mut diagnostics);
+    options.severities.apply(&mut diagnostics);
     diag::sort(&mut diagnostics);
+    let mut summary = loaded.summary;
     summary.errors = diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
@@ -160,13 +273,48 @@ pub fn run(options: &CheckOptions) -> CheckResult {
     CheckResult {
         diagnostics,
         summary,
-        io_error,
+        io_error: loaded.io_error,
     }
+}
+
+/// Each resource with the CRD it resolves to, and each needed CRD prepared once.
+struct Prepared<'a> {
+    resolved: Vec<(&'a Document, Option<&'a Document>)>,
+    crds: BTreeMap<usize, resources::PreparedCrd>,
+}
+
+impl Prepared<'_> {
+    fn get(&self, crd: &Document) -> Option<&resources::PreparedCrd> {
+        self.crds.get(&(crd as *const Document as usize))
+    }
+}
+
+fn prepare_crds<'a>(classified: &Classified<'a>, options: &CheckOptions) -> Prepared<'a> {
+    let resolved: Vec<(&Document, Option<&Document>)> = classified
+        .resources
+        .iter()
+        .map(|(doc, meta)| (*doc, classified.resolve(meta)))
+        .collect();
+    let mut crds = BTreeMap::new();
+    for crd in resolved.iter().filter_map(|(_, crd)| *crd) {
+        crds.entry(crd as *const Document as usize)
+            .or_insert_with(|| {
+                resources::PreparedCrd::new(
+                    &crd.root,
+                    options.kube_version.unwrap_or(KubeVersion::NEWEST),
+                )
+            });
+    }
+    Prepared { resolved, crds }
 }
 
 /// Runs the CRD checks on reported CRDs and the resource checks on custom resources.
 /// (The CRD and custom-resource validators plug in here.)
-fn check_documents(classified: &Classified<'_>, diagnostics: &mut Vec<Diagnostic>) {
+fn check_documents(
+    classified: &Classified<'_>,
+    options: &CheckOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let crd_findings: Vec<Diagnostic> = classified
         .crds
         .values()
@@ -174,12 +322,33 @@ fn check_documents(classified: &Classified<'_>, diagnostics: &mut Vec<Diagnostic
         .collect::<Vec<_>>()
         .par_iter()
         .flat_map_iter(|doc| {
-            crate::crd::validate(&doc.root)
+            crate::crd::validate_with_options(
+                &doc.root,
+                &crate::crd::Options {
+                    source: Some(&doc.file.text),
+                    kube_version: options.kube_version.unwrap_or(KubeVersion::NEWEST),
+                    ..crate::crd::Options::default()
+                },
+            )
+            .into_iter()
+            .map(|d| doc.diagnostic(d))
+        })
+        .collect();
+    diagnostics.extend(crd_findings);
+
+    let prepared = prepare_crds(classified, options);
+    let resource_findings: Vec<Diagnostic> = prepared
+        .resolved
+        .par_iter()
+        .flat_map_iter(|(doc, crd)| {
+            crd.and_then(|crd| prepared.get(crd))
+                .map(|crd| crd.check(&doc.root, options.unknown_fields))
+                .unwrap_or_default()
                 .into_iter()
                 .map(|d| doc.diagnostic(d))
         })
         .collect();
-    diagnostics.extend(crd_findings);
+    diagnostics.extend(resource_findings);
 }
 
 /// Turns a parsed document into pipeline documents, expanding `kind: List` items.
@@ -227,6 +396,34 @@ pub struct Classified<'a> {
     pub crds: BTreeMap<String, &'a Document>,
     /// Custom resources with the (group, kind) of their CRD.
     pub resources: Vec<(&'a Document, TypeMeta)>,
+    /// (group, kind) → the CRDs defining it, in input order.
+    pub kinds: BTreeMap<(String, String), Vec<&'a Document>>,
+}
+
+impl<'a> Classified<'a> {
+    /// The CRD a resource is checked against: when several CRDs define its kind (a
+    /// `duplicate-crd` warning was given), the last one that serves its version, else
+    /// the last one.
+    pub fn resolve(&self, meta: &TypeMeta) -> Option<&'a Document> {
+        let candidates = self.kinds.get(&(meta.group.clone(), meta.kind.clone()))?;
+        let serves = |doc: &&Document| {
+            doc.root
+                .get_path(&["spec", "versions"])
+                .and_then(Node::as_array)
+                .is_some_and(|versions| {
+                    versions.iter().any(|v| {
+                        v.get("name").and_then(Node::as_str) == Some(meta.version.as_str())
+                            && v.get("served").and_then(Node::as_bool) == Some(true)
+                    })
+                })
+        };
+        candidates
+            .iter()
+            .rev()
+            .find(|doc| serves(doc))
+            .or(candidates.last())
+            .copied()
+    }
 }
 
 fn classify_all<'a>(
@@ -237,7 +434,7 @@ fn classify_all<'a>(
 ) -> Classified<'a> {
     let mut crds: BTreeMap<String, &Document> = BTreeMap::new();
     // (group, kind) → CRD, to resolve custom resources.
-    let mut kinds: BTreeMap<(String, String), &Document> = BTreeMap::new();
+    let mut kinds: BTreeMap<(String, String), Vec<&Document>> = BTreeMap::new();
     let mut others = Vec::new();
     for doc in documents {
         if doc.reported {
@@ -284,7 +481,10 @@ fn classify_all<'a>(
             .get_path(&["spec", "names", "kind"])
             .and_then(Node::as_str);
         if let (Some(group), Some(kind)) = (group, kind) {
-            kinds.insert((group.to_string(), kind.to_string()), doc);
+            kinds
+                .entry((group.to_string(), kind.to_string()))
+                .or_default()
+                .push(doc);
         }
     }
 
@@ -302,7 +502,11 @@ fn classify_all<'a>(
             diagnostics.push(doc.diagnostic(d));
         }
     }
-    Classified { crds, resources }
+    Classified {
+        crds,
+        resources,
+        kinds,
+    }
 }
 
 fn missing_type_meta(root: &Node) -> Diagnostic {

@@ -2,6 +2,11 @@
 //! its arguments into library options, runs, prints, and returns the exit code.
 
 pub mod check;
+pub mod completions;
+pub mod cost;
+pub mod dryrun;
+pub mod explain;
+pub mod rules;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -33,6 +38,17 @@ pub struct Cli {
 pub enum Command {
     /// Check CRDs and custom resources for everything the API server would reject.
     Check(check::CheckArgs),
+    /// Print custom resources as the API server would store them: pruned, defaulted,
+    /// in the storage version.
+    DryRun(dryrun::DryRunArgs),
+    /// Show the API server's estimated CEL cost of every rule, and bounds that fix breaches.
+    Cost(cost::CostArgs),
+    /// List the diagnostic codes, or print the documentation of one.
+    Rules(rules::RulesArgs),
+    /// Describe the fields of a custom resource from local CRDs, like `kubectl explain`.
+    Explain(explain::ExplainArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(completions::CompletionsArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -62,5 +78,10 @@ pub fn main() -> u8 {
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::DryRun(args) => dryrun::run(&args),
+        Command::Cost(args) => cost::run(&args),
+        Command::Rules(args) => rules::run(&args),
+        Command::Explain(args) => explain::run(&args),
+        Command::Completions(args) => completions::run(&args),
     }
 }

@@ -71,9 +71,9 @@ fn write_json(out: &mut String, v: &serde_json::Value, depth: usize) {
             out.push_str("{\n");
             for (i, k) in keys.iter().enumerate() {
                 out.push_str(&pad(depth + 1));
-                out.push_str(&crate::diag::gofmt::json_marshal(&serde_json::Value::String(
-                    (*k).clone(),
-                )));
+                out.push_str(&crate::diag::gofmt::json_marshal(
+                    &serde_json::Value::String((*k).clone()),
+                ));
                 out.push_str(": ");
                 write_json(out, &map[*k], depth + 1);
                 if i + 1 < keys.len() {
@@ -98,7 +98,10 @@ pub fn diff(before: &Node, after: &Node, label: &str, color: bool) -> String {
     let unified = text
         .unified_diff()
         .context_radius(3)
-        .header(&format!("{label} (as written)"), &format!("{label} (as stored)"))
+        .header(
+            &format!("{label} (as written)"),
+            &format!("{label} (as stored)"),
+        )
         .to_string();
     if !color {
         return unified;

@@ -96,7 +96,11 @@ fn go_yaml_float(f: f64) -> String {
         return ".nan".into();
     }
     if f.is_infinite() {
-        return if f > 0.0 { ".inf".into() } else { "-.inf".into() };
+        return if f > 0.0 {
+            ".inf".into()
+        } else {
+            "-.inf".into()
+        };
     }
     crate::diag::gofmt::float_v(f)
 }
@@ -189,7 +193,8 @@ fn resolves_to_non_string(s: &str) -> bool {
         && s.as_bytes()[..4].iter().all(u8::is_ascii_digit)
         && s.as_bytes()[5..7].iter().all(u8::is_ascii_digit);
     let is_base60 = s.contains(':')
-        && s.split(':').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit() || b == b'.'));
+        && s.split(':')
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit() || b == b'.'));
     is_int || is_float || is_timestamp || is_base60
 }
 

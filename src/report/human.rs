@@ -80,6 +80,7 @@ impl Report<'_> {
         }
         match (d.reason, &d.field) {
             (Some(reason), Some(field)) => format!("{field}: {}", reason_words(reason)),
+            (None, Some(field)) => field.clone(),
             _ => "here".to_string(),
         }
     }

@@ -2,8 +2,12 @@
 //! (`short`), or the JSON contract. Renderers know diagnostics; nothing here decides
 //! what is wrong.
 
+pub mod docs;
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod location;
+pub mod sarif;
 pub mod short;
 mod source_code;
 
@@ -16,6 +20,10 @@ pub enum Format {
     Human,
     Short,
     Json,
+    /// SARIF 2.1.0 for code-scanning services.
+    Sarif,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
 }
 
 /// Renders diagnostics and the summary in `format`.
@@ -29,6 +37,8 @@ pub fn render(
         Format::Human => human::render(diagnostics, summary, color),
         Format::Short => short::render(diagnostics, summary),
         Format::Json => json::render(diagnostics, summary),
+        Format::Sarif => sarif::render(diagnostics, &location::RepoPaths::from_env()),
+        Format::Github => github::render(diagnostics, summary, &location::RepoPaths::from_env()),
     }
 }
 

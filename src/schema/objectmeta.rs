@@ -812,18 +812,16 @@ fn coerce_at(
             if s.extensions.x_embedded_resource && !root {
                 for e in &mut map.entries {
                     match e.key.as_str() {
-                        "apiVersion" | "kind" => {
-                            if !matches!(e.value.value, Value::String(_)) {
-                                out.error = Some(err(
-                                    FieldError::invalid(
-                                        path.child(&e.key),
-                                        BadValue::from(&e.value.value),
-                                        "must be a string",
-                                    ),
-                                    e.value.span,
-                                ));
-                                return;
-                            }
+                        "apiVersion" | "kind" if !matches!(e.value.value, Value::String(_)) => {
+                            out.error = Some(err(
+                                FieldError::invalid(
+                                    path.child(&e.key),
+                                    BadValue::from(&e.value.value),
+                                    "must be a string",
+                                ),
+                                e.value.span,
+                            ));
+                            return;
                         }
                         "metadata" => {
                             let prefix = path.child("metadata").to_string();
@@ -919,10 +917,10 @@ fn remove_path(node: &mut Node, path: &str) {
         remove_path(child, r);
     } else if let Some(r) = rest.strip_prefix('[') {
         let (idx, after) = r.split_once(']').unwrap_or((r, ""));
-        if let (Ok(i), Some(items)) = (idx.parse::<usize>(), child.as_array_mut_opt()) {
-            if let Some(item) = items.get_mut(i) {
-                remove_path(item, after.strip_prefix('.').unwrap_or(after));
-            }
+        if let (Ok(i), Some(items)) = (idx.parse::<usize>(), child.as_array_mut_opt())
+            && let Some(item) = items.get_mut(i)
+        {
+            remove_path(item, after.strip_prefix('.').unwrap_or(after));
         }
     }
 }

@@ -292,16 +292,13 @@ impl Validator {
         };
         let is_int_float = sch_type == "integer" && contains("number");
         let is_string_or_slice = matches!(data.value, Value::String(_) | Value::Array(_));
-        if !is_string_or_slice
-            && !self.format.is_empty()
-            && !(contains(sch_type) || format == self.format || is_float_int || is_int_float)
-        {
+        let format_matches =
+            contains(sch_type) || format == self.format || is_float_int || is_int_float;
+        if !(is_string_or_slice || self.format.is_empty() || format_matches) {
             return VResult::error(invalid_type(path, &self.format, format, data.span));
         }
-        if !(contains("number") || contains("integer"))
-            && !self.format.is_empty()
-            && is_string_or_slice
-        {
+        let numeric = contains("number") || contains("integer");
+        if !(numeric || self.format.is_empty()) && is_string_or_slice {
             return ok;
         }
         if !(contains(sch_type) || is_float_int || is_int_float) {
@@ -1145,7 +1142,8 @@ fn enum_matches(data: &Value, member: &Value) -> bool {
 
 /// Go's float64 → int64 conversion on amd64 (out of range gives MinInt64).
 fn go_float_to_int(f: f64) -> i64 {
-    if f.is_nan() || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if f.is_nan() || !(-TWO_63..TWO_63).contains(&f) {
         i64::MIN
     } else {
         f as i64

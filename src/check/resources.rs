@@ -1,0 +1,72 @@
+//! Custom resources: each CRD of the run is prepared once (structural schemas,
+//! validators, compiled CEL programs — the latter only when a resource needs them),
+//! shared read-only across workers, and every resource runs the server's create
+//! pipeline against it.
+
+use crate::cel::KubeVersion;
+use crate::cel::eval::CrdRules;
+use crate::diag::Diagnostic;
+use crate::schema::resource::{
+    CompiledCrd, Options, ResourceOutcome, RuleEvaluator, UnknownFields,
+};
+use crate::schema::structural::Structural;
+use crate::source::Node;
+
+/// A CRD ready for resources: its structural schemas and validators, and its CEL
+/// programs (compiled once per version, on first use).
+pub struct PreparedCrd {
+    pub compiled: CompiledCrd,
+    rules: CrdRules,
+}
+
+impl PreparedCrd {
+    pub fn new(root: &Node, kube_version: KubeVersion) -> PreparedCrd {
+        let (crd, _) = crate::model::crd::decode(root);
+        PreparedCrd {
+            compiled: CompiledCrd::new(&crd),
+            rules: CrdRules::new(kube_version),
+        }
+    }
+
+    /// Runs the create pipeline on one resource: its findings.
+    pub fn check(&self, doc: &Node, unknown_fields: UnknownFields) -> Vec<Diagnostic> {
+        self.outcome(doc, unknown_fields).diagnostics
+    }
+
+    /// Runs the create pipeline on one resource: findings and the stored object.
+    pub fn outcome(&self, doc: &Node, unknown_fields: UnknownFields) -> ResourceOutcome {
+        let evaluator = CelEvaluator { rules: &self.rules };
+        let options = Options {
+            unknown_fields,
+            rules: Some(&evaluator),
+        };
+        self.compiled.check(doc, &options)
+    }
+}
+
+/// The resource pipeline's seam to CEL: evaluates a version's compiled rules on the
+/// validated, defaulted object.
+struct CelEvaluator<'a> {
+    rules: &'a CrdRules,
+}
+
+impl RuleEvaluator for CelEvaluator<'_> {
+    fn evaluate(&self, version: &str, schema: &Structural, object: &Node) -> Vec<Diagnostic> {
+        let outcome = self.rules.evaluate_update(version, schema, object, None);
+        let mut diagnostics = outcome.diagnostics;
+        diagnostics.extend(outcome.warnings);
+        // Rules crdlint cannot run are said, never silently skipped.
+        diagnostics.extend(outcome.not_evaluated.into_iter().map(|n| {
+            Diagnostic::warning(
+                super::CEL_NOT_EVALUATED,
+                format!(
+                    "{}: rule not evaluated by crdlint ({}): {}",
+                    n.field, n.reason, n.rule
+                ),
+            )
+            .with_field(n.field.to_string())
+            .with_span(object.span)
+        }));
+        diagnostics
+    }
+}

@@ -1,0 +1,384 @@
+//! Inline suppression: a YAML comment `# crdlint-ignore: CODE[, CODE…] reason` silences
+//! findings of those codes that start on the comment's own line (a trailing comment) or
+//! on the line below it (a comment on a line of its own; several such comment lines may
+//! be stacked above one line). A suppression that silences nothing is reported, so
+//! stale ones do not pile up.
+
+use std::sync::Arc;
+
+use crate::diag::{Diagnostic, Severity};
+use crate::source::{SourceFile, Span};
+
+crate::declare_codes! {
+    UNUSED_SUPPRESSION = "unused-suppression", Warning, "A `# crdlint-ignore` comment names a code that has no finding on its line";
+    INVALID_SUPPRESSION = "invalid-suppression", Warning, "A `# crdlint-ignore` comment names no code, or a code crdlint does not have";
+}
+
+const MARKER: &str = "crdlint-ignore";
+
+/// One code named by one comment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Suppression {
+    pub code: String,
+    /// The code's bytes in the file.
+    pub span: Span,
+    /// 0-based line whose findings it silences.
+    pub target_line: usize,
+}
+
+/// What the comments of one file say.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Comments {
+    pub suppressions: Vec<Suppression>,
+    /// Comments that could not be understood: (span, message).
+    pub invalid: Vec<(Span, String)>,
+}
+
+/// Finds the suppression comments of a file.
+pub fn scan(text: &str) -> Comments {
+    let mut comments = Comments::default();
+    let lines: Vec<(usize, &str)> = line_starts(text);
+    for (index, &(start, line)) in lines.iter().enumerate() {
+        let Some(hash) = comment_start(line) else {
+            continue;
+        };
+        let own_line = line[..hash].trim().is_empty();
+        let body = &line[hash + 1..];
+        let trimmed = body.trim_start();
+        let Some(after) = trimmed.strip_prefix(MARKER) else {
+            continue;
+        };
+        // `crdlint-ignore-file` and the like are other words, not this marker.
+        let Some(rest) = after.strip_prefix(':') else {
+            if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-') {
+                continue;
+            }
+            let at = start + hash + 1 + (body.len() - trimmed.len());
+            comments.invalid.push((
+                Span::new(at, at + MARKER.len()),
+                format!("expected `{MARKER}: CODE reason`"),
+            ));
+            continue;
+        };
+        let target_line = if own_line {
+            // The first line below that is not itself a comment.
+            lines[index + 1..]
+                .iter()
+                .position(|(_, l)| !l.trim_start().starts_with('#'))
+                .map_or(lines.len(), |offset| index + 1 + offset)
+        } else {
+            index
+        };
+        let rest_offset = start + line.len() - rest.len();
+        let codes = parse_codes(rest, rest_offset);
+        if codes.is_empty() {
+            let at = start + hash + 1 + (body.len() - trimmed.len());
+            comments.invalid.push((
+                Span::new(at, at + MARKER.len() + 1),
+                format!("`{MARKER}:` names no code; write `# {MARKER}: CODE reason`"),
+            ));
+        }
+        for (code, span) in codes {
+            comments.suppressions.push(Suppression {
+                code,
+                span,
+                target_line,
+            });
+        }
+    }
+    comments
+}
+
+/// `(start offset, line text without the line break)` for every line.
+fn line_starts(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let content = line.strip_suffix('\n').unwrap_or(line);
+        let content = content.strip_suffix('\r').unwrap_or(content);
+        out.push((start, content));
+        start += line.len();
+    }
+    out
+}
+
+/// The byte index of the `#` that starts a YAML comment on this line, if any: a `#` at
+/// the start or after a space or tab, outside quoted scalars. (A `#` inside a multi-line
+/// quoted or block scalar is not recognised as text; such a line is never a suppression
+/// in practice.)
+fn comment_start(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match quote {
+            Some(b'"') if b == b'\\' => i += 1,
+            Some(b'\'') if b == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 1,
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None => match b {
+                b'#' if i == 0 || matches!(bytes[i - 1], b' ' | b'\t') => return Some(i),
+                // A quote opens a scalar only where a scalar can start.
+                b'"' | b'\''
+                    if i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'[' | b'{' | b',') =>
+                {
+                    quote = Some(b)
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `code-a, code-b reason…` → the codes and their spans (`offset` is where `text` starts).
+fn parse_codes(text: &str, offset: usize) -> Vec<(String, Span)> {
+    let mut codes = Vec::new();
+    let mut i = 0;
+    let bytes = text.as_bytes();
+    loop {
+        while i < bytes.len() && matches!(bytes[i], b' ' | b'\t') {
+            i += 1;
+        }
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'-') {
+            i += 1;
+        }
+        if start == i {
+            break;
+        }
+        codes.push((
+            text[start..i].to_string(),
+            Span::new(offset + start, offset + i),
+        ));
+        let mut j = i;
+        while j < bytes.len() && matches!(bytes[j], b' ' | b'\t') {
+            j += 1;
+        }
+        if bytes.get(j) == Some(&b',') {
+            i = j + 1;
+        } else {
+            break;
+        }
+    }
+    codes
+}
+
+/// Removes the findings that comments in `files` suppress, and adds a finding for every
+/// suppression that removed nothing or that names no known code. Files whose text
+/// could not be read or parsed completely get no `unused-suppression`: their findings
+/// are not complete.
+pub fn apply(files: &[Arc<SourceFile>], diagnostics: &mut Vec<Diagnostic>) {
+    let known: Vec<&str> = crate::codes::all().iter().map(|c| c.code).collect();
+    let mut added = Vec::new();
+    for file in files {
+        if !file.text.contains(MARKER) {
+            continue;
+        }
+        let comments = scan(&file.text);
+        let mut used = vec![false; comments.suppressions.len()];
+        diagnostics.retain(|d| {
+            let (Some(span), Some(df)) = (d.span, &d.file) else {
+                return true;
+            };
+            if df.path != file.path {
+                return true;
+            }
+            let line = file.lines.line_of(span.start);
+            let mut keep = true;
+            for (i, s) in comments.suppressions.iter().enumerate() {
+                if s.target_line == line && s.code == d.code {
+                    used[i] = true;
+                    keep = false;
+                }
+            }
+            keep
+        });
+        let incomplete = diagnostics.iter().any(|d| {
+            d.file.as_ref().is_some_and(|f| f.path == file.path)
+                && crate::source::CODES.iter().any(|c| c.code == d.code)
+        });
+        for (s, used) in comments.suppressions.iter().zip(used) {
+            if used {
+                continue;
+            }
+            if !known.contains(&s.code.as_str()) {
+                added.push(
+                    Diagnostic::new(
+                        INVALID_SUPPRESSION,
+                        Severity::Warning,
+                        format!("unknown code `{}` in `{MARKER}` comment", s.code),
+                    )
+                    .with_span(s.span)
+                    .with_label("unknown code")
+                    .with_help(match suggest(&s.code, &known) {
+                        Some(close) => {
+                            format!("did you mean `{close}`? `crdlint rules` lists every code")
+                        }
+                        None => "`crdlint rules` lists every code".to_string(),
+                    })
+                    .in_file(file),
+                );
+            } else if !incomplete {
+                added.push(
+                    Diagnostic::new(
+                        UNUSED_SUPPRESSION,
+                        Severity::Warning,
+                        format!(
+                            "unused suppression: no `{}` finding on the line it covers",
+                            s.code
+                        ),
+                    )
+                    .with_span(s.span)
+                    .with_label("suppresses nothing")
+                    .with_help("remove this code from the comment (or the whole comment)")
+                    .in_file(file),
+                );
+            }
+        }
+        for (span, message) in comments.invalid {
+            added.push(
+                Diagnostic::new(INVALID_SUPPRESSION, Severity::Warning, message)
+                    .with_span(span)
+                    .with_label("no code")
+                    .in_file(file),
+            );
+        }
+    }
+    diagnostics.extend(added);
+}
+
+/// The known code closest to a misspelt one (edit distance at most 3).
+pub fn suggest<'a>(code: &str, known: &[&'a str]) -> Option<&'a str> {
+    known
+        .iter()
+        .map(|k| (distance(code, k), *k))
+        .filter(|(d, _)| *d <= 3)
+        .min()
+        .map(|(_, k)| k)
+}
+
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let current = row[j + 1];
+            row[j + 1] = (previous + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            previous = current;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn targets(text: &str) -> Vec<(String, usize, &str)> {
+        scan(text)
+            .suppressions
+            .into_iter()
+            .map(|s| (s.code, s.target_line, &text[s.span.start..s.span.end]))
+            .collect()
+    }
+
+    #[test]
+    fn trailing_comments_cover_their_line_and_own_line_comments_the_next() {
+        let text = "a: 1 # crdlint-ignore: code-a because\n# crdlint-ignore: code-b, code-c reason\n# another comment\nb: 2\n";
+        assert_eq!(
+            targets(text),
+            [
+                ("code-a".to_string(), 0, "code-a"),
+                ("code-b".to_string(), 3, "code-b"),
+                ("code-c".to_string(), 3, "code-c"),
+            ]
+        );
+    }
+
+    #[test]
+    fn hashes_inside_quotes_and_words_are_not_comments() {
+        let text = "a: \"x # crdlint-ignore: c\"\nb: 'it''s # crdlint-ignore: c'\nc: d#crdlint-ignore: c\nd: 1 #crdlint-ignore-file: c\n";
+        assert_eq!(targets(text), []);
+        assert_eq!(scan(text).invalid, []);
+    }
+
+    #[test]
+    fn comments_without_codes_are_invalid() {
+        let text = "a: 1 # crdlint-ignore:\nb: 2 # crdlint-ignore please\n";
+        let invalid = scan(text).invalid;
+        assert_eq!(invalid.len(), 2);
+        assert_eq!(
+            invalid[0].1,
+            "`crdlint-ignore:` names no code; write `# crdlint-ignore: CODE reason`"
+        );
+        assert_eq!(
+            &text[invalid[1].0.start..invalid[1].0.end],
+            "crdlint-ignore"
+        );
+    }
+
+    #[test]
+    fn apply_removes_matching_findings_and_reports_unused_ones() {
+        let text = "kind: A # crdlint-ignore: missing-crd known\n# crdlint-ignore: duplicate-crd, missing-crd\nkind: B\nkind: C # crdlint-ignore: mising-crd\n";
+        let file = SourceFile::new("f.yaml", text.to_string());
+        let at = |line: usize| file.lines.line_start(line);
+        let finding = |line| {
+            Diagnostic::warning("missing-crd", "m")
+                .with_span(Span::new(at(line), at(line) + 4))
+                .in_file(&file)
+        };
+        let mut diagnostics = vec![finding(0), finding(2), finding(3)];
+        apply(std::slice::from_ref(&file), &mut diagnostics);
+        let got: Vec<(&str, usize, String)> = diagnostics
+            .iter()
+            .map(|d| {
+                (
+                    d.code,
+                    file.position(d.span.unwrap().start).line,
+                    d.message.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("missing-crd", 4, "m".to_string()),
+                (
+                    "unused-suppression",
+                    2,
+                    "unused suppression: no `duplicate-crd` finding on the line it covers"
+                        .to_string()
+                ),
+                (
+                    "invalid-suppression",
+                    4,
+                    "unknown code `mising-crd` in `crdlint-ignore` comment".to_string()
+                ),
+            ]
+        );
+        assert_eq!(
+            diagnostics[2].help.as_deref(),
+            Some("did you mean `missing-crd`? `crdlint rules` lists every code")
+        );
+    }
+
+    #[test]
+    fn incomplete_files_report_no_unused_suppressions() {
+        let text = "a: 1 # crdlint-ignore: missing-crd\nb: [\n";
+        let file = SourceFile::new("f.yaml", text.to_string());
+        let mut diagnostics = vec![
+            Diagnostic::error("yaml-syntax", "bad")
+                .with_span(Span::new(text.len() - 1, text.len()))
+                .in_file(&file),
+        ];
+        apply(std::slice::from_ref(&file), &mut diagnostics);
+        assert_eq!(diagnostics.len(), 1);
+    }
+}

@@ -1,0 +1,98 @@
+//! `crdlint dry-run`: the stored object on stdout, findings on stderr, exact bytes.
+
+use assert_cmd::Command;
+
+fn dry_run(args: &[&str]) -> (String, String, i32) {
+    let output = Command::cargo_bin("crdlint")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("COLUMNS", "100")
+        .args([
+            "dry-run",
+            "--color",
+            "never",
+            "--crd",
+            "testdata/examples/crontab-crd.yaml",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+        output.status.code().unwrap(),
+    )
+}
+
+#[test]
+fn defaults_are_applied_and_unknown_fields_pruned_with_a_warning() {
+    let (out, err, status) = dry_run(&["testdata/dry-run/defaulting.yaml"]);
+    assert_eq!(
+        out,
+        "apiVersion: stable.example.com/v1\n\
+         kind: CronTab\n\
+         metadata:\n  generation: 1\n  name: my-new-cron-object\n\
+         spec:\n  cronSpec: 5 0 * * *\n  image: my-awesome-cron-image\n  replicas: 1\n"
+    );
+    assert!(
+        err.contains("⚠ unknown field \"spec.unknownField\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("[testdata/dry-run/defaulting.yaml:9:3]"),
+        "{err}"
+    );
+    assert_eq!(status, 0);
+}
+
+#[test]
+fn json_output_of_several_objects_is_a_v1_list() {
+    let (out, _, status) = dry_run(&[
+        "-o",
+        "json",
+        "testdata/dry-run/defaulting.yaml",
+        "testdata/examples/my-crontab.yaml",
+    ]);
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(list["kind"], "List");
+    assert_eq!(list["apiVersion"], "v1");
+    let items = list["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0]["spec"]["cronSpec"], "5 0 * * *");
+    assert_eq!(items[1]["spec"]["cronSpec"], "* * * * */5");
+    assert_eq!(items[1]["spec"]["replicas"], 1);
+    assert_eq!(status, 0);
+}
+
+#[test]
+fn diff_shows_what_pruning_and_defaulting_changed() {
+    let (out, _, _) = dry_run(&["--diff", "testdata/dry-run/defaulting.yaml"]);
+    assert_eq!(
+        out,
+        "--- testdata/dry-run/defaulting.yaml#0 (as written)\n\
+         +++ testdata/dry-run/defaulting.yaml#0 (as stored)\n\
+         @@ -1,7 +1,9 @@\n \
+         apiVersion: stable.example.com/v1\n \
+         kind: CronTab\n \
+         metadata:\n\
+         +  generation: 1\n   \
+         name: my-new-cron-object\n \
+         spec:\n\
+         +  cronSpec: 5 0 * * *\n   \
+         image: my-awesome-cron-image\n\
+         -  unknownField: dropped\n\
+         +  replicas: 1\n"
+    );
+}
+
+#[test]
+fn invalid_objects_are_reported_not_printed() {
+    let (out, err, status) = dry_run(&[
+        "testdata/examples/invalid-crontab.yaml",
+        "testdata/examples/my-crontab.yaml",
+    ]);
+    assert!(out.contains("cronSpec: '* * * * */5'"), "{out}");
+    assert!(!out.contains("replicas: 15"), "{out}");
+    assert!(err.contains("spec.replicas: Invalid value: 15: spec.replicas in body should be less than or equal to 10"), "{err}");
+    assert_eq!(status, 1);
+}
