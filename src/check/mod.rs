@@ -7,6 +7,7 @@ pub mod load;
 pub mod policy;
 pub mod resources;
 pub mod suppress;
+pub mod update;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -55,6 +56,8 @@ pub struct CheckOptions {
     pub unknown_fields: policy::UnknownFieldPolicy,
     /// Severity overrides by code (applied after inline suppression).
     pub severities: policy::Severities,
+    /// `--old`: stored objects; matching custom resources are checked as updates.
+    pub old_paths: Vec<PathBuf>,
 }
 
 impl Default for CheckOptions {
@@ -69,6 +72,7 @@ impl Default for CheckOptions {
             kube_version: None,
             unknown_fields: policy::UnknownFieldPolicy::default(),
             severities: policy::Severities::default(),
+            old_paths: Vec::new(),
         }
     }
 }
@@ -117,7 +121,15 @@ pub fn run(options: &CheckOptions) -> CheckResult {
         &mut loaded.summary,
     );
     let mut diagnostics = std::mem::take(&mut loaded.diagnostics);
-    check_documents(&classified, options, &mut diagnostics);
+    let olds = update::OldObjects::load(
+        &options.old_paths,
+        &options.walk,
+        options.max_file_size,
+        &options.limits,
+    );
+    loaded.io_error |= olds.io_error;
+    diagnostics.extend(olds.diagnostics.iter().cloned());
+    check_documents(&classified, options, &olds, &mut diagnostics);
     finish(diagnostics, &loaded, options)
 }
 
@@ -313,6 +325,7 @@ fn prepare_crds<'a>(classified: &Classified<'a>, options: &CheckOptions) -> Prep
 fn check_documents(
     classified: &Classified<'_>,
     options: &CheckOptions,
+    olds: &update::OldObjects,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let crd_findings: Vec<Diagnostic> = classified
@@ -342,7 +355,11 @@ fn check_documents(
         .par_iter()
         .flat_map_iter(|(doc, crd)| {
             crd.and_then(|crd| prepared.get(crd))
-                .map(|crd| crd.check(&doc.root, options.unknown_fields))
+                .map(|crd| {
+                    let old = olds.find(&doc.root);
+                    crd.outcome_with_old(&doc.root, old, options.unknown_fields)
+                        .diagnostics
+                })
                 .unwrap_or_default()
                 .into_iter()
                 .map(|d| doc.diagnostic(d))

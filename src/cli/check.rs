@@ -29,6 +29,12 @@ pub struct CheckArgs {
     #[arg(long = "crds", value_name = "PATH")]
     pub crds: Vec<PathBuf>,
 
+    /// Objects as currently stored (e.g. the previous revision of the manifests): a
+    /// custom resource with the same apiVersion, kind, namespace and name is checked
+    /// as an update of it (metadata update rules, ratcheting, CEL oldSelf). Repeatable.
+    #[arg(long = "old", value_name = "PATH")]
+    pub old: Vec<PathBuf>,
+
     /// Leave out paths matching GLOB (gitignore syntax; repeatable).
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
@@ -184,6 +190,7 @@ pub fn run(args: &CheckArgs) -> u8 {
             None => config.unknown_fields.unwrap_or_default(),
         },
         severities,
+        old_paths: args.old.clone(),
     };
     let result = crate::check::run(&options);
     let format = match args.output {

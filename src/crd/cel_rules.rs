@@ -353,6 +353,21 @@ fn error_type(reason: &str) -> Option<ErrorType> {
     })
 }
 
+/// The server's cost limits of one version schema (`Hooks::cel_total_cost`): per rule,
+/// per messageExpression, and the schema's total, each with its exact message.
+pub fn cost_limits(input: &CelRuleInput<'_>, kube_version: KubeVersion) -> Vec<Finding> {
+    crate::cel::cost::schema_limit_findings(input.root, input.root_path, kube_version)
+        .into_iter()
+        .map(|f| Finding {
+            code: f.code,
+            error: f.error,
+            span: f.span,
+            help: Some(f.help),
+            severity: Severity::Error,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -426,19 +441,4 @@ spec:
             "a.default: Required value: need it"
         );
     }
-}
-
-/// The server's cost limits of one version schema (`Hooks::cel_total_cost`): per rule,
-/// per messageExpression, and the schema's total, each with its exact message.
-pub fn cost_limits(input: &CelRuleInput<'_>, kube_version: KubeVersion) -> Vec<Finding> {
-    crate::cel::cost::schema_limit_findings(input.root, input.root_path, kube_version)
-        .into_iter()
-        .map(|f| Finding {
-            code: f.code,
-            error: f.error,
-            span: f.span,
-            help: Some(f.help),
-            severity: Severity::Error,
-        })
-        .collect()
 }
