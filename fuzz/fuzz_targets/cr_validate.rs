@@ -3,10 +3,10 @@
 #![no_main]
 use std::sync::{Arc, OnceLock};
 
-use crdlint_fuzz::Prepared;
+use crdlint::check::resources::PreparedCrd;
 use libfuzzer_sys::fuzz_target;
 
-static CRDS: OnceLock<Vec<Arc<Prepared>>> = OnceLock::new();
+static CRDS: OnceLock<Vec<Arc<PreparedCrd>>> = OnceLock::new();
 
 fuzz_target!(|data: &[u8]| {
     let crds = CRDS.get_or_init(crdlint_fuzz::prepared_crds);

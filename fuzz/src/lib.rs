@@ -5,13 +5,13 @@
 //! here, so a crashing input can be replayed from a plain test (`tests/regressions.rs`
 //! in the main crate holds the minimized ones).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use crdlint::cel::{self, KubeVersion, RuleCompileResult};
+use crdlint::cel::{self, KubeVersion};
 use crdlint::check::Summary;
+use crdlint::check::resources::PreparedCrd;
 use crdlint::diag::{Diagnostic, FieldPath};
-use crdlint::schema::resource::{CompiledCrd, Options, RuleEvaluator, UnknownFields};
+use crdlint::schema::resource::UnknownFields;
 use crdlint::schema::structural::{self, Structural};
 use crdlint::source::inner::{decode_with_offsets, offset_in_scalar};
 use crdlint::source::yaml::{self, Limits};
@@ -148,14 +148,15 @@ pub fn check_yaml(text: &str) {
     }
 }
 
-/// Target (b): CRD validation of every document, and rendering of its findings in every
+/// Target (b): CRD validation of every document (CEL compilation and cost limits
+/// included, errors mapped into rule strings), and rendering of its findings in every
 /// output format (renderers slice the text with the spans).
 pub fn check_crd(text: &str) {
     let out = yaml::parse(text, &Limits::default());
     let file = SourceFile::new("fuzz.yaml", text.to_string());
     let mut all = Vec::new();
     for doc in &out.documents {
-        for d in crdlint::crd::validate(&doc.root) {
+        for d in crdlint::crd::validate_source(&doc.root, text) {
             assert_diagnostic(text, &d);
             all.push(d.in_document(&file, doc.index));
         }
@@ -273,6 +274,21 @@ pub fn check_cel_rule(rule: &str) {
             }
         }
     }
+    // The static cost estimate and the limits the server checks on create.
+    let cost = cel::cost::estimate_compiled(&schema, &compiled, &base);
+    for f in cel::cost::limits::limit_findings(&cost, false) {
+        if let (Some(span), true) = (f.span, parsed_with_spans) {
+            assert_span(&schema_text, span, "cost finding");
+        }
+    }
+    // The same rule through CRD validation, which maps errors into the rule string.
+    let crd_text = CEL_CRD.replace("SCHEMA", &schema_text);
+    let out = yaml::parse(&crd_text, &Limits::default());
+    if let Some(doc) = out.documents.first() {
+        for d in crdlint::crd::validate_source(&doc.root, &crd_text) {
+            assert_diagnostic(&crd_text, &d);
+        }
+    }
     let object = Node::from_json(
         &serde_json::from_str(CEL_OBJECT).expect("the object is JSON"),
         Span::default(),
@@ -280,6 +296,14 @@ pub fn check_cel_rule(rule: &str) {
     let _ = cel::evaluate(&schema, &compiled, &object, None);
     let _ = cel::evaluate(&schema, &compiled, &object, Some(&object));
 }
+
+/// A CRD around [`CEL_SCHEMA`] (JSON, so the schema text drops in as is).
+const CEL_CRD: &str = r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+ "metadata": {"name": "things.example.com"},
+ "spec": {"group": "example.com", "scope": "Namespaced",
+  "names": {"plural": "things", "singular": "thing", "kind": "Thing", "listKind": "ThingList"},
+  "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": SCHEMA}}]}}"#;
 
 fn rule_node(root: &Node) -> Option<&Node> {
     let spec = root.get("properties")?.get("spec")?;
@@ -298,30 +322,21 @@ fn structural_of(schema: &Node) -> Structural {
 /// with every extension and CEL rules).
 pub const CRDS: &[&str] = &[
     include_str!("../../testdata/examples/crontab-crd.yaml"),
-    include_str!("../../testdata/crs/docs-defaulting/crd.json"),
-    include_str!("../../testdata/crs/openapi-messages/crd.json"),
+    include_str!("../../testdata/crs/docs-defaulting/crd.yaml"),
+    include_str!("../../testdata/crs/openapi-messages/crd.yaml"),
+    include_str!("../../testdata/crs/embedded-resources/crd.yaml"),
+    include_str!("../../testdata/crs/int-or-string/crd.yaml"),
+    include_str!("../../testdata/crs/list-map-key-defaults/crd.yaml"),
+    include_str!("../../testdata/crs/openapi-junctors/crd.yaml"),
+    include_str!("../../testdata/crs/openapi-formats/crd.yaml"),
+    include_str!("../../testdata/crs/scale-subresource/crd.yaml"),
+    include_str!("../../testdata/crs/update-ratcheting/crd.yaml"),
     include_str!("../crds/widgets.yaml"),
 ];
 
-/// A CRD with its compiled rules per version, as `check` would share them.
-pub struct Prepared {
-    pub compiled: CompiledCrd,
-    /// version → (structural schema, compiled rules)
-    rules: HashMap<String, Vec<RuleCompileResult>>,
-}
-
-impl RuleEvaluator for Prepared {
-    fn evaluate(&self, version: &str, schema: &Structural, object: &Node) -> Vec<Diagnostic> {
-        match self.rules.get(version) {
-            Some(rules) => cel::evaluate(schema, rules, object, None).diagnostics,
-            None => Vec::new(),
-        }
-    }
-}
-
-/// Loads and compiles [`CRDS`] (each must be a valid CRD: fuzzing finds bugs in the
-/// resource pipeline, not in these fixtures).
-pub fn prepared_crds() -> Vec<Arc<Prepared>> {
+/// Loads [`CRDS`] as `check` prepares them (each must be a valid CRD: fuzzing looks
+/// for bugs in the resource pipeline, not in these fixtures).
+pub fn prepared_crds() -> Vec<Arc<PreparedCrd>> {
     CRDS.iter()
         .map(|text| {
             let out = yaml::parse(text, &Limits::default());
@@ -332,32 +347,18 @@ pub fn prepared_crds() -> Vec<Arc<Prepared>> {
                 .map(|d| d.message)
                 .collect();
             assert!(errors.is_empty(), "fuzz CRD is invalid: {errors:?}");
-            let (crd, _) = crdlint::model::crd::decode(root);
-            let compiled = CompiledCrd::new(&crd);
-            let mut rules = HashMap::new();
-            for (i, v) in crd.versions.iter().enumerate() {
-                let (Some(name), Some(props)) = (&v.name, &v.schema) else {
-                    continue;
-                };
-                if let Ok(s) = structural::from_props(props) {
-                    let base =
-                        FieldPath::root(&format!("spec.versions[{i}].schema.openAPIV3Schema"));
-                    rules.insert(
-                        name.value.clone(),
-                        cel::compile_rules(&s, KubeVersion::NEWEST, &base),
-                    );
-                }
-            }
-            Arc::new(Prepared { compiled, rules })
+            Arc::new(PreparedCrd::new(root, KubeVersion::NEWEST))
         })
         .collect()
 }
 
 /// Target (d): every document of `text` as a custom resource of the CRD its kind names
-/// (else of the CRD chosen by its index), in every unknown-field mode; then pruning is
-/// idempotent on what would be stored, and defaulting then pruning keeps the defaults.
-pub fn check_resources(crds: &[Arc<Prepared>], text: &str) {
+/// (else of the CRD chosen by its index), created in every unknown-field mode and
+/// updated from the previous document; then pruning is idempotent on what would be
+/// stored, and defaulting then pruning keeps the defaults.
+pub fn check_resources(crds: &[Arc<PreparedCrd>], text: &str) {
     let out = yaml::parse(text, &Limits::default());
+    let mut previous: Option<&Node> = None;
     for doc in &out.documents {
         let root = &doc.root;
         let api_version = root.get("apiVersion").and_then(Node::as_str).unwrap_or("");
@@ -365,7 +366,7 @@ pub fn check_resources(crds: &[Arc<Prepared>], text: &str) {
         // The CRDs its kind names, else all; the first byte picks one (so mutations of a
         // seed reach every CRD).
         let salt = doc.index + text.bytes().next().map_or(0, usize::from);
-        let matching: Vec<&Arc<Prepared>> = crds
+        let matching: Vec<&Arc<PreparedCrd>> = crds
             .iter()
             .filter(|c| c.compiled.matches(api_version, kind))
             .collect();
@@ -378,11 +379,9 @@ pub fn check_resources(crds: &[Arc<Prepared>], text: &str) {
             UnknownFields::Warn,
             UnknownFields::Ignore,
         ] {
-            let options = Options {
-                unknown_fields: mode,
-                rules: Some(crd.as_ref()),
-            };
-            let outcome = crd.compiled.check(root, &options);
+            // Warn mode doubles as an update of the previous document.
+            let old = previous.filter(|_| mode == UnknownFields::Warn);
+            let outcome = crd.outcome_with_old(root, old, mode);
             for d in &outcome.diagnostics {
                 assert_diagnostic(text, d);
             }
@@ -397,6 +396,7 @@ pub fn check_resources(crds: &[Arc<Prepared>], text: &str) {
         {
             assert_default_then_prune(root, schema);
         }
+        previous = Some(root);
     }
 }
 
