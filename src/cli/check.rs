@@ -81,8 +81,14 @@ pub struct CheckArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 32 * 1024 * 1024)]
     pub max_file_size: u64,
 
-    /// Refuse documents nested deeper than this.
-    #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
+    /// Refuse documents nested deeper than this (at most 1000: the checks after
+    /// loading stop there, and deeper trees would overflow the stack).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = Limits::default().max_depth,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000)
+    )]
     pub max_depth: usize,
 
     /// Refuse documents whose aliases expand to more nodes than this.
