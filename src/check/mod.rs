@@ -7,6 +7,7 @@ pub mod load;
 pub mod policy;
 pub mod resources;
 pub mod suppress;
+pub mod timings;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -109,15 +110,22 @@ impl Document {
 }
 
 pub fn run(options: &CheckOptions) -> CheckResult {
+    let phase = timings::phase("load");
     let mut loaded = load_inputs(options);
+    drop(phase);
+    let phase = timings::phase("classify");
     let classified = classify_all(
         &loaded.documents,
         options,
         &mut loaded.diagnostics,
         &mut loaded.summary,
     );
+    drop(phase);
+    let phase = timings::phase("check");
     let mut diagnostics = std::mem::take(&mut loaded.diagnostics);
     check_documents(&classified, options, &mut diagnostics);
+    drop(phase);
+    let _phase = timings::phase("finish");
     finish(diagnostics, &loaded, options)
 }
 
@@ -322,9 +330,11 @@ fn check_documents(
         .collect::<Vec<_>>()
         .par_iter()
         .flat_map_iter(|doc| {
-            crate::crd::validate(&doc.root)
-                .into_iter()
-                .map(|d| doc.diagnostic(d))
+            timings::time(timings::Stage::CrdValidate, || {
+                crate::crd::validate(&doc.root)
+            })
+            .into_iter()
+            .map(|d| doc.diagnostic(d))
         })
         .collect();
     diagnostics.extend(crd_findings);
@@ -335,7 +345,11 @@ fn check_documents(
         .par_iter()
         .flat_map_iter(|(doc, crd)| {
             crd.and_then(|crd| prepared.get(crd))
-                .map(|crd| crd.check(&doc.root, options.unknown_fields))
+                .map(|crd| {
+                    timings::time(timings::Stage::Resource, || {
+                        crd.check(&doc.root, options.unknown_fields)
+                    })
+                })
                 .unwrap_or_default()
                 .into_iter()
                 .map(|d| doc.diagnostic(d))

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use super::timings::{self, Stage};
 use crate::cel::{self, KubeVersion, RuleCompileResult};
 use crate::diag::{Diagnostic, FieldPath, Severity};
 use crate::schema::resource::{
@@ -32,7 +33,7 @@ impl PreparedCrd {
             .filter_map(|v| v.name.as_ref().map(|n| n.value.clone()))
             .collect();
         PreparedCrd {
-            compiled: CompiledCrd::new(&crd),
+            compiled: timings::time(Stage::CrdCompile, || CompiledCrd::new(&crd)),
             rules: OnceLock::new(),
             kube_version,
             versions,
@@ -41,15 +42,17 @@ impl PreparedCrd {
 
     fn rules(&self) -> &HashMap<String, Vec<RuleCompileResult>> {
         self.rules.get_or_init(|| {
-            self.versions
-                .iter()
-                .filter_map(|v| {
-                    let schema = self.compiled.structural(v)?;
-                    let compiled =
-                        cel::compile_rules(schema, self.kube_version, &FieldPath::empty());
-                    Some((v.clone(), compiled))
-                })
-                .collect()
+            timings::time(Stage::CelCompile, || {
+                self.versions
+                    .iter()
+                    .filter_map(|v| {
+                        let schema = self.compiled.structural(v)?;
+                        let compiled =
+                            cel::compile_rules(schema, self.kube_version, &FieldPath::empty());
+                        Some((v.clone(), compiled))
+                    })
+                    .collect()
+            })
         })
     }
 
