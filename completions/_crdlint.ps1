@@ -27,6 +27,7 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check CRDs and custom resources for everything the API server would reject')
             [CompletionResult]::new('dry-run', 'dry-run', [CompletionResultType]::ParameterValue, 'Print custom resources as the API server would store them: pruned, defaulted, in the storage version')
+            [CompletionResult]::new('cost', 'cost', [CompletionResultType]::ParameterValue, 'Show the API server''s estimated CEL cost of every rule, and bounds that fix breaches')
             [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the diagnostic codes, or print the documentation of one')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
@@ -69,6 +70,20 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'crdlint;cost' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--near', '--near', [CompletionResultType]::ParameterName, 'Also suggest bounds for rules whose estimate is at least this share of the per-rule limit (for example 0.5); their target is that share')
+            [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'Kubernetes version whose CEL environment compiles the rules')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Leave out paths matching GLOB (gitignore syntax; repeatable)')
+            [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Do not honour .gitignore and .ignore files')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'crdlint;rules' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -101,6 +116,7 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
         'crdlint;help' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check CRDs and custom resources for everything the API server would reject')
             [CompletionResult]::new('dry-run', 'dry-run', [CompletionResultType]::ParameterValue, 'Print custom resources as the API server would store them: pruned, defaulted, in the storage version')
+            [CompletionResult]::new('cost', 'cost', [CompletionResultType]::ParameterValue, 'Show the API server''s estimated CEL cost of every rule, and bounds that fix breaches')
             [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the diagnostic codes, or print the documentation of one')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
@@ -111,6 +127,9 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
             break
         }
         'crdlint;help;dry-run' {
+            break
+        }
+        'crdlint;help;cost' {
             break
         }
         'crdlint;help;rules' {

@@ -22,6 +22,9 @@ _crdlint() {
             crdlint,completions)
                 cmd="crdlint__subcmd__completions"
                 ;;
+            crdlint,cost)
+                cmd="crdlint__subcmd__cost"
+                ;;
             crdlint,dry-run)
                 cmd="crdlint__subcmd__dry__subcmd__run"
                 ;;
@@ -39,6 +42,9 @@ _crdlint() {
                 ;;
             crdlint__subcmd__help,completions)
                 cmd="crdlint__subcmd__help__subcmd__completions"
+                ;;
+            crdlint__subcmd__help,cost)
+                cmd="crdlint__subcmd__help__subcmd__cost"
                 ;;
             crdlint__subcmd__help,dry-run)
                 cmd="crdlint__subcmd__help__subcmd__dry__subcmd__run"
@@ -59,7 +65,7 @@ _crdlint() {
 
     case "${cmd}" in
         crdlint)
-            opts="-h -V --help --version check dry-run rules explain completions help"
+            opts="-h -V --help --version check dry-run cost rules explain completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -148,6 +154,44 @@ _crdlint() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        crdlint__subcmd__cost)
+            opts="-o -h -V --output --near --kube-version --color --exclude --no-ignore --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                --near)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         crdlint__subcmd__dry__subcmd__run)
             opts="-o -h -V --crds --crd --output --diff --color --kube-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -213,7 +257,7 @@ _crdlint() {
             return 0
             ;;
         crdlint__subcmd__help)
-            opts="check dry-run rules explain completions help"
+            opts="check dry-run cost rules explain completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -241,6 +285,20 @@ _crdlint() {
             return 0
             ;;
         crdlint__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        crdlint__subcmd__help__subcmd__cost)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -24,6 +24,7 @@ set edit:completion:arg-completer[crdlint] = {|@words|
             cand --version 'Print version'
             cand check 'Check CRDs and custom resources for everything the API server would reject'
             cand dry-run 'Print custom resources as the API server would store them: pruned, defaulted, in the storage version'
+            cand cost 'Show the API server''s estimated CEL cost of every rule, and bounds that fix breaches'
             cand rules 'List the diagnostic codes, or print the documentation of one'
             cand explain 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`'
             cand completions 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
@@ -63,6 +64,19 @@ set edit:completion:arg-completer[crdlint] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'crdlint;cost'= {
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --near 'Also suggest bounds for rules whose estimate is at least this share of the per-rule limit (for example 0.5); their target is that share'
+            cand --kube-version 'Kubernetes version whose CEL environment compiles the rules'
+            cand --color 'When to use colour'
+            cand --exclude 'Leave out paths matching GLOB (gitignore syntax; repeatable)'
+            cand --no-ignore 'Do not honour .gitignore and .ignore files'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'crdlint;rules'= {
             cand -o 'Output format'
             cand --output 'Output format'
@@ -92,6 +106,7 @@ set edit:completion:arg-completer[crdlint] = {|@words|
         &'crdlint;help'= {
             cand check 'Check CRDs and custom resources for everything the API server would reject'
             cand dry-run 'Print custom resources as the API server would store them: pruned, defaulted, in the storage version'
+            cand cost 'Show the API server''s estimated CEL cost of every rule, and bounds that fix breaches'
             cand rules 'List the diagnostic codes, or print the documentation of one'
             cand explain 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`'
             cand completions 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
@@ -100,6 +115,8 @@ set edit:completion:arg-completer[crdlint] = {|@words|
         &'crdlint;help;check'= {
         }
         &'crdlint;help;dry-run'= {
+        }
+        &'crdlint;help;cost'= {
         }
         &'crdlint;help;rules'= {
         }

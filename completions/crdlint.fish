@@ -28,6 +28,7 @@ complete -c crdlint -n "__fish_crdlint_needs_command" -s h -l help -d 'Print hel
 complete -c crdlint -n "__fish_crdlint_needs_command" -s V -l version -d 'Print version'
 complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "check" -d 'Check CRDs and custom resources for everything the API server would reject'
 complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "dry-run" -d 'Print custom resources as the API server would store them: pruned, defaulted, in the storage version'
+complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "cost" -d 'Show the API server\'s estimated CEL cost of every rule, and bounds that fix breaches'
 complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "rules" -d 'List the diagnostic codes, or print the documentation of one'
 complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "explain" -d 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`'
 complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
@@ -68,6 +69,17 @@ complete -c crdlint -n "__fish_crdlint_using_subcommand dry-run" -l kube-version
 complete -c crdlint -n "__fish_crdlint_using_subcommand dry-run" -l diff -d 'Show a unified diff from each object as written to the object as stored'
 complete -c crdlint -n "__fish_crdlint_using_subcommand dry-run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c crdlint -n "__fish_crdlint_using_subcommand dry-run" -s V -l version -d 'Print version'
+complete -c crdlint -n "__fish_crdlint_using_subcommand cost" -s o -l output -d 'Output format' -r -f -a "human\t'A table per CRD, worst rules first, with fixes'
+json\t'One JSON object'"
+complete -c crdlint -n "__fish_crdlint_using_subcommand cost" -l near -d 'Also suggest bounds for rules whose estimate is at least this share of the per-rule limit (for example 0.5); their target is that share' -r
+complete -c crdlint -n "__fish_crdlint_using_subcommand cost" -l kube-version -d 'Kubernetes version whose CEL environment compiles the rules' -r
+complete -c crdlint -n "__fish_crdlint_using_subcommand cost" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c crdlint -n "__fish_crdlint_using_subcommand cost" -l exclude -d 'Leave out paths matching GLOB (gitignore syntax; repeatable)' -r
+complete -c crdlint -n "__fish_crdlint_using_subcommand cost" -l no-ignore -d 'Do not honour .gitignore and .ignore files'
+complete -c crdlint -n "__fish_crdlint_using_subcommand cost" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c crdlint -n "__fish_crdlint_using_subcommand cost" -s V -l version -d 'Print version'
 complete -c crdlint -n "__fish_crdlint_using_subcommand rules" -s o -l output -d 'Output format' -r -f -a "text\t'A table, or the page as Markdown'
 json\t'JSON: `{"version": 1, "rules": [...]}`, or one rule with its `documentation`'"
 complete -c crdlint -n "__fish_crdlint_using_subcommand rules" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -81,9 +93,10 @@ complete -c crdlint -n "__fish_crdlint_using_subcommand explain" -s h -l help -d
 complete -c crdlint -n "__fish_crdlint_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c crdlint -n "__fish_crdlint_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c crdlint -n "__fish_crdlint_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check dry-run rules explain completions help" -f -a "check" -d 'Check CRDs and custom resources for everything the API server would reject'
-complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check dry-run rules explain completions help" -f -a "dry-run" -d 'Print custom resources as the API server would store them: pruned, defaulted, in the storage version'
-complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check dry-run rules explain completions help" -f -a "rules" -d 'List the diagnostic codes, or print the documentation of one'
-complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check dry-run rules explain completions help" -f -a "explain" -d 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`'
-complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check dry-run rules explain completions help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check dry-run rules explain completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check dry-run cost rules explain completions help" -f -a "check" -d 'Check CRDs and custom resources for everything the API server would reject'
+complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check dry-run cost rules explain completions help" -f -a "dry-run" -d 'Print custom resources as the API server would store them: pruned, defaulted, in the storage version'
+complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check dry-run cost rules explain completions help" -f -a "cost" -d 'Show the API server\'s estimated CEL cost of every rule, and bounds that fix breaches'
+complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check dry-run cost rules explain completions help" -f -a "rules" -d 'List the diagnostic codes, or print the documentation of one'
+complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check dry-run cost rules explain completions help" -f -a "explain" -d 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`'
+complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check dry-run cost rules explain completions help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c crdlint -n "__fish_crdlint_using_subcommand help; and not __fish_seen_subcommand_from check dry-run cost rules explain completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

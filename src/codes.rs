@@ -12,6 +12,7 @@ pub fn all() -> Vec<&'static CodeInfo> {
         crate::crd::CODES,
         crate::schema::CODES,
         crate::cel::CODES,
+        crate::cel::cost::CODES,
     ]
     .into_iter()
     .flatten()

@@ -13,31 +13,48 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
 
-/// Parses the documents of a YAML text; `None` while the loader is unavailable.
-fn documents(text: &str) -> Option<Vec<Node>> {
+/// Parses the documents of a YAML text with the real loader.
+fn documents(text: &str) -> Vec<Node> {
     let out = parse(text, &Limits::default());
-    if out.documents.is_empty() && out.errors.is_empty() && !text.trim().is_empty() {
-        return None;
-    }
-    Some(out.documents.into_iter().map(|d| d.root).collect())
+    assert!(out.errors.is_empty(), "YAML errors: {:?}", out.errors);
+    out.documents.into_iter().map(|d| d.root).collect()
 }
 
-fn render(diags: &[Diagnostic]) -> String {
-    let mut lines: Vec<String> = diags
+/// One line per diagnostic: `line:column<TAB>code<TAB>reason<TAB>field<TAB>message`, in
+/// position order (the start of the span, 1-based).
+fn render(text: &str, diags: &[Diagnostic]) -> String {
+    let index = LineIndex::new(text);
+    let mut lines: Vec<(usize, String)> = diags
         .iter()
-        .filter(|d| d.severity == Severity::Error)
         .map(|d| {
-            format!(
-                "{}\t{}\t{}\t{}",
-                d.code,
-                d.reason.unwrap_or("-"),
-                d.field.as_deref().unwrap_or("-"),
-                d.message
+            let start = d.span.map_or(0, |s| s.start);
+            let p = index.position(text, start);
+            let severity = match d.severity {
+                Severity::Error => "",
+                Severity::Warning => " (warning)",
+                Severity::Info => " (info)",
+            };
+            (
+                start,
+                format!(
+                    "{}:{}\t{}{severity}\t{}\t{}\t{}",
+                    p.line,
+                    p.column,
+                    d.code,
+                    d.reason.unwrap_or("-"),
+                    d.field.as_deref().unwrap_or("-"),
+                    d.message.replace('\n', "\\n")
+                ),
             )
         })
         .collect();
     lines.sort();
-    lines.into_iter().map(|l| l + "\n").collect()
+    lines.into_iter().map(|(_, l)| l + "\n").collect()
+}
+
+/// Set `CRDLINT_BLESS=1` to rewrite the `.expected` files (then review the diff).
+fn bless() -> bool {
+    std::env::var_os("CRDLINT_BLESS").is_some()
 }
 
 #[test]
@@ -53,24 +70,16 @@ fn fixtures_report_exactly_the_expected_errors() {
     let mut failures = Vec::new();
     for case in cases {
         let text = std::fs::read_to_string(&case).expect("fixture");
-        let docs = match documents(&text) {
-            Some(docs) => docs,
-            None => {
-                // Without the YAML loader, check the JSON twin (same content, no spans).
-                let stem = case
-                    .file_stem()
-                    .expect("stem")
-                    .to_string_lossy()
-                    .to_string();
-                let json = dir.join("json").join(format!("{stem}.json"));
-                let json = std::fs::read_to_string(json).expect("JSON twin");
-                let value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-                vec![Node::from_json(&value, Default::default())]
-            }
-        };
-        let expected = std::fs::read_to_string(case.with_extension("expected")).unwrap_or_default();
-        let actual = render(&crdlint::crd::validate(&docs[0]));
+        let docs = documents(&text);
+        assert_eq!(docs.len(), 1, "{}: one CRD per fixture", case.display());
+        let expected_path = case.with_extension("expected");
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        let actual = render(&text, &crdlint::crd::validate_source(&docs[0], &text));
         if actual != expected {
+            if bless() {
+                std::fs::write(&expected_path, &actual).expect("write expected");
+                continue;
+            }
             failures.push(format!(
                 "{}:\n--- expected\n{expected}--- actual\n{actual}",
                 case.display()
@@ -115,111 +124,166 @@ fn corpus_crds_have_no_errors() {
         return;
     };
     let mut errors = Vec::new();
+    let mut warnings = Vec::new();
     let mut crds = 0;
     for f in files {
         let text = std::fs::read_to_string(&f).expect("corpus file");
-        let Some(docs) = documents(&text) else {
-            eprintln!("skipping corpus test: the YAML loader is not available in this build");
-            return;
-        };
-        for doc in docs.iter().filter(|d| is_crd(d)) {
+        for doc in documents(&text).iter().filter(|d| is_crd(d)) {
             crds += 1;
-            for d in crdlint::crd::validate(doc) {
-                if d.severity == Severity::Error {
-                    errors.push(format!("{}: {}", f.display(), d.message));
+            for d in crdlint::crd::validate_source(doc, &text) {
+                let line = format!("{}: {} {}", f.display(), d.code, d.message);
+                match d.severity {
+                    Severity::Error => errors.push(line),
+                    _ => warnings.push(line),
                 }
             }
         }
     }
-    assert!(crds >= 200, "only {crds} CRDs found in the corpus");
+    assert_eq!(crds, 218, "CRDs in the corpus");
     assert!(errors.is_empty(), "{}", errors.join("\n"));
+    // The oracle's only warnings on the corpus: two cilium CRDs use format idn-hostname
+    // in four places each.
+    assert_eq!(warnings.len(), 8, "{}", warnings.join("\n"));
+    assert!(
+        warnings
+            .iter()
+            .all(|w| w.contains("/cilium/") && w.contains("unrecognized format \"idn-hostname\"")),
+        "{}",
+        warnings.join("\n")
+    );
 }
 
-/// Line and column (1-based) of a span start.
+/// Line and column (1-based) of a byte offset.
 fn position(text: &str, offset: usize) -> (usize, usize) {
     let p = LineIndex::new(text).position(text, offset);
     (p.line, p.column)
 }
 
+/// The errors of `text` (one CRD): (line, column, field, message cut to 160 bytes so
+/// failures stay readable).
+fn errors_of(text: &str) -> Vec<(usize, usize, String, String)> {
+    let docs = documents(text);
+    let mut out: Vec<_> = crdlint::crd::validate_source(&docs[0], text)
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| {
+            let (line, column) = position(text, d.span.expect("span").start);
+            let mut message = d.message;
+            if message.len() > 160 {
+                let mut cut = 160;
+                while !message.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                message.truncate(cut);
+                message.push('…');
+            }
+            (line, column, d.field.unwrap_or_default(), message)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The 1-based line and column of the `n`th occurrence of `needle`.
+fn find(text: &str, needle: &str) -> (usize, usize) {
+    position(text, text.find(needle).expect("needle"))
+}
+
+fn corpus_file(name: &str) -> Option<String> {
+    let files = corpus_files()?;
+    let file = files.iter().find(|f| f.ends_with(name))?;
+    Some(std::fs::read_to_string(file).expect("corpus file"))
+}
+
+/// Broken copies of real CRDs; the expected answers are the oracle's (crdoracle on the
+/// same edits), paths as they stand in the file.
 #[test]
 fn broken_corpus_crd_is_caught_at_the_right_place() {
-    let Some(files) = corpus_files() else {
+    let Some(original) = corpus_file("cert-manager/cert-manager.io_issuers.yaml") else {
+        eprintln!("skipping broken-copy test: corpus file missing");
         return;
     };
-    let Some(file) = files
-        .iter()
-        .find(|f| f.ends_with("cert-manager/cert-manager.io_issuers.yaml"))
-        .or(files.first())
-    else {
+    assert!(errors_of(&original).is_empty());
+
+    // 1. Remove the `type: object` of the root schema's `spec` property.
+    let spec_key =
+        "\n          spec:\n            description: Desired state of the Issuer resource.\n";
+    let at = original.find(spec_key).expect("spec property") + spec_key.len();
+    let type_line = "            type: object\n";
+    let rel = original[at..]
+        .find(&format!("\n{type_line}"))
+        .expect("type of spec")
+        + 1;
+    let mut text = original.clone();
+    text.replace_range(at + rel..at + rel + type_line.len(), "");
+    let (line, column) = position(&text, original.find(spec_key).expect("spec") + 11);
+    assert_eq!(
+        errors_of(&text),
+        vec![(
+            line,
+            column,
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].type".to_string(),
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields".to_string()
+        )]
+    );
+
+    // 2. Add a `$ref` to the root schema (which, with the status subresource, also breaks
+    // the root restrictions).
+    let root = "      openAPIV3Schema:\n";
+    let text = original.replacen(root, &format!("{root}        $ref: '#/definitions/x'\n"), 1);
+    let (line, column) = find(&text, "$ref:");
+    let errs = errors_of(&text);
+    assert_eq!(errs.len(), 2, "{errs:?}");
+    assert_eq!(
+        errs[1],
+        (
+            line,
+            column,
+            "spec.versions[0].schema.openAPIV3Schema.$ref".to_string(),
+            "spec.versions[0].schema.openAPIV3Schema.$ref: Forbidden: $ref is not supported"
+                .to_string()
+        )
+    );
+    assert_eq!(
+        (errs[0].0, errs[0].1, errs[0].2.as_str()),
+        (line, column, "spec.versions[0].schema.openAPIV3Schema")
+    );
+    assert!(errs[0].3.starts_with(
+        "spec.versions[0].schema.openAPIV3Schema: Invalid value: {\"ID\":\"\",\"Schema\":\"\",\"Ref\":\"#/definitions/x\","
+    ));
+
+    // 3. Two storage versions.
+    let Some(multi) = corpus_file("cluster-api/cluster.x-k8s.io_machinehealthchecks.yaml") else {
         return;
     };
-    let original = std::fs::read_to_string(file).expect("corpus file");
-    if documents(&original).is_none() {
-        eprintln!("skipping broken-copy test: the YAML loader is not available in this build");
-        return;
-    }
-
-    // 1. Remove the `type:` of the first property under the root schema's spec.
-    let marker = "\n            spec:\n";
-    if let Some(at) = original.find(marker) {
-        let rest = &original[at + marker.len()..];
-        if let Some(type_line) = rest.lines().find(|l| l.trim_start().starts_with("type: ")) {
-            let text = original.replacen(&format!("{type_line}\n"), "", 1);
-            let docs = documents(&text).expect("parses");
-            let diags = crdlint::crd::validate(&docs[0]);
-            let d = diags
-                .iter()
-                .find(|d| d.code == "schema-not-structural")
-                .unwrap_or_else(|| panic!("no structural error: {diags:?}"));
-            assert!(d.field.as_deref().unwrap_or("").ends_with(".type"), "{d:?}");
-            assert_eq!(d.reason, Some("FieldValueRequired"));
-            assert!(d.span.is_some());
-        }
-    }
-
-    // 2. Add a `$ref` next to the root schema's type.
-    let root_type = "openAPIV3Schema:\n";
-    if let Some(at) = original.find(root_type) {
-        let line_start = original[..at].rfind('\n').map_or(0, |i| i + 1);
-        let indent = at - line_start + 2;
-        let insert = format!("{root_type}{}$ref: '#/definitions/x'\n", " ".repeat(indent));
-        let text = original.replacen(root_type, &insert, 1);
-        let docs = documents(&text).expect("parses");
-        let diags = crdlint::crd::validate(&docs[0]);
-        let d = diags
-            .iter()
-            .find(|d| d.code == "schema-forbidden-field")
-            .unwrap_or_else(|| panic!("no $ref error: {diags:?}"));
-        assert_eq!(
-            d.field.as_deref(),
-            Some("spec.versions[0].schema.openAPIV3Schema.$ref")
-        );
-        assert_eq!(d.reason, Some("FieldValueForbidden"));
-        let ref_at = text.find("$ref:").expect("inserted");
-        assert_eq!(
-            position(&text, d.span.expect("span").start),
-            position(&text, ref_at)
-        );
-    }
-
-    // 3. Make every version a storage version.
-    let text = original.replace("storage: false", "storage: true");
-    let storages = text.matches("storage: true").count();
-    if storages >= 2 {
-        let docs = documents(&text).expect("parses");
-        let diags = crdlint::crd::validate(&docs[0]);
-        let d = diags
-            .iter()
-            .find(|d| {
-                d.message
-                    .contains("must have exactly one version marked as storage version")
-            })
-            .unwrap_or_else(|| panic!("no storage error: {diags:?}"));
-        assert_eq!(d.field.as_deref(), Some("spec.versions"));
-        let versions_at = text.find("versions:").expect("versions key");
-        assert_eq!(
-            position(&text, d.span.expect("span").start),
-            position(&text, versions_at)
-        );
-    }
+    assert!(errors_of(&multi).is_empty());
+    let text = multi.replace("storage: false", "storage: true");
+    let errs = errors_of(&text);
+    assert_eq!(errs.len(), 2, "{errs:?}");
+    let (line, column) = find(&text, "versions:");
+    assert_eq!(
+        (errs[0].0, errs[0].1, errs[0].2.as_str()),
+        (line, column, "spec.versions")
+    );
+    assert!(
+        errs[0].3.starts_with(
+            "spec.versions: Invalid value: [{\"Name\":\"v1beta1\",\"Served\":true,\"Storage\":true,"
+        ),
+        "{errs:?}"
+    );
+    // The server's storedVersions comes from the first storage version; it points at
+    // the storage flag of the one it wants.
+    let second = text.rfind("storage: true").expect("storage");
+    assert_eq!(
+        (errs[1].0, errs[1].1, errs[1].2.as_str()),
+        (
+            position(&text, second).0,
+            position(&text, second).1,
+            "status.storedVersions"
+        )
+    );
+    assert_eq!(
+        errs[1].3,
+        "status.storedVersions: Invalid value: [\"v1beta1\"]: must have the storage version v1beta2"
+    );
 }

@@ -68,6 +68,7 @@ crate::declare_codes! {
     CEL_UNTYPED_NODE = "cel-untyped-node", Error, "Rules on a schema node that has no CEL type";
     CEL_RULE_FAILED = "cel-rule-failed", Error, "A custom resource fails an x-kubernetes-validations rule";
     CEL_RUNTIME_ERROR = "cel-runtime-error", Error, "Evaluating a rule on a custom resource fails (no such key, overflow, cost limit)";
+    CEL_RULE_RATCHETED = "cel-rule-ratcheted", Warning, "An update keeps a value that fails a rule unchanged: the server accepts it (validation ratcheting) with a warning";
 }
 
 /// Compiles every rule under `root` for a server of `version`. `base` is the field path
@@ -78,6 +79,18 @@ pub fn compile_rules(
     version: KubeVersion,
     base: &FieldPath,
 ) -> Vec<RuleCompileResult> {
+    compile_rules_at(root, true, version, base)
+}
+
+/// [`compile_rules`] for a schema node that is a resource root only when
+/// `is_resource_root` (the server's `NewValidator(s, isResourceRoot)`, used to check
+/// defaults against the rules of the node they stand in).
+pub fn compile_rules_at(
+    root: &Structural,
+    is_resource_root: bool,
+    version: KubeVersion,
+    base: &FieldPath,
+) -> Vec<RuleCompileResult> {
     let env = Env::for_server(version);
     let mut out = Vec::new();
     let mut walker = Walker {
@@ -85,7 +98,16 @@ pub fn compile_rules(
         out: &mut out,
     };
     let scope = !root.x_validations.is_empty();
-    walker.node(root, base, &mut Vec::new(), None, scope, true, None, 0);
+    walker.node(
+        root,
+        base,
+        &mut Vec::new(),
+        None,
+        scope,
+        is_resource_root,
+        None,
+        0,
+    );
     out
 }
 

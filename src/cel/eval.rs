@@ -1,26 +1,44 @@
 //! Evaluating a CRD's compiled rules on a custom resource, as the API server does
-//! (apiextensions `schema/cel/validation.go`): `self` is bound to the value at each
-//! rule's schema node, for every instance (list items, map values); failures are
-//! reported with the rule's `message`, its `messageExpression` result, or
-//! `failed rule: <rule>`, under its `reason` and `fieldPath`; runtime errors read
-//! `<error> evaluating rule: <rule>`.
+//! (apiextensions `schema/cel/validation.go`):
 //!
-//! Transition rules (`oldSelf`) run only with an old object; objects and maps are
-//! correlated by property and key (list-map correlation is not implemented yet: those
-//! transition rules are reported as not evaluated).
+//! - Order: at each node its rules run first (in declaration order), then its
+//!   children (list items, map values, properties in document order).
+//! - `self` is the value at the rule's node, typed by the schema (set/map lists keep
+//!   their equality and `+`; the resource root and embedded resources expose
+//!   `apiVersion`, `kind`, `metadata.name` and `metadata.generateName`).
+//! - `oldSelf` (updates only) is the correlated old value: objects by property and
+//!   granular/atomic maps by key, `x-kubernetes-list-type: map` lists by their keys;
+//!   nothing else correlates. Rules using `oldSelf` are skipped without an old value
+//!   unless `optionalOldSelf` is set (then `oldSelf` is `optional.none()`).
+//! - Failures: `messageExpression`'s result (trimmed; ignored when it fails, is
+//!   empty, has a line break or exceeds 5 KiB), else `message`, else
+//!   `failed rule: <rule>`; under the rule's `reason` and `fieldPath`; the value is
+//!   omitted for objects and arrays. Runtime errors read `<error> evaluating rule:
+//!   <rule>`.
+//! - Cost: the per-call limit and the per-object budget (`RuntimeCELCostBudget`) end
+//!   evaluation with the server's messages.
+//! - Ratcheting (`CRDValidationRatcheting`, on by default): on update, a failure of a
+//!   rule without `oldSelf` on a value equal to its old value (or under an unchanged
+//!   correlatable ancestor) is a warning instead of an error.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::compile::{
-    CEL_RULE_FAILED, CEL_RUNTIME_ERROR, RuleCompileResult, RuleProgram, SchemaStep,
+    CEL_RULE_FAILED, CEL_RULE_RATCHETED, CEL_RUNTIME_ERROR, RuleCompileResult, RuleProgram,
+    SchemaStep,
 };
 use super::interp::{self, EvalError, PER_CALL_LIMIT};
-use super::value::{Val, from_node};
-use crate::diag::{BadValue, Diagnostic, ErrorType, FieldError, FieldPath};
+use super::value::{Val, from_node, from_resource_node};
+use crate::diag::{BadValue, Diagnostic, ErrorType, FieldError, FieldPath, Severity};
 use crate::model::schema::ValidationRule;
 use crate::schema::structural::{Structural, StructuralOrBool};
-use crate::source::{Node, Value as NodeValue};
+use crate::source::{Node, Span, Value as NodeValue};
+
+/// The server's per-object budget (`celconfig.RuntimeCELCostBudget`).
+pub const RUNTIME_COST_BUDGET: i64 = 10_000_000;
+/// `celconfig.MaxEvaluatedMessageExpressionSizeBytes`.
+pub const MAX_MESSAGE_EXPRESSION_BYTES: usize = 5 * 1024;
 
 /// A rule crdlint could not evaluate, and why (never silently dropped).
 #[derive(Clone, Debug, PartialEq)]
@@ -32,99 +50,506 @@ pub struct NotEvaluated {
 
 #[derive(Debug, Default)]
 pub struct EvalOutcome {
+    /// Errors, in the server's order.
     pub diagnostics: Vec<Diagnostic>,
+    /// Ratcheted failures: the server returns them as warnings (`Warning: <error>`).
+    pub warnings: Vec<Diagnostic>,
     pub not_evaluated: Vec<NotEvaluated>,
 }
 
-/// Evaluates every compiled rule of `root` on `object` (and `old`, for updates).
+/// How to evaluate.
+#[derive(Clone, Copy, Debug)]
+pub struct EvalOptions {
+    /// Validation ratcheting on updates (feature gate `CRDValidationRatcheting`,
+    /// default on since Kubernetes 1.30).
+    pub ratcheting: bool,
+    /// The per-object cost budget.
+    pub cost_budget: i64,
+    /// The per-call cost limit.
+    pub per_call_limit: u64,
+}
+
+impl Default for EvalOptions {
+    fn default() -> Self {
+        EvalOptions {
+            ratcheting: true,
+            cost_budget: RUNTIME_COST_BUDGET,
+            per_call_limit: PER_CALL_LIMIT,
+        }
+    }
+}
+
+/// Evaluates every compiled rule of `root` on `object` (and `old`, for updates) with
+/// the server's default options.
 pub fn evaluate(
     root: &Structural,
     compiled: &[RuleCompileResult],
     object: &Node,
     old: Option<&Node>,
 ) -> EvalOutcome {
+    evaluate_with(root, compiled, object, old, &EvalOptions::default())
+}
+
+/// [`evaluate`] with explicit options.
+pub fn evaluate_with(
+    root: &Structural,
+    compiled: &[RuleCompileResult],
+    object: &Node,
+    old: Option<&Node>,
+    options: &EvalOptions,
+) -> EvalOutcome {
     let mut by_node: HashMap<&[SchemaStep], Vec<(usize, &Arc<RuleProgram>)>> = HashMap::new();
+    let mut prefixes: HashSet<&[SchemaStep]> = HashSet::new();
     for r in compiled {
         if let Some(p) = &r.program {
             by_node
                 .entry(r.node.as_slice())
                 .or_default()
                 .push((r.index, p));
+            for n in 0..=r.node.len() {
+                prefixes.insert(&r.node[..n]);
+            }
         }
     }
     let mut out = EvalOutcome::default();
+    all_of_rules(root, &FieldPath::empty(), &mut out.not_evaluated, 0);
     if by_node.is_empty() {
         return out;
     }
+    let ratchet = match old {
+        Some(o) if options.ratcheting => Ratchet {
+            current: Some(Corr {
+                new: object,
+                old: o,
+                schema: root,
+            }),
+            parent: None,
+        },
+        _ => Ratchet::default(),
+    };
     let mut w = Walker {
         by_node,
+        prefixes,
         out: &mut out,
         steps: Vec::new(),
+        budget: options.cost_budget,
+        per_call_limit: options.per_call_limit,
     };
-    w.node(root, object, old, &FieldPath::empty(), 0);
+    w.validate(root, object, old, &FieldPath::empty(), ratchet, true, 0);
     out
+}
+
+/// Rules inside `allOf` (compiled and evaluated by the server at validation time only):
+/// not evaluated yet, and said so.
+fn all_of_rules(s: &Structural, path: &FieldPath, out: &mut Vec<NotEvaluated>, depth: usize) {
+    use crate::schema::structural::NestedValueValidation;
+    fn nested(
+        n: &NestedValueValidation,
+        path: &FieldPath,
+        out: &mut Vec<NotEvaluated>,
+        depth: usize,
+    ) {
+        if depth > 1000 {
+            return;
+        }
+        for r in &n.x_validations {
+            out.push(NotEvaluated {
+                field: path.clone(),
+                rule: r.rule.clone(),
+                reason: "crdlint cannot evaluate rules inside allOf yet".into(),
+            });
+        }
+        for a in &n.value_validation.all_of {
+            nested(a, path, out, depth + 1);
+        }
+        if let Some(i) = &n.items {
+            nested(i, &path.child("items"), out, depth + 1);
+        }
+        for (k, p) in &n.properties {
+            nested(p, &path.child(k), out, depth + 1);
+        }
+        if let Some(a) = &n.additional_properties {
+            nested(a, &path.child("additionalProperties"), out, depth + 1);
+        }
+    }
+    if depth > 1000 {
+        return;
+    }
+    if let Some(v) = &s.value_validation {
+        for a in &v.all_of {
+            nested(a, path, out, depth + 1);
+        }
+    }
+    if let Some(i) = &s.items {
+        all_of_rules(i, &path.child("items"), out, depth + 1);
+    }
+    for (k, p) in &s.properties {
+        all_of_rules(p, &path.child(k), out, depth + 1);
+    }
+    if let Some(a) = s.additional_properties_schema() {
+        all_of_rules(a, &path.child("additionalProperties"), out, depth + 1);
+    }
+}
+
+/// A node of the new object with its old counterpart, for ratcheting
+/// (apiserver `common.CorrelatedObject`).
+#[derive(Clone, Copy)]
+struct Corr<'a> {
+    new: &'a Node,
+    old: &'a Node,
+    schema: &'a Structural,
+}
+
+impl<'a> Corr<'a> {
+    fn key(&self, field: &str) -> Option<Corr<'a>> {
+        let (NodeValue::Object(n), NodeValue::Object(o)) = (&self.new.value, &self.old.value)
+        else {
+            return None;
+        };
+        let new = n.get(field)?;
+        let old = o.get(field)?;
+        let schema = self
+            .schema
+            .property(field)
+            .or_else(|| self.schema.additional_properties_schema())?;
+        Some(Corr { new, old, schema })
+    }
+
+    fn index(&self, i: usize) -> Option<Corr<'a>> {
+        let NodeValue::Array(items) = &self.new.value else {
+            return None;
+        };
+        let NodeValue::Array(old_items) = &self.old.value else {
+            return None;
+        };
+        let new = items.get(i)?;
+        let old = correlate_item(self.schema, old_items, new)?;
+        let schema = self.schema.items.as_deref()?;
+        Some(Corr { new, old, schema })
+    }
+
+    /// `CachedDeepEqual`: equal, with list-type map lists compared by key.
+    fn deep_equal(&self, depth: usize) -> bool {
+        if depth > 1000 {
+            return false;
+        }
+        match (&self.new.value, &self.old.value) {
+            (NodeValue::Null, NodeValue::Null) => true,
+            (NodeValue::Null, _) | (_, NodeValue::Null) => false,
+            (NodeValue::Array(n), NodeValue::Array(o)) => {
+                if n.len() != o.len() {
+                    return false;
+                }
+                let map_list = self.schema.extensions.x_list_type.as_deref() == Some("map");
+                for i in 0..n.len() {
+                    match self.index(i) {
+                        Some(c) => {
+                            if !c.deep_equal(depth + 1) {
+                                return false;
+                            }
+                        }
+                        None if map_list => return false,
+                        None => return raw_equal(self.new, self.old),
+                    }
+                }
+                true
+            }
+            (NodeValue::Object(n), NodeValue::Object(o)) => {
+                if n.len() != o.len() {
+                    return false;
+                }
+                n.iter()
+                    .all(|(k, _)| self.key(k).is_some_and(|c| c.deep_equal(depth + 1)))
+            }
+            (NodeValue::Array(_) | NodeValue::Object(_), _)
+            | (_, NodeValue::Array(_) | NodeValue::Object(_)) => false,
+            _ => raw_equal(self.new, self.old),
+        }
+    }
+}
+
+/// `reflect.DeepEqual` on unstructured values (int64 and float64 differ).
+fn raw_equal(a: &Node, b: &Node) -> bool {
+    match (&a.value, &b.value) {
+        (NodeValue::Null, NodeValue::Null) => true,
+        (NodeValue::Bool(x), NodeValue::Bool(y)) => x == y,
+        (NodeValue::Int(x), NodeValue::Int(y)) => x == y,
+        (NodeValue::Float(x), NodeValue::Float(y)) => x == y,
+        (NodeValue::String(x), NodeValue::String(y)) => x == y,
+        (NodeValue::Array(x), NodeValue::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| raw_equal(a, b))
+        }
+        (NodeValue::Object(x), NodeValue::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| raw_equal(v, w)))
+        }
+        _ => false,
+    }
+}
+
+/// The ratcheting state at a node (apiextensions `ratchetingOptions`).
+#[derive(Clone, Copy, Default)]
+struct Ratchet<'a> {
+    current: Option<Corr<'a>>,
+    parent: Option<Corr<'a>>,
+}
+
+impl<'a> Ratchet<'a> {
+    fn key(self, field: &str) -> Ratchet<'a> {
+        let Some(cur) = self.current else {
+            return self;
+        };
+        if self.parent.is_none() && (field == "apiVersion" || field == "kind") {
+            return Ratchet::default();
+        }
+        Ratchet {
+            current: cur.key(field),
+            parent: Some(cur),
+        }
+    }
+
+    fn index(self, i: usize) -> Ratchet<'a> {
+        let Some(cur) = self.current else {
+            return self;
+        };
+        Ratchet {
+            current: cur.index(i),
+            parent: Some(cur),
+        }
+    }
+
+    fn should_ratchet(&self) -> bool {
+        match (&self.current, &self.parent) {
+            (Some(c), _) => c.deep_equal(0),
+            (None, Some(p)) => p.deep_equal(0),
+            _ => false,
+        }
+    }
+}
+
+/// A scalar key value of a list-map element (bool, int, float or string).
+fn scalar_key(n: &Node) -> Option<&NodeValue> {
+    match &n.value {
+        v @ (NodeValue::Bool(_)
+        | NodeValue::Int(_)
+        | NodeValue::Float(_)
+        | NodeValue::String(_)) => Some(v),
+        _ => None,
+    }
+}
+
+fn key_values<'n>(schema: &Structural, item: &'n Node) -> Option<Vec<&'n NodeValue>> {
+    let m = item.as_object()?;
+    schema
+        .extensions
+        .x_list_map_keys
+        .iter()
+        .map(|k| m.get(k).and_then(scalar_key))
+        .collect()
+}
+
+fn same_key(a: &[&NodeValue], b: &[&NodeValue]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (NodeValue::Bool(p), NodeValue::Bool(q)) => p == q,
+            (NodeValue::Int(p), NodeValue::Int(q)) => p == q,
+            (NodeValue::Float(p), NodeValue::Float(q)) => p == q,
+            (NodeValue::String(p), NodeValue::String(q)) => p == q,
+            _ => false,
+        })
+}
+
+/// The old element of a list-type map list with the same keys as `new` (the first
+/// one, as the server's index keeps the first).
+fn correlate_item<'o>(schema: &Structural, old: &'o [Node], new: &Node) -> Option<&'o Node> {
+    if schema.generic.type_ != "array"
+        || schema.extensions.x_list_type.as_deref() != Some("map")
+        || schema.extensions.x_list_map_keys.is_empty()
+    {
+        return None;
+    }
+    let key = key_values(schema, new)?;
+    old.iter()
+        .find(|o| key_values(schema, o).is_some_and(|k| same_key(&k, &key)))
+}
+
+fn map_correlatable(s: &Structural) -> bool {
+    matches!(
+        s.extensions.x_map_type.as_deref(),
+        None | Some("granular") | Some("atomic")
+    )
 }
 
 struct Walker<'a, 'o> {
     by_node: HashMap<&'a [SchemaStep], Vec<(usize, &'a Arc<RuleProgram>)>>,
+    prefixes: HashSet<&'a [SchemaStep]>,
     out: &'o mut EvalOutcome,
     steps: Vec<SchemaStep>,
+    budget: i64,
+    per_call_limit: u64,
 }
 
 impl Walker<'_, '_> {
-    fn node(
+    #[allow(clippy::too_many_arguments)]
+    fn validate(
         &mut self,
         s: &Structural,
         v: &Node,
         old: Option<&Node>,
         path: &FieldPath,
+        ratchet: Ratchet<'_>,
+        resource_root: bool,
         depth: usize,
     ) {
-        if depth > 1000 || v.is_null() {
+        if depth > 1000 || v.is_null() || self.budget < 0 {
+            return;
+        }
+        if !self.prefixes.contains(self.steps.as_slice()) {
+            return;
+        }
+        let old = old.filter(|o| !o.is_null());
+        self.expressions(s, v, old, path, ratchet, resource_root);
+        if self.budget < 0 {
             return;
         }
         match &v.value {
-            NodeValue::Object(m) => {
-                for (k, child) in m.iter() {
-                    let old_child = old.and_then(|o| o.get(k));
-                    if let Some(prop) = s.property(k) {
-                        self.steps.push(SchemaStep::Property(k.to_string()));
-                        self.node(prop, child, old_child, &path.child(k), depth + 1);
-                        self.steps.pop();
-                    } else if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties
-                    {
-                        self.steps.push(SchemaStep::AdditionalProperties);
-                        self.node(ap, child, old_child, &path.key(k), depth + 1);
-                        self.steps.pop();
+            NodeValue::Array(items) => {
+                let Some(it) = s.items.as_deref() else {
+                    return;
+                };
+                let old_items = old.and_then(|o| o.as_array()).unwrap_or(&[]);
+                self.steps.push(SchemaStep::Items);
+                for (i, child) in items.iter().enumerate() {
+                    let old_child = correlate_item(s, old_items, child);
+                    self.validate(
+                        it,
+                        child,
+                        old_child,
+                        &path.index(i),
+                        ratchet.index(i),
+                        it.extensions.x_embedded_resource,
+                        depth + 1,
+                    );
+                    if self.budget < 0 {
+                        break;
                     }
                 }
+                self.steps.pop();
             }
-            NodeValue::Array(items) => {
-                if let Some(it) = &s.items {
-                    self.steps.push(SchemaStep::Items);
-                    for (i, child) in items.iter().enumerate() {
-                        self.node(it, child, None, &path.index(i), depth + 1);
+            NodeValue::Object(m) => {
+                let correlatable = map_correlatable(s);
+                let old_map = old.and_then(|o| o.as_object()).filter(|_| correlatable);
+                if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
+                    self.steps.push(SchemaStep::AdditionalProperties);
+                    for (k, child) in m.iter() {
+                        let old_child = old_map.and_then(|o| o.get(k));
+                        self.validate(
+                            ap,
+                            child,
+                            old_child,
+                            &path.key(k),
+                            ratchet.key(k),
+                            ap.extensions.x_embedded_resource,
+                            depth + 1,
+                        );
+                        if self.budget < 0 {
+                            break;
+                        }
                     }
                     self.steps.pop();
+                }
+                if self.budget < 0 {
+                    return;
+                }
+                for (k, child) in m.iter() {
+                    let Some(prop) = s.property(k) else {
+                        continue;
+                    };
+                    let old_child = old_map.and_then(|o| o.get(k));
+                    self.steps.push(SchemaStep::Property(k.to_string()));
+                    self.validate(
+                        prop,
+                        child,
+                        old_child,
+                        &path.child(k),
+                        ratchet.key(k),
+                        prop.extensions.x_embedded_resource,
+                        depth + 1,
+                    );
+                    self.steps.pop();
+                    if self.budget < 0 {
+                        return;
+                    }
                 }
             }
             _ => {}
         }
+    }
+
+    fn invalid(&mut self, path: &FieldPath, type_name: &str, detail: String, span: Span) {
+        let err = FieldError::invalid(path.clone(), type_name, detail);
+        self.out
+            .diagnostics
+            .push(Diagnostic::from_field_error(CEL_RUNTIME_ERROR, &err, span));
+    }
+
+    fn expressions(
+        &mut self,
+        s: &Structural,
+        v: &Node,
+        old: Option<&Node>,
+        path: &FieldPath,
+        ratchet: Ratchet<'_>,
+        resource_root: bool,
+    ) {
         let Some(programs) = self.by_node.get(self.steps.as_slice()).cloned() else {
             return;
         };
-        let self_val = from_node(v, Some(s), 0);
-        let old_val = old.map(|o| from_node(o, Some(s), 0));
+        let type_name = s.generic.type_.clone();
+        if self.budget <= 0 {
+            self.invalid(
+                path,
+                &type_name,
+                "validation failed due to running out of cost budget, no further validation rules will be run".into(),
+                v.span,
+            );
+            self.budget = -1;
+            return;
+        }
+        let convert = |n: &Node| {
+            if resource_root {
+                from_resource_node(n, s)
+            } else {
+                from_node(n, Some(s), 0)
+            }
+        };
+        let self_val = convert(v);
+        let uses_old = programs.iter().any(|(_, p)| p.uses_old_self);
+        let old_val = if uses_old { old.map(convert) } else { None };
         for (index, p) in programs {
             let Some(rule) = s.x_validations.get(index) else {
                 continue;
             };
-            self.run(s, rule, p, v, &self_val, old_val.as_ref(), path);
+            if !self.rule(
+                s,
+                rule,
+                p,
+                v,
+                &self_val,
+                old_val.as_ref(),
+                path,
+                ratchet,
+                uses_old,
+            ) {
+                return;
+            }
         }
     }
 
+    /// Runs one rule; false when evaluation must stop (budget exhausted).
     #[allow(clippy::too_many_arguments)]
-    fn run(
+    fn rule(
         &mut self,
         s: &Structural,
         rule: &ValidationRule,
@@ -133,106 +558,167 @@ impl Walker<'_, '_> {
         self_val: &Val,
         old_val: Option<&Val>,
         path: &FieldPath,
-    ) {
+        ratchet: Ratchet<'_>,
+        node_uses_old: bool,
+    ) -> bool {
+        let type_name = s.generic.type_.as_str();
         let optional_old_self = rule.optional_old_self == Some(true);
         if p.uses_old_self && old_val.is_none() && !optional_old_self {
-            return;
+            return true;
         }
-        let old_binding = match (optional_old_self, old_val) {
-            (true, Some(o)) => Val::Optional(Some(Box::new(o.clone()))),
-            (true, None) => Val::Optional(None),
-            (false, Some(o)) => o.clone(),
-            (false, None) => Val::Null,
-        };
-        let vars = [("self", self_val.clone()), ("oldSelf", old_binding)];
-        let type_name = if s.generic.type_.is_empty() {
-            ""
-        } else {
-            s.generic.type_.as_str()
-        };
+        // The activation of the rule and the one messageExpression always gets.
+        let mut vars: Vec<(&str, Val)> = vec![("self", self_val.clone())];
+        let mut message_vars = vars.clone();
+        if node_uses_old && let Some(o) = old_val {
+            message_vars.push(("oldSelf", o.clone()));
+        }
+        if optional_old_self {
+            vars.push((
+                "oldSelf",
+                Val::Optional(old_val.map(|o| Box::new(o.clone()))),
+            ));
+        } else if let Some(o) = old_val {
+            vars.push(("oldSelf", o.clone()));
+        }
         let rule_text = rule_error_string(rule);
-        let (result, _cost) = interp::eval(&p.rule, &vars, PER_CALL_LIMIT);
+        let (result, cost) = interp::eval(&p.rule, &vars, self.per_call_limit);
         let span = node.span;
+        if cost as i128 > self.budget as i128 {
+            self.invalid(
+                path,
+                type_name,
+                "validation failed due to running out of cost budget, no further validation rules will be run".into(),
+                span,
+            );
+            self.budget = -1;
+            return false;
+        }
+        self.budget -= cost as i64;
         match result {
-            Ok(Val::Bool(true)) => {}
-            Ok(Val::Bool(false)) => {
-                let mut field = path.clone();
-                if let Some(fp) = &p.normalized_field_path {
-                    field = field.child(fp);
-                }
-                let mut detail = None;
-                if let Some(me) = &p.message_expression {
-                    let (r, _) = interp::eval(me, &vars, PER_CALL_LIMIT);
-                    if let Ok(Val::String(m)) = r
-                        && !m.trim().is_empty()
-                    {
-                        detail = Some(m.to_string());
-                    }
-                }
-                let detail =
-                    detail.unwrap_or_else(|| match rule.message.as_deref().map(str::trim) {
-                        Some(m) if !m.is_empty() => m.to_string(),
-                        _ => format!("failed rule: {rule_text}"),
-                    });
-                let value = if matches!(type_name, "object" | "array") {
-                    BadValue::Omit
-                } else {
-                    BadValue::from(&node.value)
-                };
-                let err = match rule.reason.as_deref() {
-                    Some("FieldValueForbidden") => FieldError::forbidden(field, detail),
-                    Some("FieldValueRequired") => FieldError::required(field, detail),
-                    Some("FieldValueDuplicate") => {
-                        FieldError::new(ErrorType::Duplicate, field, value, "")
-                    }
-                    _ => FieldError::new(ErrorType::Invalid, field, value, detail),
-                };
-                self.out.diagnostics.push(Diagnostic::from_field_error(
-                    CEL_RULE_FAILED,
-                    &err,
+            Ok(Val::Bool(true)) => true,
+            Ok(Val::Bool(false)) => self.failed(s, rule, p, node, &message_vars, path, ratchet),
+            Ok(_) => {
+                self.invalid(
+                    path,
+                    type_name,
+                    format!(
+                        "'no such overload': call arguments did not match a supported operator, function or macro signature for rule: {rule_text}"
+                    ),
                     span,
-                ));
-            }
-            Ok(_) => self.runtime_error(path, type_name, "no such overload", &rule_text, span),
-            Err(EvalError::Unsupported(what)) => self.out.not_evaluated.push(NotEvaluated {
-                field: path.clone(),
-                rule: rule.rule.clone(),
-                reason: format!("crdlint cannot evaluate {what} yet"),
-            }),
-            Err(EvalError::CostLimit) => {
-                let detail = format!(
-                    "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {rule_text}"
                 );
-                let err = FieldError::invalid(path.clone(), type_name, detail);
-                self.out.diagnostics.push(Diagnostic::from_field_error(
-                    CEL_RUNTIME_ERROR,
-                    &err,
-                    span,
-                ));
+                true
             }
-            Err(EvalError::Message(m)) => self.runtime_error(path, type_name, &m, &rule_text, span),
+            Err(EvalError::Unsupported(what)) => {
+                self.out.not_evaluated.push(NotEvaluated {
+                    field: path.clone(),
+                    rule: rule.rule.clone(),
+                    reason: format!("crdlint cannot evaluate {what} yet"),
+                });
+                true
+            }
+            Err(EvalError::CostLimit) => {
+                self.invalid(
+                    path,
+                    type_name,
+                    format!(
+                        "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {rule_text}"
+                    ),
+                    span,
+                );
+                self.budget = -1;
+                false
+            }
+            Err(EvalError::Message(m)) => {
+                let detail = if m.starts_with("no such overload") {
+                    format!(
+                        "'{m}': call arguments did not match a supported operator, function or macro signature for rule: {rule_text}"
+                    )
+                } else {
+                    format!("{m} evaluating rule: {rule_text}")
+                };
+                self.invalid(path, type_name, detail, span);
+                true
+            }
         }
     }
 
-    fn runtime_error(
+    /// Reports a rule that evaluated to false; false when evaluation must stop.
+    #[allow(clippy::too_many_arguments)]
+    fn failed(
         &mut self,
+        s: &Structural,
+        rule: &ValidationRule,
+        p: &RuleProgram,
+        node: &Node,
+        message_vars: &[(&str, Val)],
         path: &FieldPath,
-        type_name: &str,
-        message: &str,
-        rule: &str,
-        span: crate::source::Span,
-    ) {
-        let detail = if message.starts_with("no such overload") {
-            format!(
-                "'{message}': call arguments did not match a supported operator, function or macro signature for rule: {rule}"
-            )
+        ratchet: Ratchet<'_>,
+    ) -> bool {
+        let type_name = s.generic.type_.as_str();
+        let mut field = path.clone();
+        if let Some(fp) = &p.normalized_field_path {
+            field = field.child(fp);
+        }
+        let span = node.span;
+        let ratcheted = !p.uses_old_self && ratchet.should_ratchet();
+        let mut detail = None;
+        if let Some(me) = &p.message_expression {
+            let (r, cost) = interp::eval(me, message_vars, self.per_call_limit);
+            let stop = |msg: String| FieldError::invalid(field.clone(), type_name, msg);
+            if cost as i128 > self.budget as i128 {
+                let e = stop("messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".into());
+                self.report(&e, CEL_RUNTIME_ERROR, span, ratcheted);
+                self.budget = -1;
+                return false;
+            }
+            if let Err(EvalError::CostLimit) = r {
+                let e = stop(format!(
+                    "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
+                    crate::diag::gofmt::quote(rule.message_expression.as_deref().unwrap_or(""))
+                ));
+                self.report(&e, CEL_RUNTIME_ERROR, span, ratcheted);
+                self.budget = -1;
+                return false;
+            }
+            self.budget -= cost as i64;
+            if let Ok(Val::String(m)) = r {
+                let m = m.trim();
+                if !m.is_empty() && m.len() <= MAX_MESSAGE_EXPRESSION_BYTES && !m.contains('\n') {
+                    detail = Some(m.to_string());
+                }
+            }
+        }
+        let detail = detail.unwrap_or_else(|| match rule.message.as_deref() {
+            Some(m) if !m.is_empty() => m.trim().to_string(),
+            _ => format!("failed rule: {}", rule_error_string(rule)),
+        });
+        let value = if matches!(type_name, "object" | "array") {
+            BadValue::Omit
         } else {
-            format!("{message} evaluating rule: {rule}")
+            BadValue::from(&node.value)
         };
-        let err = FieldError::invalid(path.clone(), type_name, detail);
-        self.out
-            .diagnostics
-            .push(Diagnostic::from_field_error(CEL_RUNTIME_ERROR, &err, span));
+        let err = match rule.reason.as_deref() {
+            Some("FieldValueForbidden") => FieldError::forbidden(field, detail),
+            Some("FieldValueRequired") => FieldError::required(field, detail),
+            Some("FieldValueDuplicate") => FieldError::new(ErrorType::Duplicate, field, value, ""),
+            _ => FieldError::new(ErrorType::Invalid, field, value, detail),
+        };
+        self.report(&err, CEL_RULE_FAILED, span, ratcheted);
+        true
+    }
+
+    fn report(&mut self, err: &FieldError, code: &'static str, span: Span, ratcheted: bool) {
+        if ratcheted {
+            let d = Diagnostic::from_field_error(CEL_RULE_RATCHETED, err, span)
+                .with_severity(Severity::Warning)
+                .with_help("the value is unchanged from the old object, so the server accepts it (validation ratcheting) and returns this as a warning");
+            let _ = code;
+            self.out.warnings.push(d);
+        } else {
+            self.out
+                .diagnostics
+                .push(Diagnostic::from_field_error(code, err, span));
+        }
     }
 }
 
@@ -240,5 +726,62 @@ fn rule_error_string(rule: &ValidationRule) -> String {
     match rule.message.as_deref() {
         Some(m) if !m.is_empty() => m.trim().to_string(),
         _ => rule.rule.trim().to_string(),
+    }
+}
+
+/// Compiled rules by (version, schema identity).
+type CompiledCache = HashMap<(String, usize), Arc<Vec<RuleCompileResult>>>;
+
+/// The CEL rules of one CRD, compiled once per version on first use for the configured
+/// server version, ready to evaluate creates and updates.
+pub struct CrdRules {
+    kube_version: super::env::KubeVersion,
+    options: EvalOptions,
+    compiled: std::sync::Mutex<CompiledCache>,
+}
+
+impl CrdRules {
+    pub fn new(kube_version: super::env::KubeVersion) -> CrdRules {
+        CrdRules {
+            kube_version,
+            options: EvalOptions::default(),
+            compiled: Default::default(),
+        }
+    }
+
+    pub fn with_options(mut self, options: EvalOptions) -> CrdRules {
+        self.options = options;
+        self
+    }
+
+    /// The compiled rules of `schema` (cached by version and schema identity).
+    pub fn compiled(&self, version: &str, schema: &Structural) -> Arc<Vec<RuleCompileResult>> {
+        let key = (version.to_string(), schema as *const Structural as usize);
+        if let Ok(guard) = self.compiled.lock()
+            && let Some(c) = guard.get(&key)
+        {
+            return c.clone();
+        }
+        let c = Arc::new(super::compile::compile_rules(
+            schema,
+            self.kube_version,
+            &FieldPath::root("spec.validation.openAPIV3Schema"),
+        ));
+        if let Ok(mut guard) = self.compiled.lock() {
+            guard.insert(key, c.clone());
+        }
+        c
+    }
+
+    /// Evaluates an update (`old` present) or a create.
+    pub fn evaluate_update(
+        &self,
+        version: &str,
+        schema: &Structural,
+        object: &Node,
+        old: Option<&Node>,
+    ) -> EvalOutcome {
+        let compiled = self.compiled(version, schema);
+        evaluate_with(schema, &compiled, object, old, &self.options)
     }
 }

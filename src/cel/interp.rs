@@ -175,6 +175,10 @@ impl Interp<'_> {
             ))),
             ExprKind::Comprehension(c) => {
                 let range = self.eval(&c.iter_range, depth + 1)?;
+                let range = range.plain();
+                if let Val::Error(m) = &range {
+                    return Err(err(m.to_string()));
+                }
                 let items: Vec<(Val, Val)> = match &range {
                     Val::List(l) => l
                         .iter()
@@ -295,9 +299,55 @@ impl Interp<'_> {
             Some(Reference::Function { overload_ids, .. }) => overload_ids,
             _ => &[],
         };
-        let size_cost = vals.iter().map(val_size).max().unwrap_or(0) / 10;
+        if let Some(Val::Error(m)) = vals.iter().find(|v| matches!(v, Val::Error(_))) {
+            return Err(err(m.to_string()));
+        }
+        // Set and map lists keep their semantics where they can show (equality,
+        // `+`, and values passed through unchanged); elsewhere they are plain lists.
+        if !matches!(
+            function,
+            "_==_"
+                | "_!=_"
+                | "_+_"
+                | "dyn"
+                | "optional.of"
+                | "optional.ofNonZeroValue"
+                | "or"
+                | "orValue"
+                | "value"
+        ) {
+            vals = vals.into_iter().map(Val::plain).collect();
+        }
+        if matches!(function, "_==_" | "_!=_")
+            && let [x, y] = vals.as_slice()
+            && equality_error(x, y)
+        {
+            return Err(no_overload());
+        }
+        // A size-proportional charge (approximate; the exact runtime cost model lives
+        // in the cost module). Comprehension accumulators (`accu + [x]`) are not
+        // charged by size: cel-go appends to them in place.
+        let size_cost =
+            if function == "_+_" && vals.first().is_some_and(|v| v.list_items().is_some()) {
+                0
+            } else {
+                vals.iter().map(val_size).max().unwrap_or(0) / 10
+            };
         self.charge(size_cost)?;
         call_function(function, target.is_some(), &vals, overloads)
+    }
+}
+
+/// Equalities the server answers with an error: a quantity produced by `add`/`sub`
+/// on the right of `==` (its `Equal` only accepts a non-pointer quantity).
+fn equality_error(x: &Val, y: &Val) -> bool {
+    match (x, y) {
+        (Val::Quantity(_), Val::Quantity(q)) => q.derived,
+        (a, b) if a.list_items().is_some() && b.list_items().is_some() => {
+            let (a, b) = (a.list_items().unwrap_or(&[]), b.list_items().unwrap_or(&[]));
+            a.len() == b.len() && a.iter().zip(b).any(|(p, q)| equality_error(p, q))
+        }
+        _ => false,
     }
 }
 
@@ -305,7 +355,7 @@ fn val_size(v: &Val) -> u64 {
     match v {
         Val::String(s) => s.len() as u64,
         Val::Bytes(b) => b.len() as u64,
-        Val::List(l) => l.len() as u64,
+        Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => l.len() as u64,
         Val::Map(m) => m.len() as u64,
         _ => 1,
     }
@@ -332,6 +382,7 @@ fn select(v: &Val, field: &str, test_only: bool, optional: bool) -> R {
                 return Ok(Val::Bool(found.is_some()));
             }
             match found {
+                Some((_, Val::Error(m))) => Err(err(m.to_string())),
                 Some((_, x)) if optional => Ok(Val::Optional(Some(Box::new(x.clone())))),
                 Some((_, x)) => Ok(x.clone()),
                 None if optional => Ok(Val::Optional(None)),
@@ -340,6 +391,7 @@ fn select(v: &Val, field: &str, test_only: bool, optional: bool) -> R {
         }
         Val::Optional(None) => Ok(Val::Optional(None)),
         Val::Optional(Some(inner)) => select(inner, field, test_only, true),
+        Val::Error(m) => Err(err(m.to_string())),
         _ => Err(no_overload()),
     }
 }
@@ -388,15 +440,25 @@ fn from_nanos(t: i128) -> (i64, u32) {
 
 fn contains(haystack: &Val, needle: &Val) -> R {
     match haystack {
-        Val::List(l) => Ok(Val::Bool(l.iter().any(|x| x.equals(needle)))),
+        Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => {
+            Ok(Val::Bool(l.iter().any(|x| x.equals(needle))))
+        }
         Val::Map(m) => Ok(Val::Bool(m.iter().any(|(k, _)| k.equals(needle)))),
         _ => Err(no_overload()),
     }
 }
 
 fn index(container: &Val, key: &Val, optional: bool) -> R {
+    let r = index_inner(container, key, optional);
+    match r {
+        Ok(Val::Error(m)) => Err(err(m.to_string())),
+        other => other,
+    }
+}
+
+fn index_inner(container: &Val, key: &Val, optional: bool) -> R {
     match container {
-        Val::List(l) => {
+        Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => {
             let i = match key {
                 Val::Int(i) => *i,
                 Val::Uint(u) => *u as i64,
@@ -417,7 +479,7 @@ fn index(container: &Val, key: &Val, optional: bool) -> R {
             None => Err(err(format!("no such key: {}", display(key)))),
         },
         Val::Optional(None) => Ok(Val::Optional(None)),
-        Val::Optional(Some(inner)) => index(inner, key, true),
+        Val::Optional(Some(inner)) => index_inner(inner, key, true),
         _ => Err(no_overload()),
     }
 }
@@ -445,10 +507,8 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         ("_+_", [Double(x), Double(y)]) => Ok(Double(x + y)),
         ("_+_", [String(x), String(y)]) => Ok(Val::str(&format!("{x}{y}"))),
         ("_+_", [Bytes(x), Bytes(y)]) => Ok(Bytes(Arc::from([&x[..], &y[..]].concat()))),
-        ("_+_", [List(x), List(y)]) => {
-            let mut v = (**x).clone();
-            v.extend(y.iter().cloned());
-            Ok(List(Arc::new(v)))
+        ("_+_", [x, y]) if x.list_items().is_some() && y.list_items().is_some() => {
+            x.concat(y).ok_or_else(no_overload)
         }
         ("_+_", [Duration(x), Duration(y)]) => dur_result(*x as i128 + *y as i128),
         ("_+_", [Timestamp(s, n), Duration(d)]) | ("_+_", [Duration(d), Timestamp(s, n)]) => {
@@ -538,23 +598,7 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
                 .map_err(|_| err("type conversion error from 'string' to 'double'")),
             _ => Err(no_overload()),
         },
-        ("string", [x]) => match x {
-            String(s) => Ok(String(s.clone())),
-            Int(i) => Ok(Val::str(&i.to_string())),
-            Uint(u) => Ok(Val::str(&u.to_string())),
-            Bool(b) => Ok(Val::str(&b.to_string())),
-            Double(d) => Ok(Val::str(&format_double(*d))),
-            Bytes(b) => std::str::from_utf8(b)
-                .map(Val::str)
-                .map_err(|_| err("invalid UTF-8 in bytes, cannot convert to string")),
-            Timestamp(s, n) => Ok(Val::str(&gotime::format_rfc3339(gotime::Timestamp {
-                seconds: *s,
-                nanos: *n,
-            }))),
-            Duration(n) => Ok(Val::str(&gotime::format_duration(*n))),
-            Ext(_, s) => Ok(String(s.clone())),
-            _ => Err(no_overload()),
-        },
+        ("string", [x]) => to_string(x).map(|s| Val::str(&s)),
         ("bool", [x]) => match x {
             Bool(b) => Ok(Bool(*b)),
             String(s) => match &**s {
@@ -733,10 +777,15 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             Ok(Val::str(&parts?.join(&sep)))
         }
         ("strings.quote", [String(s)]) => Ok(Val::str(&quote(s))),
-        ("isSorted", [List(l)]) => Ok(Bool(
-            l.windows(2)
-                .all(|w| w[0].compare(&w[1]) != Some(Ordering::Greater)),
-        )),
+        ("isSorted", [List(l)]) => {
+            if !l.iter().all(is_comparable) {
+                return Err(no_overload());
+            }
+            Ok(Bool(
+                l.windows(2)
+                    .all(|w| w[0].compare(&w[1]) != Some(Ordering::Greater)),
+            ))
+        }
         ("sum", [List(l)]) => {
             let zero = match overloads.first().map(std::string::String::as_str) {
                 Some("list_uint_sum_uint") => Uint(0),
@@ -749,15 +798,21 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             })
         }
         ("min" | "max", [List(l)]) => {
+            // The server keeps the current best when a comparison fails.
             let mut best: Option<&Val> = None;
             for x in l.iter() {
+                if !is_comparable(x) {
+                    return Err(no_overload());
+                }
                 best = match best {
                     None => Some(x),
                     Some(b) => {
-                        let o = x.compare(b).ok_or_else(no_overload)?;
-                        if (f == "min" && o == Ordering::Less)
-                            || (f == "max" && o == Ordering::Greater)
-                        {
+                        let prefer = if f == "min" {
+                            Ordering::Greater
+                        } else {
+                            Ordering::Less
+                        };
+                        if b.compare(x) == Some(prefer) {
                             Some(x)
                         } else {
                             Some(b)
@@ -894,8 +949,7 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         ) => {
             let offset = match rest.first() {
                 None => 0,
-                Some(String(tz)) => fixed_offset(tz)
-                    .ok_or_else(|| EvalError::Unsupported(format!("time zone {tz}")))?,
+                Some(String(tz)) => zone_offset(tz, *s)?,
                 _ => return Err(no_overload()),
             };
             let local = s + offset;
@@ -921,33 +975,24 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         ("getMilliseconds", [Duration(n)]) => Ok(Int(n / 1_000_000)),
         _ => {
             let _ = (member, arg(0));
-            if a.iter().any(|v| matches!(v, Val::Ext(..))) || is_library_function(f) {
-                Err(EvalError::Unsupported(format!("function '{f}'")))
-            } else {
-                Err(no_overload())
-            }
+            super::library::call(f, a).unwrap_or_else(|| Err(no_overload()))
         }
     }
 }
 
-fn is_library_function(f: &str) -> bool {
+/// Values implementing cel-go's `traits.Comparer`.
+fn is_comparable(v: &Val) -> bool {
     matches!(
-        f,
-        "url"
-            | "isURL"
-            | "ip"
-            | "isIP"
-            | "ip.isCanonical"
-            | "cidr"
-            | "isCIDR"
-            | "quantity"
-            | "isQuantity"
-            | "semver"
-            | "isSemver"
-            | "format"
-            | "format.named"
-            | "validate"
-    ) || f.starts_with("format.")
+        v,
+        Val::Bool(_)
+            | Val::Bytes(_)
+            | Val::Double(_)
+            | Val::Duration(_)
+            | Val::Int(_)
+            | Val::String(_)
+            | Val::Timestamp(..)
+            | Val::Uint(_)
+    )
 }
 
 fn is_zero(v: &Val) -> bool {
@@ -967,20 +1012,67 @@ fn is_zero(v: &Val) -> bool {
     }
 }
 
-/// `+hh:mm` / `-hh:mm` offsets; IANA names need a time zone database.
-fn fixed_offset(tz: &str) -> Option<i64> {
-    if tz == "UTC" {
-        return Some(0);
-    }
-    let (sign, rest) = match tz.as_bytes().first()? {
-        b'-' => (-1, &tz[1..]),
-        b'+' => (1, &tz[1..]),
-        _ => (1, tz),
+/// cel-go's `timeZone`: a name without `:` is an IANA location (`time.LoadLocation`),
+/// otherwise `[+-]hh:mm` read with `strconv.Atoi`.
+fn zone_offset(tz: &str, unix: i64) -> Result<i64, EvalError> {
+    let Some(colon) = tz.find(':') else {
+        return super::library::tz::offset(tz, unix).map_err(err);
     };
-    let (h, m) = rest.split_once(':')?;
-    Some(sign * (h.parse::<i64>().ok()? * 3600 + m.parse::<i64>().ok()? * 60))
+    let atoi = |s: &str| -> Result<i64, EvalError> {
+        let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(err(format!(
+                "strconv.Atoi: parsing {}: invalid syntax",
+                crate::diag::gofmt::quote(s)
+            )));
+        }
+        s.parse::<i64>().map_err(|_| {
+            err(format!(
+                "strconv.Atoi: parsing {}: value out of range",
+                crate::diag::gofmt::quote(s)
+            ))
+        })
+    };
+    let hr = atoi(&tz[..colon])?;
+    let min = atoi(&tz[colon + 1..])?;
+    let offset = if tz.starts_with('-') {
+        hr * 60 - min
+    } else {
+        hr * 60 + min
+    };
+    Ok(offset.saturating_mul(60))
 }
 
+/// A value converted to `string` (cel-go `ConvertToType(StringType)`).
+pub fn to_string(x: &Val) -> Result<String, EvalError> {
+    use Val::*;
+    Ok(match x {
+        String(s) => s.to_string(),
+        Int(i) => i.to_string(),
+        Uint(u) => u.to_string(),
+        Bool(b) => b.to_string(),
+        Double(d) => format_double(*d),
+        Bytes(b) => std::str::from_utf8(b)
+            .map(str::to_string)
+            .map_err(|_| err("invalid UTF-8 in bytes, cannot convert to string"))?,
+        Timestamp(s, n) => gotime::format_rfc3339(gotime::Timestamp {
+            seconds: *s,
+            nanos: *n,
+        }),
+        Duration(n) => {
+            // Go: strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s".
+            let secs = (*n / 1_000_000_000) as f64 + (*n % 1_000_000_000) as f64 / 1e9;
+            format!("{secs}s")
+        }
+        Type(t) => t.clone(),
+        Ip(a) => a.to_string(),
+        Cidr(p) => p.to_string(),
+        _ => return Err(no_overload()),
+    })
+}
+
+/// Go's `fmt.Sprintf("%g", d)`: shortest digits; exponent form when the decimal
+/// exponent is below -4 or at least 6 (strconv's rule for the shortest precision).
 fn format_double(d: f64) -> String {
     if d.is_infinite() {
         return if d > 0.0 {
@@ -992,11 +1084,21 @@ fn format_double(d: f64) -> String {
     if d.is_nan() {
         return "NaN".into();
     }
-    let s = format!("{d}");
-    if d.abs() >= 1e21 || (d != 0.0 && d.abs() < 1e-6) {
-        format!("{d:e}").replace('e', "e+").replace("e+-", "e-")
+    if d == 0.0 {
+        return if d.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    let e = format!("{d:e}");
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mant}e{sign}{:02}", exp.unsigned_abs())
     } else {
-        s
+        format!("{d}")
     }
 }
 

@@ -7,11 +7,13 @@ pub mod checker;
 pub mod compile;
 #[cfg(test)]
 pub(crate) mod conformance;
+pub mod cost;
 pub mod env;
 pub mod errors;
 pub mod eval;
 pub mod gotime;
 pub mod interp;
+pub mod library;
 pub mod parse;
 pub mod re2;
 pub mod schema_types;
@@ -21,9 +23,10 @@ pub mod value;
 
 pub use compile::{
     CODES, RuleCompileResult, RuleProgram, SchemaStep, compile_expression, compile_rules,
+    compile_rules_at,
 };
 pub use env::KubeVersion;
-pub use eval::{EvalOutcome, NotEvaluated, evaluate};
+pub use eval::{CrdRules, EvalOptions, EvalOutcome, NotEvaluated, evaluate, evaluate_with};
 
 /// Parses and type-checks `text` against `decls` (no AST validators).
 pub fn parse_and_check(

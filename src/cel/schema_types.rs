@@ -185,6 +185,13 @@ fn schema_decl_type_depth(
                 }
             }
             if !meta_ok {
+                // Plain strings and a name/generateName object (no defaults, minimum
+                // size 2), which count like any property when required.
+                for name in ["kind", "apiVersion", "metadata"] {
+                    if required.iter().any(|r| r == name) {
+                        min_size += name.len() as i64 + 2 + 4;
+                    }
+                }
                 let string = || DeclType {
                     kind: DeclKind::Simple(Type::String),
                     max_elements: MAX_REQUEST_SIZE_BYTES - 2,

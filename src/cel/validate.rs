@@ -50,6 +50,11 @@ pub fn validate(checked: &CheckedAst, env: &Env) -> Result<(), Issues> {
             }
         });
     }
+    if env.features.strings_version >= 1 {
+        for (id, message) in super::library::strformat::check_calls(checked) {
+            report(id, message);
+        }
+    }
     if issues.is_empty() {
         Ok(())
     } else {

@@ -7,6 +7,11 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+use super::library::formats::NamedFormat;
+use super::library::net::{Addr, Prefix};
+use super::library::quantity::Quantity;
+use super::library::semver::Version;
+use super::library::url::Url;
 use super::schema_types::escape;
 use crate::schema::structural::{Structural, StructuralOrBool};
 use crate::source::{Node, Value as NodeValue};
@@ -21,6 +26,12 @@ pub enum Val {
     String(Arc<str>),
     Bytes(Arc<[u8]>),
     List(Arc<Vec<Val>>),
+    /// A list with `x-kubernetes-list-type: set`: equality as sets and `+` as union
+    /// when it is the left operand (apiserver `unstructuredSetList`).
+    SetList(Arc<Vec<Val>>),
+    /// A list with `x-kubernetes-list-type: map` and its (escaped) key properties:
+    /// equality by key and `+` merging by key when it is the left operand.
+    MapList(Arc<Vec<Val>>, Arc<[String]>),
     /// Maps and objects: entries in insertion order with unique keys.
     Map(Arc<Vec<(Val, Val)>>),
     /// Seconds and nanoseconds since the Unix epoch (UTC).
@@ -29,13 +40,41 @@ pub enum Val {
     Duration(i64),
     Optional(Option<Box<Val>>),
     Type(String),
-    /// A value of a Kubernetes library type, as its canonical string.
-    Ext(&'static str, Arc<str>),
+    Quantity(Arc<Quantity>),
+    Url(Arc<Url>),
+    Ip(Arc<Addr>),
+    Cidr(Arc<Prefix>),
+    Semver(Arc<Version>),
+    Format(&'static NamedFormat),
+    /// A value the server could not convert (e.g. a `date-time` string that does not
+    /// parse): using it is an error with this text.
+    Error(Arc<str>),
 }
 
 impl Val {
     pub fn str(s: &str) -> Val {
         Val::String(Arc::from(s))
+    }
+
+    pub fn list(items: Vec<Val>) -> Val {
+        Val::List(Arc::new(items))
+    }
+
+    /// The elements of any kind of list.
+    pub fn list_items(&self) -> Option<&[Val]> {
+        match self {
+            Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// The same value with set/map list semantics dropped (for functions that only
+    /// read the elements).
+    pub fn plain(self) -> Val {
+        match self {
+            Val::SetList(l) | Val::MapList(l, _) => Val::List(l),
+            other => other,
+        }
     }
 
     pub fn type_name(&self) -> String {
@@ -47,17 +86,24 @@ impl Val {
             Val::Double(_) => "double".into(),
             Val::String(_) => "string".into(),
             Val::Bytes(_) => "bytes".into(),
-            Val::List(_) => "list".into(),
+            Val::List(_) | Val::SetList(_) | Val::MapList(..) => "list".into(),
             Val::Map(_) => "map".into(),
             Val::Timestamp(..) => "google.protobuf.Timestamp".into(),
             Val::Duration(_) => "google.protobuf.Duration".into(),
             Val::Optional(_) => "optional_type".into(),
             Val::Type(_) => "type".into(),
-            Val::Ext(n, _) => (*n).into(),
+            Val::Quantity(_) => "kubernetes.Quantity".into(),
+            Val::Url(_) => "kubernetes.URL".into(),
+            Val::Ip(_) => "net.IP".into(),
+            Val::Cidr(_) => "net.CIDR".into(),
+            Val::Semver(_) => "kubernetes.Semver".into(),
+            Val::Format(_) => "kubernetes.NamedFormat".into(),
+            Val::Error(_) => "error".into(),
         }
     }
 
-    /// CEL equality (heterogeneous numeric equality, deep for aggregates).
+    /// CEL equality with `self` as the receiver (cel-go dispatches `==` on the left
+    /// operand, which matters for set and map lists).
     pub fn equals(&self, other: &Val) -> bool {
         match (self, other) {
             (Val::Null, Val::Null) => true,
@@ -67,13 +113,39 @@ impl Val {
             (Val::Timestamp(a, b), Val::Timestamp(c, d)) => a == c && b == d,
             (Val::Duration(a), Val::Duration(b)) => a == b,
             (Val::Type(a), Val::Type(b)) => a == b,
-            (Val::Ext(n1, a), Val::Ext(n2, b)) => n1 == n2 && a == b,
+            (Val::Quantity(a), Val::Quantity(b)) => a.compare(b) == Ordering::Equal,
+            (Val::Url(a), Val::Url(b)) => a.to_string() == b.to_string(),
+            (Val::Ip(a), Val::Ip(b)) => a == b,
+            (Val::Cidr(a), Val::Cidr(b)) => a == b,
+            (Val::Semver(a), Val::Semver(b)) => a.compare(b) == Ordering::Equal,
+            (Val::Format(a), Val::Format(b)) => a.name == b.name,
             (Val::Optional(a), Val::Optional(b)) => match (a, b) {
                 (None, None) => true,
                 (Some(a), Some(b)) => a.equals(b),
                 _ => false,
             },
-            (Val::List(a), Val::List(b)) => {
+            (Val::SetList(a), b) if b.list_items().is_some() => {
+                let b = b.list_items().unwrap_or(&[]);
+                a.len() == b.len() && b.iter().all(|x| a.iter().any(|y| y.native_eq(x)))
+            }
+            (Val::MapList(a, keys), b) if b.list_items().is_some() => {
+                let b = b.list_items().unwrap_or(&[]);
+                if a.len() != b.len() {
+                    return false;
+                }
+                b.iter().all(|x| {
+                    let Some(k) = map_list_key(x, keys) else {
+                        return false;
+                    };
+                    // The last element with a key wins, as in the server's index.
+                    a.iter()
+                        .rev()
+                        .find(|y| map_list_key(y, keys).is_some_and(|k2| keys_eq(&k, &k2)))
+                        .is_some_and(|y| y.equals(x))
+                })
+            }
+            (Val::List(a), b) if b.list_items().is_some() => {
+                let b = b.list_items().unwrap_or(&[]);
                 a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.equals(y))
             }
             (Val::Map(a), Val::Map(b)) => {
@@ -88,6 +160,54 @@ impl Val {
         }
     }
 
+    /// Go `==` on the native values (how the server's set lists test membership).
+    fn native_eq(&self, other: &Val) -> bool {
+        match (self, other) {
+            (Val::Int(a), Val::Int(b)) => a == b,
+            (Val::Uint(a), Val::Uint(b)) => a == b,
+            (Val::Double(a), Val::Double(b)) => a == b,
+            (Val::Int(_) | Val::Uint(_) | Val::Double(_), _)
+            | (_, Val::Int(_) | Val::Uint(_) | Val::Double(_)) => false,
+            _ => self.equals(other),
+        }
+    }
+
+    /// `+` with `self` on the left.
+    pub fn concat(&self, other: &Val) -> Option<Val> {
+        let b = other.list_items()?;
+        Some(match self {
+            Val::SetList(a) => {
+                let mut out = (**a).clone();
+                for x in b {
+                    if !out.iter().any(|y| y.native_eq(x)) {
+                        out.push(x.clone());
+                    }
+                }
+                Val::SetList(Arc::new(out))
+            }
+            Val::MapList(a, keys) => {
+                let mut out = (**a).clone();
+                for x in b {
+                    let k = map_list_key(x, keys);
+                    let pos = k.as_ref().and_then(|k| {
+                        out.iter()
+                            .rposition(|y| map_list_key(y, keys).is_some_and(|k2| keys_eq(k, &k2)))
+                    });
+                    match pos {
+                        Some(i) => out[i] = x.clone(),
+                        None => out.push(x.clone()),
+                    }
+                }
+                Val::MapList(Arc::new(out), keys.clone())
+            }
+            Val::List(a) => {
+                let mut out = (**a).clone();
+                out.extend(b.iter().cloned());
+                Val::List(Arc::new(out))
+            }
+            _ => return None,
+        })
+    }
     /// Ordering across int, uint and double.
     pub fn numeric_cmp(&self, other: &Val) -> Option<Ordering> {
         use Val::*;
@@ -143,9 +263,75 @@ fn cmp_i_d(i: i128, d: f64) -> Option<Ordering> {
     }
 }
 
+/// The key of a list-map element: the values of its key properties (`None` for an
+/// absent one), or `None` when the element is not an object.
+fn map_list_key(v: &Val, keys: &[String]) -> Option<Vec<Option<Val>>> {
+    let Val::Map(m) = v else {
+        return None;
+    };
+    Some(
+        keys.iter()
+            .map(|k| {
+                m.iter()
+                    .find(|(mk, _)| matches!(mk, Val::String(s) if **s == **k))
+                    .map(|(_, v)| v.clone())
+            })
+            .collect(),
+    )
+}
+
+fn keys_eq(a: &[Option<Val>], b: &[Option<Val>]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (None, None) => true,
+            (Some(x), Some(y)) => x.native_eq(y),
+            _ => false,
+        })
+}
+
+/// Converts the value at a resource root (the custom resource itself, or an embedded
+/// resource): `apiVersion`, `kind` and `metadata.name`/`metadata.generateName` are
+/// visible whatever the schema says (apiextensions `WithTypeAndObjectMeta`).
+pub fn from_resource_node(node: &Node, schema: &Structural) -> Val {
+    convert(node, Some(schema), true, 0)
+}
+
 /// Converts a manifest value typed by its structural schema (`None`: untyped, as
-/// under preserve-unknown-fields).
+/// under preserve-unknown-fields), as apiserver's `UnstructuredToVal` does.
 pub fn from_node(node: &Node, schema: Option<&Structural>, depth: usize) -> Val {
+    convert(node, schema, false, depth)
+}
+
+fn type_and_object_meta(map: &crate::source::Mapping, depth: usize) -> Vec<(Val, Val)> {
+    let mut out = Vec::new();
+    for (k, v) in map.iter() {
+        match k {
+            "apiVersion" | "kind" => {
+                if let NodeValue::String(s) = &v.value {
+                    out.push((Val::str(k), Val::str(s)));
+                } else if !v.is_null() {
+                    out.push((Val::str(k), convert(v, None, false, depth + 1)));
+                }
+            }
+            "metadata" => {
+                let Some(m) = v.as_object() else {
+                    continue;
+                };
+                let mut meta = Vec::new();
+                for (mk, mv) in m.iter() {
+                    if matches!(mk, "name" | "generateName") && !mv.is_null() {
+                        meta.push((Val::str(mk), convert(mv, None, false, depth + 2)));
+                    }
+                }
+                out.push((Val::str("metadata"), Val::Map(Arc::new(meta))));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth: usize) -> Val {
     if depth > 1000 {
         return Val::Null;
     }
@@ -154,63 +340,100 @@ pub fn from_node(node: &Node, schema: Option<&Structural>, depth: usize) -> Val 
         .map(|v| v.format.as_str())
         .unwrap_or("");
     let int_or_string = schema.is_some_and(|s| s.extensions.x_int_or_string);
+    let type_ = schema.map(|s| s.generic.type_.as_str()).unwrap_or("");
     match &node.value {
         NodeValue::Null => Val::Null,
         NodeValue::Bool(b) => Val::Bool(*b),
         NodeValue::Int(i) => {
-            if schema.is_some_and(|s| s.generic.type_ == "number") {
+            if type_ == "number" {
                 Val::Double(*i as f64)
             } else {
                 Val::Int(*i)
             }
         }
         NodeValue::Float(f) => Val::Double(*f),
-        NodeValue::String(s) if !int_or_string => match format {
-            "date-time" | "date" => {
-                let parsed = if format == "date" {
-                    super::gotime::parse_rfc3339(&format!("{s}T00:00:00Z"))
-                } else {
-                    super::gotime::parse_rfc3339(s)
-                };
+        NodeValue::String(s) if !int_or_string && type_ == "string" => match format {
+            "date" => match super::gotime::parse_rfc3339(&format!("{s}T00:00:00Z")) {
+                Ok(ts) if s.len() == 10 => Val::Timestamp(ts.seconds, ts.nanos),
+                _ => Val::Error(Arc::from(format!(
+                    "Invalid date formatted string {s}: parsing time {} as \"2006-01-02\": cannot parse {} as \"2006-01-02\"",
+                    crate::diag::gofmt::quote(s),
+                    crate::diag::gofmt::quote(s)
+                ))),
+            },
+            "date-time" => {
+                if s.is_empty() {
+                    // strfmt's zero DateTime.
+                    return Val::Timestamp(super::gotime::MIN_UNIX_SECONDS, 0);
+                }
+                let parsed = super::gotime::parse_rfc3339(s)
+                    .or_else(|_| super::gotime::parse_rfc3339(&format!("{s}Z")));
                 match parsed {
                     Ok(ts) => Val::Timestamp(ts.seconds, ts.nanos),
-                    Err(_) => Val::str(s),
+                    Err(e) => Val::Error(Arc::from(format!(
+                        "Invalid date-time formatted string {s}: {e}"
+                    ))),
                 }
             }
             "duration" => match super::gotime::parse_duration(s) {
                 Ok(n) => Val::Duration(n),
-                Err(_) => Val::str(s),
+                Err(_) => match strfmt_duration(s) {
+                    Some(n) => Val::Duration(n),
+                    None => Val::Error(Arc::from(format!(
+                        "Invalid duration {s}: unable to parse {s} as duration"
+                    ))),
+                },
             },
             "byte" => match base64_decode(s) {
                 Some(b) => Val::Bytes(Arc::from(b)),
-                None => Val::str(s),
+                None => Val::Error(Arc::from(format!(
+                    "Invalid byte formatted string {s}: illegal base64 data"
+                ))),
             },
             _ => Val::str(s),
         },
         NodeValue::String(s) => Val::str(s),
         NodeValue::Array(items) => {
             let item_schema = schema.and_then(|s| s.items.as_deref());
-            Val::List(Arc::new(
-                items
-                    .iter()
-                    .map(|i| from_node(i, item_schema, depth + 1))
-                    .collect(),
-            ))
+            let items: Vec<Val> = items
+                .iter()
+                .map(|i| convert(i, item_schema, false, depth + 1))
+                .collect();
+            let items = Arc::new(items);
+            match schema.and_then(|s| s.extensions.x_list_type.as_deref()) {
+                Some("set") => Val::SetList(items),
+                Some("map") => {
+                    let keys: Vec<String> = schema
+                        .map(|s| s.extensions.x_list_map_keys.as_slice())
+                        .unwrap_or(&[])
+                        .iter()
+                        .map(|k| escape(k).unwrap_or_else(|| k.clone()))
+                        .collect();
+                    Val::MapList(items, Arc::from(keys))
+                }
+                _ => Val::List(items),
+            }
         }
         NodeValue::Object(map) => {
+            let resource =
+                resource_root || schema.is_some_and(|s| s.extensions.x_embedded_resource);
             let mut entries = Vec::with_capacity(map.len());
+            if resource {
+                entries = type_and_object_meta(map, depth);
+            }
             for (k, v) in map.iter() {
+                if resource && matches!(k, "apiVersion" | "kind" | "metadata") {
+                    continue;
+                }
                 match schema {
-                    Some(s) if !s.properties.is_empty() => {
-                        if let Some(prop) = s.property(k) {
-                            if let Some(name) = escape(k) {
-                                entries
-                                    .push((Val::str(&name), from_node(v, Some(prop), depth + 1)));
-                            }
-                        } else if let Some(StructuralOrBool::Structural(ap)) =
-                            &s.additional_properties
+                    Some(s) if !s.properties.is_empty() || resource => {
+                        // Objects: declared properties only, escaped; null means absent.
+                        if let Some(prop) = s.property(k)
+                            && let Some(name) = escape(k)
+                            && !v.is_null()
                         {
-                            entries.push((Val::str(k), from_node(v, Some(ap), depth + 1)));
+                            entries
+                                .push((Val::str(&name), convert(v, Some(prop), false, depth + 1)));
                         }
                     }
                     Some(s) => {
@@ -218,14 +441,49 @@ pub fn from_node(node: &Node, schema: Option<&Structural>, depth: usize) -> Val 
                             Some(StructuralOrBool::Structural(ap)) => Some(&**ap),
                             _ => None,
                         };
-                        entries.push((Val::str(k), from_node(v, vs, depth + 1)));
+                        entries.push((Val::str(k), convert(v, vs, false, depth + 1)));
                     }
-                    None => entries.push((Val::str(k), from_node(v, None, depth + 1))),
+                    None => entries.push((Val::str(k), convert(v, None, false, depth + 1))),
                 }
             }
             Val::Map(Arc::new(entries))
         }
     }
+}
+
+/// kube-openapi strfmt's fallback duration syntax: every `<digits><unit>` in the text
+/// (`3 days`, `1 hour 5 min`), with its unit spellings; Go's wrapping arithmetic.
+fn strfmt_duration(s: &str) -> Option<i64> {
+    static RE: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let re = RE
+        .get_or_init(|| regex::Regex::new(r"(((?-u:\d)+)(?-u:\s)*([A-Za-zµ]+))").ok())
+        .as_ref()?;
+    const UNITS: &[(&[&str], i64)] = &[
+        (&["ns", "nano"], 1),
+        (&["us", "µs", "micro"], 1_000),
+        (&["ms", "milli"], 1_000_000),
+        (&["s", "sec"], 1_000_000_000),
+        (&["m", "min"], 60_000_000_000),
+        (&["h", "hr", "hour"], 3_600_000_000_000),
+        (&["d", "day"], 86_400_000_000_000),
+        (&["w", "wk", "week"], 604_800_000_000_000),
+    ];
+    let mut total: i64 = 0;
+    let mut ok = false;
+    for caps in re.captures_iter(s) {
+        let factor: i64 = caps.get(2)?.as_str().parse().ok()?;
+        let unit = caps.get(3)?.as_str().trim().to_lowercase();
+        for (variants, mult) in UNITS {
+            let last = variants.len() - 1;
+            for (i, v) in variants.iter().enumerate() {
+                if (i == last && unit.starts_with(v)) || unit == *v {
+                    ok = true;
+                    total = total.wrapping_add(factor.wrapping_mul(*mult));
+                }
+            }
+        }
+    }
+    ok.then_some(total)
 }
 
 fn base64_decode(s: &str) -> Option<Vec<u8>> {

@@ -28,7 +28,7 @@ crate::declare_codes! {
     DUPLICATE_CRD = "duplicate-crd", Warning, "Two CRDs with the same name in one run; the later one replaces the earlier";
     MISSING_TYPE_META = "missing-type-meta", Error, "A document has no apiVersion or kind";
     NOT_AN_OBJECT = "not-an-object", Error, "A document is not a mapping, so it is not a Kubernetes object";
-    CEL_NOT_EVALUATED = "cel-not-evaluated", Info, "A CEL rule crdlint cannot evaluate yet on this resource (said, never silently skipped)";
+    CEL_NOT_EVALUATED = "cel-not-evaluated", Warning, "crdlint could not evaluate a CEL rule on a custom resource (the verdict of that rule is unknown)";
 }
 
 /// What to do with documents whose kind no CRD in the run defines.
@@ -331,7 +331,14 @@ fn check_documents(
         .par_iter()
         .flat_map_iter(|doc| {
             timings::time(timings::Stage::CrdValidate, || {
-                crate::crd::validate(&doc.root)
+                crate::crd::validate_with_options(
+                    &doc.root,
+                    &crate::crd::Options {
+                        source: Some(&doc.file.text),
+                        kube_version: options.kube_version.unwrap_or(KubeVersion::NEWEST),
+                        ..crate::crd::Options::default()
+                    },
+                )
             })
             .into_iter()
             .map(|d| doc.diagnostic(d))

@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod completions;
+pub mod cost;
 pub mod dryrun;
 pub mod explain;
 pub mod rules;
@@ -40,6 +41,8 @@ pub enum Command {
     /// Print custom resources as the API server would store them: pruned, defaulted,
     /// in the storage version.
     DryRun(dryrun::DryRunArgs),
+    /// Show the API server's estimated CEL cost of every rule, and bounds that fix breaches.
+    Cost(cost::CostArgs),
     /// List the diagnostic codes, or print the documentation of one.
     Rules(rules::RulesArgs),
     /// Describe the fields of a custom resource from local CRDs, like `kubectl explain`.
@@ -76,6 +79,7 @@ pub fn main() -> u8 {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::DryRun(args) => dryrun::run(&args),
+        Command::Cost(args) => cost::run(&args),
         Command::Rules(args) => rules::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Completions(args) => completions::run(&args),

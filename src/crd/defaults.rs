@@ -9,10 +9,13 @@ use crate::diag::{BadValue, FieldError, FieldPath};
 use crate::schema::structural::{Structural, StructuralOrBool};
 use crate::source::{Node, Value};
 
+use super::SCHEMA_INVALID_DEFAULT;
+use super::findings::Finding;
 use super::hooks::Hooks;
 
-/// Validates every default below `root` (the version's `openAPIV3Schema`).
-pub fn validate_defaults(path: &FieldPath, root: &Structural, hooks: &Hooks) -> Vec<FieldError> {
+/// Validates every default below `root` (the version's `openAPIV3Schema`): pruning,
+/// value validation, then the CEL rules (through [`Hooks::cel_default`]).
+pub fn validate_defaults(path: &FieldPath, root: &Structural, hooks: &Hooks) -> Vec<Finding> {
     let mut root = root.clone();
     root.extensions.x_embedded_resource = true;
     let mut errs = Vec::new();
@@ -26,7 +29,7 @@ fn walk(
     is_resource_root: bool,
     inside_meta: bool,
     hooks: &Hooks,
-    errs: &mut Vec<FieldError>,
+    errs: &mut Vec<Finding>,
     depth: usize,
 ) {
     if depth > 1000 {
@@ -40,16 +43,16 @@ fn walk(
             let mut pruned = default.to_json();
             prune(&mut pruned, Some(s), s.extensions.x_embedded_resource, 0);
             if pruned != default.to_json() {
-                errs.push(FieldError::invalid(
+                errs.push(finding(FieldError::invalid(
                     dpath.clone(),
                     BadValue::from(&default.value),
                     "must not have unknown fields",
-                ));
+                )));
             }
         }
         let value_errs = (hooks.validate_value)(s, default, &dpath);
         if !value_errs.is_empty() {
-            errs.extend(value_errs);
+            errs.extend(value_errs.into_iter().map(finding));
         } else if let Some(cel) = hooks.cel_default {
             errs.extend(cel(s, is_resource_root, default, &dpath));
         }
@@ -78,6 +81,22 @@ fn walk(
             errs,
             depth + 1,
         );
+    }
+}
+
+/// A default-value error with its help.
+fn finding(error: FieldError) -> Finding {
+    let help = if error.detail == "must not have unknown fields" {
+        "the default would be pruned: remove fields the schema does not declare"
+    } else {
+        "make the default valid against the schema where it stands"
+    };
+    Finding {
+        code: SCHEMA_INVALID_DEFAULT,
+        error,
+        span: None,
+        help: Some(help.to_string()),
+        severity: crate::diag::Severity::Error,
     }
 }
 

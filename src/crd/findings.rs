@@ -20,6 +20,9 @@ pub struct Finding {
 #[derive(Debug, Default)]
 pub struct Findings {
     pub items: Vec<Finding>,
+    /// Diagnostics built elsewhere (CEL compilation), reported after the items as the
+    /// server reports CEL errors after schema errors.
+    pub prebuilt: Vec<Diagnostic>,
 }
 
 impl Findings {
@@ -50,10 +53,18 @@ impl Findings {
 
     pub fn extend(&mut self, other: Findings) {
         self.items.extend(other.items);
+        self.prebuilt.extend(other.prebuilt);
+    }
+
+    /// Whether any finding is an error (the server then rejects the object).
+    pub fn has_errors(&self) -> bool {
+        self.items.iter().any(|f| f.severity == Severity::Error)
+            || self.prebuilt.iter().any(|d| d.severity == Severity::Error)
     }
 
     /// Diagnostics with spans resolved against the document.
     pub fn into_diagnostics(self, root: &Node) -> Vec<Diagnostic> {
+        let prebuilt = self.prebuilt;
         self.items
             .into_iter()
             .map(|f| {
@@ -68,6 +79,7 @@ impl Findings {
                 }
                 d
             })
+            .chain(prebuilt)
             .collect()
     }
 }

@@ -1,11 +1,16 @@
-//! Seams to other modules: CEL compilation of `x-kubernetes-validations`, CEL
-//! validation of defaults, and OpenAPI value validation of defaults.
+//! Seams to other modules: CEL compilation of `x-kubernetes-validations`, the CEL cost
+//! limits, CEL validation of defaults, and OpenAPI value validation of defaults.
 //!
 //! CRD validation calls these exactly where the server would, so their owners plug in
 //! without touching CRD validation: fill a [`Hooks`] and call
-//! [`super::validate_with`].
+//! [`super::validate_with`] (or [`super::validate_with_options`]). The defaults
+//! ([`Hooks::default`]) compile rules and check defaults against them with
+//! [`crate::cel`] (see [`super::cel_rules`]); the cost hook reports the server's
+//! per-rule, per-messageExpression and per-schema cost limits
+//! ([`crate::cel::cost`]).
 
-use crate::diag::{FieldError, FieldPath};
+use crate::cel::KubeVersion;
+use crate::diag::{Diagnostic, FieldPath};
 use crate::model::schema::SchemaProps;
 use crate::schema::structural::Structural;
 use crate::source::Node;
@@ -28,26 +33,52 @@ pub struct CelRuleInput<'a> {
     pub uncorrelatable: Option<&'a FieldPath>,
 }
 
-/// Compiles the rules of one node; returns the server's CEL field errors.
-pub type CelRulesHook = fn(&CelRuleInput<'_>) -> Vec<Finding>;
+/// One version's root schema, once it is structural and its defaults are valid (the
+/// server's `RootCELContext`).
+pub struct CelSchemaInput<'a> {
+    pub schema: &'a SchemaProps,
+    pub structural: &'a Structural,
+    /// `spec.versions[i].schema.openAPIV3Schema`.
+    pub path: &'a FieldPath,
+    /// The file's text, to point into rule strings; `None` when unknown (spans then
+    /// cover the whole rule).
+    pub source: Option<&'a str>,
+    pub kube_version: KubeVersion,
+}
+
+/// The CEL findings of one schema node (the node's field path, e.g.
+/// `spec.versions[0].schema.openAPIV3Schema.properties[spec]`). CRD validation reports
+/// them only when the node and its descendants have no schema errors, as the server
+/// compiles a node's rules only then.
+#[derive(Debug)]
+pub struct NodeCelFindings {
+    pub node: FieldPath,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Compiles every rule of one version schema.
+pub type CelRulesHook = fn(&CelSchemaInput<'_>) -> Vec<NodeCelFindings>;
 
 /// Called once per version schema after all nodes (with `path == root_path`): the total
-/// cost limit of the whole schema.
-pub type CelTotalCostHook = fn(&CelRuleInput<'_>) -> Vec<Finding>;
+/// cost limit of the whole schema. (Seam for the CEL cost estimator; per-rule cost
+/// limits belong in the results of [`crate::cel::compile_rules`], which
+/// [`CelRulesHook`]'s default reports.)
+pub type CelTotalCostHook = fn(&CelRuleInput<'_>, KubeVersion) -> Vec<Finding>;
 
-/// Validates a default value against the CEL rules of the schema it stands in
-/// (`path` ends in `.default`).
+/// Validates a default value against the CEL rules of the schema it stands in and of
+/// the schemas below it (`path` ends in `.default`). Findings without a span are
+/// located by their field path.
 pub type CelDefaultHook = fn(
     schema: &Structural,
     is_resource_root: bool,
     default: &Node,
     path: &FieldPath,
-) -> Vec<FieldError>;
+) -> Vec<Finding>;
 
 /// OpenAPI value validation of a default (`ValidateCustomResource`): `path` ends in
 /// `.default`; the errors are the server's for that value.
 pub type ValueValidatorHook =
-    fn(schema: &Structural, value: &Node, path: &FieldPath) -> Vec<FieldError>;
+    fn(schema: &Structural, value: &Node, path: &FieldPath) -> Vec<crate::diag::FieldError>;
 
 #[derive(Clone, Copy)]
 pub struct Hooks {
@@ -60,10 +91,32 @@ pub struct Hooks {
 impl Default for Hooks {
     fn default() -> Self {
         Hooks {
-            cel_rules: None,
-            cel_total_cost: None,
-            cel_default: None,
+            cel_rules: Some(super::cel_rules::compile_schema_rules),
+            cel_total_cost: Some(super::cel_rules::cost_limits),
+            cel_default: Some(super::cel_rules::validate_default),
             validate_value: super::defaults::basic_value_validation,
         }
     }
+}
+
+impl Hooks {
+    /// No CEL at all: only the checks that do not need rule compilation or evaluation.
+    pub fn without_cel() -> Self {
+        Hooks {
+            cel_rules: None,
+            cel_total_cost: None,
+            cel_default: None,
+            ..Hooks::default()
+        }
+    }
+}
+
+/// Everything CRD validation needs besides the document.
+#[derive(Clone, Copy, Default)]
+pub struct Options<'a> {
+    pub hooks: Hooks,
+    /// The text the document was parsed from (for spans inside rule strings).
+    pub source: Option<&'a str>,
+    /// The server version whose CEL environment compiles the rules.
+    pub kube_version: KubeVersion,
 }

@@ -1,12 +1,14 @@
 //! CustomResourceDefinition validation: everything the API server checks when an
 //! `apiextensions.k8s.io/v1` CRD is created (`ValidateCustomResourceDefinition` and
-//! what it calls), except compiling CEL rules, which plugs in through [`Hooks`].
+//! what it calls). CEL rule compilation and the CEL checks of defaults plug in through
+//! [`Hooks`]; the defaults use [`crate::cel`] (see [`cel_rules`]).
 //!
 //! Findings carry the server's field path, reason and message. Paths are where the node
 //! stands in the file: a schema shared by all versions is reported at
 //! `spec.versions[0].schema…` (the server says `spec.validation…` after its internal
 //! conversion), and checked once, as the server does.
 
+pub mod cel_rules;
 pub mod defaults;
 pub mod dns;
 pub mod fieldpath;
@@ -19,12 +21,12 @@ pub mod openapi;
 pub mod spec;
 pub mod warnings;
 
-use crate::diag::{Diagnostic, FieldError, FieldPath, Severity};
+use crate::diag::{Diagnostic, FieldError, FieldPath};
 use crate::model::crd::Crd;
 use crate::source::Node;
 
 pub use findings::{Finding, Findings};
-pub use hooks::{CelRuleInput, Hooks};
+pub use hooks::{CelRuleInput, CelSchemaInput, Hooks, NodeCelFindings, Options};
 
 crate::declare_codes! {
     METADATA = "crd-metadata", Error, "metadata of the CRD: name must be <plural>.<group>, valid labels, annotations, finalizers, owner references, API approval in protected groups";
@@ -45,25 +47,50 @@ crate::declare_codes! {
     SCHEMA_INVALID_DEFAULT = "schema-invalid-default", Error, "a default is not allowed here, would be pruned, or is invalid against its schema";
     SCHEMA_EXTENSION = "schema-extension", Error, "misuse of x-kubernetes-* extensions (list-type, list-map-keys, map-type, embedded-resource, preserve-unknown-fields, int-or-string)";
     SCHEMA_VALIDATION_RULE = "schema-validation-rule", Error, "x-kubernetes-validations entries: rule present, message/messageExpression/reason/fieldPath well-formed";
+    SCHEMA_DEFAULT_NOT_EVALUATED = "schema-default-not-evaluated", Warning, "a CEL rule crdlint cannot evaluate yet applies to a default value, so the default was not checked against it";
     SCHEMA_UNKNOWN_FORMAT = "schema-unknown-format", Warning, "a format the server does not recognize for the type (ignored during validation)";
     SCHEMA_LIST_SET_NON_SCALAR = "schema-list-set-non-scalar", Warning, "x-kubernetes-list-type: set with object or array items is not supported by server-side apply or CEL";
 }
 
 /// Validates one `apiextensions.k8s.io/v1` CRD document as the API server does on
 /// create: decoding errors first (then nothing else, as the server stops there), else
-/// every validation error, else the server's warnings.
+/// every validation error (CEL included), else the server's warnings. Without the source
+/// text, CEL compile errors point at the whole rule; see [`validate_source`].
 pub fn validate(root: &Node) -> Vec<Diagnostic> {
-    validate_with(root, &Hooks::default())
+    validate_with_options(root, &Options::default())
+}
+
+/// [`validate`] for a document parsed from `source`: CEL compile errors point at the
+/// exact character inside the rule string.
+pub fn validate_source(root: &Node, source: &str) -> Vec<Diagnostic> {
+    validate_with_options(
+        root,
+        &Options {
+            source: Some(source),
+            ..Options::default()
+        },
+    )
 }
 
 /// [`validate`] with CEL and value-validation hooks.
 pub fn validate_with(root: &Node, hooks: &Hooks) -> Vec<Diagnostic> {
+    validate_with_options(
+        root,
+        &Options {
+            hooks: *hooks,
+            ..Options::default()
+        },
+    )
+}
+
+/// [`validate`] with hooks, source text and the server version.
+pub fn validate_with_options(root: &Node, options: &Options<'_>) -> Vec<Diagnostic> {
     let (crd, decode_errors) = crate::model::crd::decode(root);
     if !decode_errors.is_empty() {
         return decode_errors;
     }
-    let findings = check(&crd, hooks);
-    let has_errors = findings.items.iter().any(|f| f.severity == Severity::Error);
+    let findings = check_with(&crd, options);
+    let has_errors = findings.has_errors();
     let mut out = findings.into_diagnostics(root);
     if !has_errors {
         out.extend(create_warnings(&crd));
@@ -73,6 +100,17 @@ pub fn validate_with(root: &Node, hooks: &Hooks) -> Vec<Diagnostic> {
 
 /// All validation findings of a decoded CRD, in the server's order.
 pub fn check(crd: &Crd, hooks: &Hooks) -> Findings {
+    check_with(
+        crd,
+        &Options {
+            hooks: *hooks,
+            ..Options::default()
+        },
+    )
+}
+
+/// [`check`] with source text and server version.
+pub fn check_with(crd: &Crd, options: &Options<'_>) -> Findings {
     let d = spec::Defaulted::new(crd);
     let mut f = Findings::default();
     spec::validate_metadata(&d, &mut f);
@@ -95,7 +133,7 @@ pub fn check(crd: &Crd, hooks: &Hooks) -> Findings {
                 .child("versions")
                 .index(i)
                 .child("schema");
-            openapi::validate(f, schema, &path, status, hooks);
+            openapi::validate(f, schema, &path, status, options);
         }
     });
     spec::validate_names(&d, &mut f);

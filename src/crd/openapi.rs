@@ -8,7 +8,7 @@ use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::schema::structural::{self, Structural};
 
 use super::findings::Findings;
-use super::hooks::{CelRuleInput, Hooks};
+use super::hooks::{CelRuleInput, CelSchemaInput, Options};
 use super::{
     SCHEMA_EXTENSION, SCHEMA_FORBIDDEN_FIELD, SCHEMA_INVALID_DEFAULT, SCHEMA_INVALID_PATTERN,
     SCHEMA_INVALID_TYPE, SCHEMA_NOT_STRUCTURAL, SCHEMA_STATUS_ROOT, SCHEMA_VALIDATION_RULE,
@@ -105,8 +105,9 @@ pub fn validate(
     schema: &SchemaProps,
     path: &FieldPath,
     status_enabled: bool,
-    hooks: &Hooks,
+    options: &Options<'_>,
 ) {
+    let hooks = &options.hooks;
     let root_path = path.child("openAPIV3Schema");
     let start = f.len();
     if status_enabled {
@@ -181,35 +182,49 @@ pub fn validate(
                     f.push(code, e, &help);
                 }
             } else {
-                let errs = defaults::validate_defaults(&root_path, &ss, hooks);
-                if !errs.is_empty() {
-                    for e in errs {
-                        let help = default_help(&e);
-                        f.push(SCHEMA_INVALID_DEFAULT, e, &help);
-                    }
-                } else {
-                    cel_allowed = true;
-                }
+                let found = defaults::validate_defaults(&root_path, &ss, hooks);
+                cel_allowed = !found
+                    .iter()
+                    .any(|x| x.severity == crate::diag::Severity::Error);
+                f.items.extend(found);
             }
             structural_ok = Some(ss);
         }
     }
 
+    // The server compiles rules node by node during the walk; compiling the whole
+    // schema once gives the same results, reported below only for the nodes the
+    // server would compile.
+    let mut compiled: std::collections::HashMap<String, Vec<crate::diag::Diagnostic>> =
+        std::collections::HashMap::new();
+    if cel_allowed && let (Some(compile), Some(ss)) = (hooks.cel_rules, structural_ok.as_ref()) {
+        let input = CelSchemaInput {
+            schema,
+            structural: ss,
+            path: &root_path,
+            source: options.source,
+            kube_version: options.kube_version,
+        };
+        for node in compile(&input) {
+            compiled
+                .entry(node.node.as_str().to_string())
+                .or_default()
+                .extend(node.diagnostics);
+        }
+    }
     let mut walker = Walker {
         f,
-        hooks,
-        root: schema,
-        root_path: &root_path,
-        cel_allowed,
+        compiled,
+        cel_out: Vec::new(),
     };
     let ssv = Ssv {
         allow_defaults: true,
         disallow_reason: String::new(),
         inside_resource_meta: false,
-        uncorrelatable: None,
     };
     walker.walk(schema, &root_path, &ssv, true, 0);
-    let _ = structural_ok;
+    let cel_out = std::mem::take(&mut walker.cel_out);
+    f.prebuilt.extend(cel_out);
 
     if f.len() == start
         && let Some(e) = structural_init
@@ -224,7 +239,7 @@ pub fn validate(
             root_path: &root_path,
             uncorrelatable: None,
         };
-        for finding in total(&input) {
+        for finding in total(&input, options.kube_version) {
             f.items.push(finding);
         }
     }
@@ -281,20 +296,12 @@ fn structural_help(e: &FieldError) -> String {
     "structural schemas are required in apiextensions.k8s.io/v1; see https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#specifying-a-structural-schema".into()
 }
 
-fn default_help(e: &FieldError) -> String {
-    if e.detail == "must not have unknown fields" {
-        return "the default would be pruned: remove fields the schema does not declare".into();
-    }
-    "make the default valid against the schema where it stands".into()
-}
-
 /// `specStandardValidatorV3` state.
 #[derive(Clone)]
 struct Ssv {
     allow_defaults: bool,
     disallow_reason: String,
     inside_resource_meta: bool,
-    uncorrelatable: Option<FieldPath>,
 }
 
 impl Ssv {
@@ -305,24 +312,13 @@ impl Ssv {
             ..self.clone()
         }
     }
-
-    fn forbid_old_self(&self, path: &FieldPath) -> Ssv {
-        if self.uncorrelatable.is_some() {
-            return self.clone();
-        }
-        Ssv {
-            uncorrelatable: Some(path.clone()),
-            ..self.clone()
-        }
-    }
 }
 
-struct Walker<'a, 'f> {
+struct Walker<'f> {
     f: &'f mut Findings,
-    hooks: &'a Hooks,
-    root: &'a SchemaProps,
-    root_path: &'a FieldPath,
-    cel_allowed: bool,
+    /// CEL findings by schema node path, reported when the node has no schema errors.
+    compiled: std::collections::HashMap<String, Vec<crate::diag::Diagnostic>>,
+    cel_out: Vec<crate::diag::Diagnostic>,
 }
 
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
@@ -346,7 +342,7 @@ fn has_newlines(s: &str) -> bool {
     s.contains(['\n', '\r'])
 }
 
-impl Walker<'_, '_> {
+impl Walker<'_> {
     fn push(&mut self, code: &'static str, e: FieldError, help: &str) {
         self.f.push(code, e, help);
     }
@@ -482,10 +478,8 @@ impl Walker<'_, '_> {
         }
         if let Some(props) = &s.properties {
             for (name, sub) in props {
+                // (Where oldSelf cannot be correlated is decided by the CEL compiler.)
                 let mut sub_ssv = ssv.clone();
-                if !matches!(s.x_map_type.as_deref(), None | Some("granular" | "atomic")) {
-                    sub_ssv = sub_ssv.forbid_old_self(path);
-                }
                 if (is_root || s.x_embedded_resource)
                     && matches!(name.as_str(), "metadata" | "kind" | "apiVersion")
                 {
@@ -527,11 +521,7 @@ impl Walker<'_, '_> {
             }
         }
         if let Some(items) = &s.items {
-            let sub_ssv = if s.x_list_type.as_deref() != Some("map") {
-                ssv.forbid_old_self(path)
-            } else {
-                ssv.clone()
-            };
+            let sub_ssv = ssv.clone();
             match items {
                 SchemaOrArray::Schema(sub) => {
                     self.walk(sub, &path.child("items"), &sub_ssv, false, depth + 1);
@@ -568,22 +558,11 @@ impl Walker<'_, '_> {
         }
         self.extensions(s, path);
         self.rules(s, path);
+        // CEL is compiled only where this node and everything below it is free of
+        // schema errors (CEL findings of children do not count).
         let schema_errors_here = self.f.len() > start;
-        if !schema_errors_here
-            && self.cel_allowed
-            && s.x_validations.as_ref().is_some_and(|r| !r.is_empty())
-            && let Some(compile) = self.hooks.cel_rules
-        {
-            let input = CelRuleInput {
-                path,
-                schema: s,
-                root: self.root,
-                root_path: self.root_path,
-                uncorrelatable: ssv.uncorrelatable.as_ref(),
-            };
-            for finding in compile(&input) {
-                self.f.items.push(finding);
-            }
+        if !schema_errors_here && let Some(found) = self.compiled.remove(path.as_str()) {
+            self.cel_out.extend(found);
         }
     }
 

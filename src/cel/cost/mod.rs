@@ -1,0 +1,388 @@
+//! The API server's static CEL cost check on CRD schemas (apiextensions
+//! `validation.go`, `cel_validation.go`, `schema/cel/compilation.go`): each rule's
+//! worst-case cost per call (cel-go's estimate, [`estimator`]), multiplied by how
+//! many times the rule can run in one object (its cardinality), compared with the
+//! per-rule limit, and summed against the per-schema limit.
+//!
+//! The cardinality of a rule is the product of `maxItems` / `maxProperties` of every
+//! list and map above its schema node; when one of them is unset, it is instead the
+//! most copies of the node's value that fit in a 3 MiB request
+//! (`3145728 / (minimum serialized size + 1)`).
+
+pub mod estimator;
+pub use suggest::Suggestion;
+
+/// What re-estimating a rule needs: its compiled expression and where it stands.
+pub mod compile_support {
+    use super::SchemaStep;
+    use crate::cel::checker::CheckedAst;
+
+    pub struct RuleInput<'a> {
+        pub node: &'a [SchemaStep],
+        pub checked: &'a CheckedAst,
+    }
+}
+pub mod limits;
+pub mod runtime;
+pub mod suggest;
+
+use super::compile::{RuleCompileResult, SchemaStep, compile_rules};
+use super::env::KubeVersion;
+use super::schema_types::{DeclType, MAX_REQUEST_SIZE_BYTES, escape, schema_decl_type};
+use crate::diag::FieldPath;
+use crate::schema::structural::{Structural, StructuralOrBool};
+use crate::source::Span;
+
+pub use estimator::Range;
+pub use limits::{
+    CEL_COST_RULE, CEL_COST_TOTAL, CODES, LimitFinding, cost_error_message, limit_findings,
+};
+
+/// `StaticEstimatedCostLimit`: the most one rule (times its cardinality) may cost.
+pub const PER_RULE_LIMIT: u64 = 10_000_000;
+/// `StaticEstimatedCRDCostLimit`: the most all rules of one schema may cost together.
+pub const PER_SCHEMA_LIMIT: u64 = 100_000_000;
+
+/// One list or map above a rule's node, as it bounds the rule's cardinality.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CardinalityStep {
+    /// Where the list or map is (`spec.validation.openAPIV3Schema.properties[spec]…`).
+    pub schema_path: FieldPath,
+    /// The data path of its elements, for people (`spec.rules[*]`, `spec.labels[*]`).
+    pub data_path: String,
+    /// `maxItems` for lists, `maxProperties` for maps.
+    pub keyword: &'static str,
+    /// The value set in the schema, if any.
+    pub max: Option<u64>,
+    /// Steps from the root to this list or map.
+    pub steps: Vec<SchemaStep>,
+}
+
+/// The cost facts of one `x-kubernetes-validations` entry.
+#[derive(Clone, Debug)]
+pub struct RuleCost {
+    /// Steps from the root to the rule's schema node.
+    pub node: Vec<SchemaStep>,
+    /// Index in the node's `x-kubernetes-validations`.
+    pub index: usize,
+    /// `…x-kubernetes-validations[i].rule`.
+    pub field: FieldPath,
+    pub rule: String,
+    /// The rule string in the file.
+    pub span: Span,
+    /// The data path of the node the rule validates (`spec.rules[*]`).
+    pub data_path: String,
+    /// Whether the rule compiled (rules that do not compile cost 0).
+    pub compiled: bool,
+    /// Worst-case cost of one evaluation (`MaxCost`).
+    pub max_cost: u64,
+    /// The cardinality used when an ancestor is unbounded: `3 MiB / (min size + 1)`.
+    pub rule_max_cardinality: u64,
+    /// The product of every ancestor's bound, or `None` when one is unbounded.
+    pub schema_max_cardinality: Option<u64>,
+    /// What the server compares with [`PER_RULE_LIMIT`]: `max_cost` × cardinality.
+    pub estimated_cost: u64,
+    /// The lists and maps above the node.
+    pub chain: Vec<CardinalityStep>,
+    /// The minimum serialized size of the node's values (for explanations).
+    pub min_serialized_size: i64,
+    /// The messageExpression's worst-case cost (not multiplied by cardinality, as the
+    /// server does), when there is one that compiled.
+    pub message_expression: Option<MessageExpressionCost>,
+}
+
+#[derive(Clone, Debug)]
+pub struct MessageExpressionCost {
+    /// `…x-kubernetes-validations[i].messageExpression`.
+    pub field: FieldPath,
+    pub span: Span,
+    pub max_cost: u64,
+}
+
+impl RuleCost {
+    /// The cardinality the estimate was multiplied by.
+    pub fn cardinality(&self) -> u64 {
+        self.schema_max_cardinality
+            .unwrap_or(self.rule_max_cardinality)
+    }
+}
+
+/// The cost facts of one version's schema.
+#[derive(Clone, Debug)]
+pub struct SchemaCost {
+    /// The schema's path (`spec.versions[0].schema.openAPIV3Schema`).
+    pub base: FieldPath,
+    pub rules: Vec<RuleCost>,
+    /// The sum the server compares with [`PER_SCHEMA_LIMIT`] (rules and messageExpressions).
+    pub total: u64,
+    /// The (at most 4) costliest contributions of at least 1% of the schema limit,
+    /// costliest first: what the server names when the total is over.
+    pub most_expensive: Vec<(FieldPath, u64)>,
+}
+
+/// Compiles every rule under `root` and estimates its cost as the server does.
+/// `base` is the schema's field path (`spec.validation.openAPIV3Schema` or
+/// `spec.versions[i].schema.openAPIV3Schema`).
+pub fn estimate(root: &Structural, version: KubeVersion, base: &FieldPath) -> SchemaCost {
+    let compiled = compile_rules(root, version, base);
+    estimate_compiled(root, &compiled, base)
+}
+
+/// Every cost-limit error of one version's schema, as the server reports them when
+/// the CRD is created (per rule, per messageExpression, and the schema total), for
+/// `crd::Hooks::cel_total_cost`. `root_path` is the schema's field path. Nothing
+/// when the schema is not structural (the server then compiles no rules).
+pub fn schema_limit_findings(
+    root: &crate::model::schema::SchemaProps,
+    root_path: &FieldPath,
+    version: KubeVersion,
+) -> Vec<LimitFinding> {
+    let Ok(ss) = crate::schema::structural::from_props(root) else {
+        return Vec::new();
+    };
+    limit_findings(&estimate(&ss, version, root_path), false)
+}
+
+/// Like [`estimate`], reusing rules already compiled with [`compile_rules`].
+pub fn estimate_compiled(
+    root: &Structural,
+    compiled: &[RuleCompileResult],
+    base: &FieldPath,
+) -> SchemaCost {
+    let mut out = SchemaCost {
+        base: base.clone(),
+        rules: Vec::new(),
+        total: 0,
+        most_expensive: Vec::new(),
+    };
+    for r in compiled {
+        let Some(ctx) = node_context(root, &r.node, base) else {
+            continue;
+        };
+        let Some(rule) = ctx.schema.x_validations.get(r.index) else {
+            continue;
+        };
+        let (max_cost, me) = match (&r.program, &ctx.decl) {
+            (Some(p), Some(decl)) => {
+                let cost = estimator::estimate_cost(&p.rule, Some(decl)).max;
+                let me = p
+                    .message_expression
+                    .as_ref()
+                    .map(|m| MessageExpressionCost {
+                        field: ctx
+                            .schema_path
+                            .child("x-kubernetes-validations")
+                            .index(r.index)
+                            .child("messageExpression"),
+                        span: rule
+                            .message_expression_node
+                            .as_ref()
+                            .map(|n| n.span)
+                            .unwrap_or(rule.span),
+                        max_cost: estimator::estimate_cost(m, Some(decl)).max,
+                    });
+                (cost, me)
+            }
+            _ => (0, None),
+        };
+        let min_size = ctx
+            .decl
+            .as_ref()
+            .map(|d| d.min_serialized_size)
+            .unwrap_or(0);
+        let rule_max_cardinality = max_cardinality(min_size);
+        let card = ctx.cardinality.unwrap_or(rule_max_cardinality);
+        let estimated_cost = multiply_with_overflow_guard(max_cost, card);
+        observe(&mut out, &r.field, estimated_cost);
+        if let Some(me) = &me {
+            observe(&mut out, &me.field, me.max_cost);
+        }
+        out.rules.push(RuleCost {
+            node: r.node.clone(),
+            index: r.index,
+            field: r.field.clone(),
+            rule: rule.rule.clone(),
+            span: rule.rule_node.as_ref().map(|n| n.span).unwrap_or(rule.span),
+            data_path: ctx.data_path.clone(),
+            compiled: r.program.is_some(),
+            max_cost,
+            rule_max_cardinality,
+            schema_max_cardinality: ctx.cardinality,
+            estimated_cost,
+            chain: ctx.chain.clone(),
+            min_serialized_size: min_size,
+            message_expression: me,
+        });
+    }
+    out
+}
+
+/// `TotalCost.ObserveExpressionCost`.
+fn observe(out: &mut SchemaCost, path: &FieldPath, cost: u64) {
+    out.total = out.total.saturating_add(cost);
+    if cost < PER_SCHEMA_LIMIT / 100 {
+        return;
+    }
+    // A stable insertion keeps equal costs in walk order, like Go's insertion sort on
+    // these short slices.
+    let pos = out
+        .most_expensive
+        .iter()
+        .position(|(_, c)| *c < cost)
+        .unwrap_or(out.most_expensive.len());
+    out.most_expensive.insert(pos, (path.clone(), cost));
+    out.most_expensive.truncate(4);
+}
+
+/// `maxCardinality`: how many values of at least `min_size` bytes (plus a comma) fit
+/// in a request.
+pub fn max_cardinality(min_size: i64) -> u64 {
+    let sz = min_size + 1;
+    if sz <= 0 {
+        return u64::MAX;
+    }
+    (MAX_REQUEST_SIZE_BYTES / sz) as u64
+}
+
+/// `multiplyWithOverflowGuard`.
+pub fn multiply_with_overflow_guard(base: u64, cardinality: u64) -> u64 {
+    if base == 0 {
+        0
+    } else {
+        base.saturating_mul(cardinality)
+    }
+}
+
+/// What the server knows about a rule's schema node.
+pub(crate) struct NodeContext<'a> {
+    pub schema: &'a Structural,
+    pub schema_path: FieldPath,
+    /// The declared type the rule is compiled against (from the parent's type when
+    /// an ancestor has rules, as `CELSchemaContext.TypeInfo` does).
+    pub decl: Option<DeclType>,
+    /// `CELSchemaContext.MaxCardinality`.
+    pub cardinality: Option<u64>,
+    pub chain: Vec<CardinalityStep>,
+    pub data_path: String,
+}
+
+/// `extractMaxElements`: by how much a schema multiplies its children's cardinality.
+fn extract_max_elements(s: &Structural) -> Option<u64> {
+    let vv = s.value_validation.as_deref();
+    match s.generic.type_.as_str() {
+        "object" if s.additional_properties.is_some() => {
+            vv.and_then(|v| v.max_properties).map(|n| n.max(0) as u64)
+        }
+        "array" => vv.and_then(|v| v.max_items).map(|n| n.max(0) as u64),
+        _ => Some(1),
+    }
+}
+
+pub(crate) fn node_context<'a>(
+    root: &'a Structural,
+    steps: &[SchemaStep],
+    base: &FieldPath,
+) -> Option<NodeContext<'a>> {
+    let mut cur = root;
+    let mut in_scope = !root.x_validations.is_empty();
+    let mut decl: Option<DeclType> = if in_scope {
+        schema_decl_type(root, true)
+    } else {
+        None
+    };
+    let mut card: Option<u64> = Some(1);
+    let mut path = base.clone();
+    let mut data = String::new();
+    let mut chain = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let parent = cur;
+        card = match (card, extract_max_elements(parent)) {
+            (Some(c), Some(m)) => Some(multiply_with_overflow_guard(c, m)),
+            _ => None,
+        };
+        let (child, from_parent): (&Structural, Option<DeclType>) = match step {
+            SchemaStep::Property(name) => {
+                let child = parent.property(name)?;
+                path = path.child("properties").key(name);
+                if data.is_empty() {
+                    data = name.clone();
+                } else {
+                    data = format!("{data}.{name}");
+                }
+                let d = decl.as_ref().and_then(|d| {
+                    if parent.properties.is_empty() {
+                        return None;
+                    }
+                    escape(name).and_then(|e| d.field(&e)).map(|f| f.ty.clone())
+                });
+                (child, d)
+            }
+            SchemaStep::Items => {
+                let child = parent.items.as_deref()?;
+                chain.push(CardinalityStep {
+                    schema_path: path.clone(),
+                    data_path: format!("{}[*]", display_data(&data)),
+                    keyword: "maxItems",
+                    max: parent
+                        .value_validation
+                        .as_deref()
+                        .and_then(|v| v.max_items)
+                        .map(|n| n.max(0) as u64),
+                    steps: steps[..i].to_vec(),
+                });
+                path = path.child("items");
+                data = format!("{}[*]", display_data(&data));
+                (child, decl.as_ref().and_then(|d| d.elem().cloned()))
+            }
+            SchemaStep::AdditionalProperties => {
+                let Some(StructuralOrBool::Structural(child)) = &parent.additional_properties
+                else {
+                    return None;
+                };
+                chain.push(CardinalityStep {
+                    schema_path: path.clone(),
+                    data_path: format!("{}[*]", display_data(&data)),
+                    keyword: "maxProperties",
+                    max: parent
+                        .value_validation
+                        .as_deref()
+                        .and_then(|v| v.max_properties)
+                        .map(|n| n.max(0) as u64),
+                    steps: steps[..i].to_vec(),
+                });
+                path = path.child("additionalProperties");
+                data = format!("{}[*]", display_data(&data));
+                (child, decl.as_ref().and_then(|d| d.elem().cloned()))
+            }
+        };
+        let parent_in_scope = in_scope;
+        in_scope = in_scope || !child.x_validations.is_empty();
+        decl = if !in_scope {
+            None
+        } else if parent_in_scope && from_parent.is_some() {
+            from_parent
+        } else {
+            schema_decl_type(child, child.extensions.x_embedded_resource)
+        };
+        cur = child;
+    }
+    Some(NodeContext {
+        schema: cur,
+        schema_path: path,
+        decl,
+        cardinality: card,
+        chain,
+        data_path: if data.is_empty() {
+            "<root>".to_string()
+        } else {
+            data
+        },
+    })
+}
+
+fn display_data(d: &str) -> &str {
+    if d.is_empty() { "<root>" } else { d }
+}
+
+#[cfg(test)]
+mod tests;
