@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::timings::{self, Stage};
 use crate::diag::Diagnostic;
 use crate::source::read::{ReadError, read_input};
 use crate::source::walk::Input;
@@ -20,12 +21,12 @@ pub struct LoadedFile {
 
 pub fn load(input: &Input, max_file_size: u64, limits: &Limits) -> LoadedFile {
     let name = input.display();
-    let text = match read_input(input, max_file_size) {
+    let text = match timings::time(Stage::Read, || read_input(input, max_file_size)) {
         Ok(text) => text,
         Err(error) => return unreadable(name, error),
     };
     let file = SourceFile::new(name, text);
-    let parsed = yaml::parse(&file.text, limits);
+    let parsed = timings::time(Stage::Parse, || yaml::parse(&file.text, limits));
     let diagnostics = parsed
         .errors
         .iter()

@@ -7,6 +7,7 @@ pub mod load;
 pub mod policy;
 pub mod resources;
 pub mod suppress;
+pub mod timings;
 pub mod update;
 
 use std::collections::BTreeMap;
@@ -113,13 +114,18 @@ impl Document {
 }
 
 pub fn run(options: &CheckOptions) -> CheckResult {
+    let phase = timings::phase("load");
     let mut loaded = load_inputs(options);
+    drop(phase);
+    let phase = timings::phase("classify");
     let classified = classify_all(
         &loaded.documents,
         options,
         &mut loaded.diagnostics,
         &mut loaded.summary,
     );
+    drop(phase);
+    let phase = timings::phase("check");
     let mut diagnostics = std::mem::take(&mut loaded.diagnostics);
     let olds = update::OldObjects::load(
         &options.old_paths,
@@ -130,6 +136,8 @@ pub fn run(options: &CheckOptions) -> CheckResult {
     loaded.io_error |= olds.io_error;
     diagnostics.extend(olds.diagnostics.iter().cloned());
     check_documents(&classified, options, &olds, &mut diagnostics);
+    drop(phase);
+    let _phase = timings::phase("finish");
     finish(diagnostics, &loaded, options)
 }
 
@@ -335,14 +343,16 @@ fn check_documents(
         .collect::<Vec<_>>()
         .par_iter()
         .flat_map_iter(|doc| {
-            crate::crd::validate_with_options(
-                &doc.root,
-                &crate::crd::Options {
-                    source: Some(&doc.file.text),
-                    kube_version: options.kube_version.unwrap_or(KubeVersion::NEWEST),
-                    ..crate::crd::Options::default()
-                },
-            )
+            timings::time(timings::Stage::CrdValidate, || {
+                crate::crd::validate_with_options(
+                    &doc.root,
+                    &crate::crd::Options {
+                        source: Some(&doc.file.text),
+                        kube_version: options.kube_version.unwrap_or(KubeVersion::NEWEST),
+                        ..crate::crd::Options::default()
+                    },
+                )
+            })
             .into_iter()
             .map(|d| doc.diagnostic(d))
         })
@@ -357,8 +367,10 @@ fn check_documents(
             crd.and_then(|crd| prepared.get(crd))
                 .map(|crd| {
                     let old = olds.find(&doc.root);
-                    crd.outcome_with_old(&doc.root, old, options.unknown_fields)
-                        .diagnostics
+                    timings::time(timings::Stage::Resource, || {
+                        crd.outcome_with_old(&doc.root, old, options.unknown_fields)
+                            .diagnostics
+                    })
                 })
                 .unwrap_or_default()
                 .into_iter()

@@ -201,11 +201,14 @@ pub fn run(args: &CheckArgs) -> u8 {
         OutputFormat::Github => Format::Github,
     };
     let color = format == Format::Human && args.color.enabled();
+    let render = crate::check::timings::phase("render");
     let text = report::render(format, &result.diagnostics, &result.summary, color);
     let mut stdout = std::io::stdout().lock();
     // A closed pipe (`crdlint check | head`) is not an error worth a panic.
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
+    drop(render);
+    crate::check::timings::report();
 
     if result.io_error {
         return exit::TROUBLE;
