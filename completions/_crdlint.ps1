@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
         }
         'crdlint;check' {
             [CompletionResult]::new('--crds', '--crds', [CompletionResultType]::ParameterName, 'Load CRDs from PATH to resolve custom resources, without reporting on them')
+            [CompletionResult]::new('--old', '--old', [CompletionResultType]::ParameterName, 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same apiVersion, kind, namespace and name is checked as an update of it (metadata update rules, ratcheting, CEL oldSelf). Repeatable')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Leave out paths matching GLOB (gitignore syntax; repeatable)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')

@@ -79,13 +79,17 @@ _crdlint() {
             return 0
             ;;
         crdlint__subcmd__check)
-            opts="-o -h -V --crds --exclude --no-ignore --output --color --missing-crd --kube-version --unknown-fields --config --no-config --warnings-as-errors --max-file-size --max-depth --max-alias-nodes --help --version"
+            opts="-o -h -V --crds --old --exclude --no-ignore --output --color --missing-crd --kube-version --unknown-fields --config --no-config --warnings-as-errors --max-file-size --max-depth --max-alias-nodes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --crds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --old)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

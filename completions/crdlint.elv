@@ -32,6 +32,7 @@ set edit:completion:arg-completer[crdlint] = {|@words|
         }
         &'crdlint;check'= {
             cand --crds 'Load CRDs from PATH to resolve custom resources, without reporting on them'
+            cand --old 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same apiVersion, kind, namespace and name is checked as an update of it (metadata update rules, ratcheting, CEL oldSelf). Repeatable'
             cand --exclude 'Leave out paths matching GLOB (gitignore syntax; repeatable)'
             cand -o 'Output format'
             cand --output 'Output format'

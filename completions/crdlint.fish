@@ -34,6 +34,7 @@ complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "explain" -d 'Descri
 complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l crds -d 'Load CRDs from PATH to resolve custom resources, without reporting on them' -r -F
+complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l old -d 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same apiVersion, kind, namespace and name is checked as an update of it (metadata update rules, ratcheting, CEL oldSelf). Repeatable' -r -F
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l exclude -d 'Leave out paths matching GLOB (gitignore syntax; repeatable)' -r
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "human\t'Graphical report with source snippets'
 short\t'One line per finding: path:line:col: severity[code]: message'

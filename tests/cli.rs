@@ -169,3 +169,15 @@ fn crds_from_crds_paths_resolve_resources_without_being_reported() {
         "1 file, 1 document (0 CRDs, 1 custom resource): 0 errors, 0 warnings\n"
     );
 }
+
+#[test]
+fn every_definition_of_a_duplicated_crd_is_checked() {
+    let (out, status) = run(&["check", "-o", "short", "testdata/duplicate-crd"]);
+    assert_eq!(
+        out,
+        "testdata/duplicate-crd/a.yaml:29:10: error[crd-scope]: spec.scope: Unsupported value: \"Sideways\": supported values: \"Cluster\", \"Namespaced\"\n\
+         testdata/duplicate-crd/b.yaml:4:9: warning[duplicate-crd]: CustomResourceDefinition \"crontabs.stable.example.com\" is defined more than once; this definition replaces the one in testdata/duplicate-crd/a.yaml\n\
+         2 files, 2 documents (2 CRDs, 0 custom resources): 1 error, 1 warning\n"
+    );
+    assert_eq!(status, 1);
+}

@@ -197,3 +197,420 @@ fn crdlint_never_writes_to_the_checked_tree() {
     assert_eq!(listing.len(), 3, "no file was created");
     std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+// ---------------------------------------------------------------------------------------
+// Sizes, depths, budgets: each case finishes in bounded time and memory.
+
+/// Runs `crdlint check -o <format> ARGS` with its address space limited to `max_mib`
+/// (Linux `ulimit -v`), so a run that would balloon fails instead of passing slowly.
+fn check_bounded(format: &str, args: &[&str], max_mib: u64) -> (String, i32) {
+    let bin = assert_cmd::cargo::cargo_bin("crdlint");
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {} && exec \"$0\" check -o {format} \"$@\"",
+            max_mib * 1024
+        ))
+        .arg(bin)
+        .args(args)
+        .timeout(HANG_GUARD)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        output.status.code().unwrap_or(-1),
+    )
+}
+
+/// Address space granted to runs that must stay small (threads reserve stacks and
+/// allocator arenas, so this is far above the memory actually used).
+const SMALL_MIB: u64 = 2048;
+
+fn crd_with_properties(properties: &str) -> String {
+    format!(
+        "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: things.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {{plural: things, kind: Thing}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+{properties}"
+    )
+}
+
+#[test]
+fn a_crd_with_10k_properties_is_checked_in_bounded_time_and_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut properties = String::new();
+    for i in 0..10_000 {
+        // Every 100th property has a pattern and a default checked against it.
+        let extra = if i % 100 == 0 {
+            ", pattern: '^[a-z]+$', default: abc"
+        } else {
+            ""
+        };
+        properties.push_str(&format!("              p{i}: {{type: string{extra}}}\n"));
+    }
+    properties.push_str("              last: {type: strin}\n");
+    let path = write(dir.path(), "wide.yaml", crd_with_properties(&properties));
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    assert_eq!(status, 1, "{out}");
+    assert_eq!(
+        out,
+        format!(
+            "{path}:10020:28: error[schema-invalid-type]: spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[last].type: Unsupported value: \"strin\": supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\"\n\
+             1 file, 1 document (1 CRD, 0 custom resources): 1 error, 0 warnings\n"
+        )
+    );
+}
+
+#[test]
+fn a_catastrophic_pattern_is_matched_in_linear_time() {
+    // `^(a+)+$` against "aaaa…!" takes exponential time with a backtracking engine;
+    // RE2 semantics (the regex crate) make it linear. The default is checked against the
+    // pattern when the CRD is validated.
+    let dir = tempfile::tempdir().unwrap();
+    let value = format!("{}!", "a".repeat(50_000));
+    let properties =
+        format!("              x: {{type: string, pattern: '^(a+)+$', default: '{value}'}}\n");
+    let path = write(dir.path(), "redos.yaml", crd_with_properties(&properties));
+    let started = std::time::Instant::now();
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    assert_eq!(status, 1, "{out}");
+    let first = out.lines().next().unwrap();
+    let field = "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[x].default";
+    // The server validates the default with an empty field name, hence the two spaces.
+    let expected = format!(
+        "{path}:20:62: error[schema-invalid-default]: {field}: Invalid value: \"{value}\":  in body should match '^(a+)+$'"
+    );
+    assert!(first == expected, "{}…", &first[..300.min(first.len())]);
+    assert!(started.elapsed() < HANG_GUARD);
+}
+
+#[test]
+fn deep_nesting_inside_json_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let depth = 100_000;
+    let text = format!(
+        "{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"data\": {}1{}}}",
+        "{\"a\": ".repeat(depth),
+        "}".repeat(depth)
+    );
+    let path = write(dir.path(), "deep.json", text);
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    assert_eq!(status, 1);
+    assert_eq!(
+        out,
+        format!(
+            "{path}:1:1575: error[yaml-limit]: nesting is deeper than the limit of 255 levels of flow collections\n\
+             1 file, 0 documents (0 CRDs, 0 custom resources): 1 error, 0 warnings\n"
+        )
+    );
+}
+
+#[test]
+fn a_max_depth_beyond_what_is_safe_is_a_usage_error() {
+    let output = Command::cargo_bin("crdlint")
+        .unwrap()
+        .args(["check", "--max-depth", "200000", "."])
+        .timeout(HANG_GUARD)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("invalid value '200000' for '--max-depth <N>': 200000 is not in 1..=1000"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn deep_block_nesting_within_the_limit_does_not_overflow() {
+    // 1000 nested block sequences (no flow-collection cap applies) at the maximum depth.
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "seq.yaml", format!("{}x\n", "- ".repeat(999)));
+    let (out, status) = check_bounded("short", &["--max-depth", "1000", &path], SMALL_MIB);
+    assert_eq!(status, 1);
+    assert_eq!(
+        out,
+        format!(
+            "{path}:1:1: error[not-an-object]: document is an array, not a Kubernetes object\n\
+             1 file, 1 document (0 CRDs, 0 custom resources): 1 error, 0 warnings\n"
+        )
+    );
+}
+
+#[test]
+fn a_ten_megabyte_line_is_reported_without_printing_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\ndata: {{a: \"{}\", a: dup}}\n",
+        "x".repeat(10_000_000)
+    );
+    let path = write(dir.path(), "long.yaml", text);
+    let expected = format!("{path}:4:10000015: key \"a\" already set in map (first set on line 4)");
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    assert_eq!(status, 1);
+    assert_eq!(
+        out.lines().next().unwrap(),
+        format!(
+            "{path}:4:10000015: error[duplicate-key]: key \"a\" already set in map (first set on line 4)"
+        )
+    );
+    // The human report does not repeat the line in a snippet (miette cannot even pad a
+    // label that far): it prints the position instead.
+    let (human, status) = check_bounded("human", &["--color", "never", &path], SMALL_MIB);
+    assert_eq!(status, 1);
+    assert!(
+        human.contains(&expected),
+        "{}",
+        &human[..human.len().min(2000)]
+    );
+    assert!(human.len() < 2000, "{} bytes of report", human.len());
+}
+
+#[test]
+fn findings_on_a_minified_eight_megabyte_line_cost_no_line_scans() {
+    // 20,000 items without apiVersion and kind on one 8 MB line: 20,000 findings whose
+    // columns must not each cost a scan from the start of the line (that was 10^11 steps).
+    let dir = tempfile::tempdir().unwrap();
+    let n = 20_000;
+    let item = format!("{{\"a\":\"{}\"}}", "x".repeat(400));
+    let text = format!(
+        "{{\"kind\":\"List\",\"apiVersion\":\"v1\",\"items\":[{}]}}",
+        vec![item.as_str(); n].join(",")
+    );
+    let path = write(dir.path(), "list.json", text);
+    let last_column = 43 + (item.len() + 1) * (n - 1);
+    for format in ["short", "json", "human"] {
+        let (out, status) = check_bounded(format, &["--color", "never", &path], SMALL_MIB);
+        assert_eq!(status, 1, "{format}");
+        let tail = &out[out.len().saturating_sub(1500)..];
+        match format {
+            "short" => assert!(
+                out.ends_with(&format!(
+                    "{path}:1:{last_column}: error[missing-type-meta]: apiVersion not set, kind not set\n\
+                     1 file, 20000 documents (0 CRDs, 0 custom resources): 20000 errors, 0 warnings\n"
+                )),
+                "{tail}"
+            ),
+            "json" => assert!(
+                out.contains(&format!(
+                    "\"start\": {{\n          \"line\": 1,\n          \"column\": {last_column},"
+                )),
+                "{tail}"
+            ),
+            _ => {
+                // No snippet repeats the line: each finding is a few lines.
+                assert!(
+                    out.contains(&format!("{path}:1:{last_column}: apiVersion not set")),
+                    "{tail}"
+                );
+                assert!(out.len() < n * 400, "{} bytes of report", out.len());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_file_of_100k_tiny_documents_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n".repeat(100_000);
+    let path = write(dir.path(), "many.yaml", text);
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    assert_eq!(status, 0);
+    assert_eq!(
+        out,
+        "1 file, 100000 documents (0 CRDs, 0 custom resources): 0 errors, 0 warnings\n"
+    );
+}
+
+/// JSON-report spans of every diagnostic: (line, column, start offset, end offset).
+fn json_spans(path: &str) -> Vec<(u64, u64, u64, u64)> {
+    let output = Command::cargo_bin("crdlint")
+        .unwrap()
+        .args(["check", "-o", "json", path])
+        .timeout(HANG_GUARD)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let s = &d["span"];
+            (
+                s["start"]["line"].as_u64().unwrap(),
+                s["start"]["column"].as_u64().unwrap(),
+                s["start"]["offset"].as_u64().unwrap(),
+                s["end"]["offset"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn crlf_line_endings_keep_lines_columns_and_offsets_right() {
+    let dir = tempfile::tempdir().unwrap();
+    let lf = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/crd/scope_bad.yaml"),
+    )
+    .unwrap()
+    .replace(
+        "listKind: WidgetList",
+        "listKind: WidgetList\n    listKind: again",
+    );
+    let crlf = lf.replace('\n', "\r\n");
+    let lf_path = write(dir.path(), "lf.yaml", &lf);
+    let crlf_path = write(dir.path(), "crlf.yaml", &crlf);
+    let lf_spans = json_spans(&lf_path);
+    let crlf_spans = json_spans(&crlf_path);
+    // The duplicate listKind (12:5) and the bad scope (13:10).
+    assert_eq!(
+        lf_spans.iter().map(|s| (s.0, s.1)).collect::<Vec<_>>(),
+        [(12, 5), (13, 10)]
+    );
+    assert_eq!(lf_spans.len(), crlf_spans.len());
+    for (a, b) in lf_spans.iter().zip(&crlf_spans) {
+        // Same line and column; the offset counts one more byte per earlier line.
+        assert_eq!((a.0, a.1), (b.0, b.1));
+        assert_eq!(b.2, a.2 + (a.0 - 1));
+        let lf_text = &lf[a.2 as usize..a.3 as usize];
+        let crlf_text = &crlf[b.2 as usize..b.3 as usize];
+        assert_eq!(lf_text, crlf_text.replace("\r\n", "\n"));
+    }
+    let (lf_short, _) = check_short(&[&lf_path]);
+    let (crlf_short, _) = check_short(&[&crlf_path]);
+    assert_eq!(
+        lf_short.replace(&lf_path, "F"),
+        crlf_short.replace(&crlf_path, "F")
+    );
+}
+
+#[test]
+fn a_byte_order_mark_does_not_shift_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "bom.yaml", "\u{FEFF}{a: 1, a: 2}\n");
+    let (out, status) = check_short(&[&path]);
+    assert_eq!(status, 1);
+    assert_eq!(
+        out,
+        format!(
+            "{path}:1:1: error[missing-type-meta]: apiVersion not set, kind not set\n\
+             {path}:1:8: error[duplicate-key]: key \"a\" already set in map (first set on line 1)\n\
+             1 file, 1 document (0 CRDs, 0 custom resources): 2 errors, 0 warnings\n"
+        )
+    );
+    // Offsets stay file offsets (the mark is 3 bytes).
+    assert_eq!(json_spans(&path)[1], (1, 8, 10, 11));
+}
+
+// ---------------------------------------------------------------------------------------
+// CEL at run time (library API: evaluation of custom resources).
+
+mod cel_runtime {
+    use crdlint::cel::{KubeVersion, compile_rules, evaluate};
+    use crdlint::diag::FieldPath;
+    use crdlint::schema::structural::{Structural, from_props};
+    use crdlint::source::yaml::{Limits, parse};
+    use crdlint::source::{Node, Span};
+
+    use super::HANG_GUARD;
+
+    fn structural(schema: &str) -> Structural {
+        let out = parse(schema, &Limits::default());
+        let (props, diags) = crdlint::model::schema::decode(
+            &out.documents[0].root,
+            &FieldPath::root("spec.versions[0].schema.openAPIV3Schema"),
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        from_props(&props).expect("structural")
+    }
+
+    /// Compiles the schema's rules and evaluates them on `object`: the messages.
+    fn evaluate_rules(schema: &str, object: serde_json::Value) -> Vec<String> {
+        let s = structural(schema);
+        let compiled = compile_rules(
+            &s,
+            KubeVersion::NEWEST,
+            &FieldPath::root("spec.versions[0].schema.openAPIV3Schema"),
+        );
+        for r in &compiled {
+            assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+        }
+        let started = std::time::Instant::now();
+        let out = evaluate(
+            &s,
+            &compiled,
+            &Node::from_json(&object, Span::default()),
+            None,
+        );
+        assert!(started.elapsed() < HANG_GUARD);
+        assert!(out.not_evaluated.is_empty(), "{:?}", out.not_evaluated);
+        out.diagnostics.into_iter().map(|d| d.message).collect()
+    }
+
+    #[test]
+    fn a_rule_that_would_run_for_hours_stops_at_the_per_call_cost_limit() {
+        // 1000^4 iterations: about 10^12 steps, stopped after 1,000,000 cost units.
+        let rule = "self.l.all(a, self.l.all(b, self.l.all(c, self.l.all(d, a + b + c + d >= 0))))";
+        let schema = format!(
+            "type: object
+properties:
+  spec:
+    type: object
+    x-kubernetes-validations: [{{rule: \"{rule}\"}}]
+    properties:
+      l: {{type: array, items: {{type: integer}}}}
+"
+        );
+        let items: Vec<i64> = (0..1000).collect();
+        let messages = evaluate_rules(&schema, serde_json::json!({"spec": {"l": items}}));
+        assert_eq!(
+            messages,
+            [format!(
+                "spec: Invalid value: \"object\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {rule}"
+            )]
+        );
+    }
+
+    #[test]
+    fn a_catastrophic_regex_in_matches_is_linear() {
+        let schema = "type: object
+properties:
+  spec:
+    type: object
+    properties:
+      s:
+        type: string
+        x-kubernetes-validations: [{rule: \"self.matches('^(a+)+$')\"}]
+";
+        let value = format!("{}!", "a".repeat(100_000));
+        let messages = evaluate_rules(schema, serde_json::json!({"spec": {"s": value}}));
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(
+            messages[0].starts_with("spec.s: Invalid value: \"aaaa"),
+            "{}",
+            &messages[0][..200]
+        );
+        assert!(
+            messages[0].ends_with("a!\": failed rule: self.matches('^(a+)+$')"),
+            "{}",
+            &messages[0][messages[0].len() - 200..]
+        );
+    }
+}

@@ -641,15 +641,15 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         ("startsWith", [String(s), String(t)]) => Ok(Bool(s.starts_with(&**t))),
         ("endsWith", [String(s), String(t)]) => Ok(Bool(s.ends_with(&**t))),
         ("matches", [String(s), String(p)]) => {
-            let re = super::re2::compile(p).map_err(err)?;
+            let re = crate::schema::regex::compile_go(p).map_err(err)?;
             Ok(Bool(re.is_match(s)))
         }
         ("find", [String(s), String(p)]) => {
-            let re = super::re2::compile(p).map_err(err)?;
+            let re = crate::schema::regex::compile_go(p).map_err(err)?;
             Ok(Val::str(re.find(s).map(|m| m.as_str()).unwrap_or("")))
         }
         ("findAll", [String(s), String(p), rest @ ..]) => {
-            let re = super::re2::compile(p).map_err(err)?;
+            let re = crate::schema::regex::compile_go(p).map_err(err)?;
             let limit = match rest.first() {
                 Some(Int(n)) if *n >= 0 => *n as usize,
                 Some(Int(_)) | None => usize::MAX,

@@ -15,7 +15,6 @@ pub mod gotime;
 pub mod interp;
 pub mod library;
 pub mod parse;
-pub mod re2;
 pub mod schema_types;
 pub mod types;
 pub mod validate;

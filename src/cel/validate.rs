@@ -41,7 +41,7 @@ pub fn validate(checked: &CheckedAst, env: &Env) -> Result<(), Issues> {
                 ("timestamp", Literal::Int(i)) => {
                     (super::gotime::MIN_UNIX_SECONDS..=super::gotime::MAX_UNIX_SECONDS).contains(i)
                 }
-                ("matches", Literal::String(s)) => super::re2::compile(s).is_ok(),
+                ("matches", Literal::String(s)) => crate::schema::regex::compile_go(s).is_ok(),
                 ("duration" | "timestamp" | "matches", _) => true,
                 _ => return,
             };

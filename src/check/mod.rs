@@ -9,6 +9,7 @@ pub mod policy;
 pub mod resources;
 pub mod suppress;
 pub mod timings;
+pub mod update;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -53,6 +54,8 @@ pub struct CheckOptions {
     pub unknown_fields: policy::UnknownFieldPolicy,
     /// Severity overrides by code (applied after inline suppression).
     pub severities: policy::Severities,
+    /// `--old`: stored objects; matching custom resources are checked as updates.
+    pub old_paths: Vec<PathBuf>,
 }
 
 impl Default for CheckOptions {
@@ -67,6 +70,7 @@ impl Default for CheckOptions {
             kube_version: None,
             unknown_fields: policy::UnknownFieldPolicy::default(),
             severities: policy::Severities::default(),
+            old_paths: Vec::new(),
         }
     }
 }

@@ -30,7 +30,7 @@ use super::resources::PreparedCrd;
 use super::timings::{self, Stage};
 use super::{
     CheckOptions, CheckResult, Document, StoredObject, Summary, duplicate_crd, flatten,
-    missing_crd, missing_type_meta, policy, suppress, v1beta1_removed,
+    missing_crd, missing_type_meta, policy, suppress, update, v1beta1_removed,
 };
 use crate::cel::KubeVersion;
 use crate::diag::{self, Diagnostic, Severity};
@@ -133,7 +133,7 @@ fn scan(source: &Source, options: &CheckOptions, forced: bool, kept: &AtomicUsiz
 struct Registry {
     /// Every `apiextensions.k8s.io/v1` CRD document, in input order.
     crds: Vec<Document>,
-    /// `metadata.name` → index of the definition that wins (the last).
+    /// `metadata.name` → index of its last definition (to warn about a second one).
     by_name: BTreeMap<String, usize>,
     /// (group, kind) → indices of the CRDs defining it, in input order.
     kinds: HashMap<(String, String), Vec<usize>>,
@@ -245,6 +245,8 @@ enum Task<'a> {
 struct Context<'a> {
     options: &'a CheckOptions,
     registry: &'a Registry,
+    /// `--old`: stored objects that make a matching resource an update.
+    olds: &'a update::OldObjects,
     mode: Mode,
 }
 
@@ -298,8 +300,10 @@ impl Context<'_> {
         let crd = self.registry.prepared(crd);
         match self.mode {
             Mode::Check => {
+                let old = self.olds.find(&doc.root);
                 let findings = timings::time(Stage::Resource, || {
-                    crd.check(&doc.root, self.options.unknown_fields)
+                    crd.outcome_with_old(&doc.root, old, self.options.unknown_fields)
+                        .diagnostics
                 });
                 out.diagnostics
                     .extend(findings.into_iter().map(|d| doc.diagnostic(d)));
@@ -448,11 +452,11 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
     let phase = timings::phase("check");
     let mut tasks: Vec<Task> = Vec::new();
     if mode == Mode::Check {
+        // Every definition is checked, duplicates included.
         tasks.extend(
             registry
-                .by_name
-                .values()
-                .map(|&i| &registry.crds[i])
+                .crds
+                .iter()
                 .filter(|doc| doc.reported)
                 .map(Task::ValidateCrd),
         );
@@ -463,9 +467,21 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
             Err(text) => tasks.push(Task::File(source, text)),
         }
     }
+    let olds = match mode {
+        Mode::Check => update::OldObjects::load(
+            &options.old_paths,
+            &options.walk,
+            options.max_file_size,
+            &options.limits,
+        ),
+        Mode::DryRun => update::OldObjects::default(),
+    };
+    io_error |= olds.io_error;
+    diagnostics.extend(olds.diagnostics.iter().cloned());
     let context = Context {
         options,
         registry: &registry,
+        olds: &olds,
         mode,
     };
     let outcomes: Vec<Outcome> = tasks

@@ -35,12 +35,26 @@ impl PreparedCrd {
 
     /// Runs the create pipeline on one resource: findings and the stored object.
     pub fn outcome(&self, doc: &Node, unknown_fields: UnknownFields) -> ResourceOutcome {
+        self.outcome_with_old(doc, None, unknown_fields)
+    }
+
+    /// Runs the update pipeline when `old` is given (the object as stored), else the
+    /// create pipeline.
+    pub fn outcome_with_old(
+        &self,
+        doc: &Node,
+        old: Option<&Node>,
+        unknown_fields: UnknownFields,
+    ) -> ResourceOutcome {
         let evaluator = CelEvaluator { rules: &self.rules };
         let options = Options {
             unknown_fields,
             rules: Some(&evaluator),
         };
-        self.compiled.check(doc, &options)
+        match old {
+            Some(old) => self.compiled.check_update(doc, old, &options),
+            None => self.compiled.check(doc, &options),
+        }
     }
 }
 
@@ -52,7 +66,18 @@ struct CelEvaluator<'a> {
 
 impl RuleEvaluator for CelEvaluator<'_> {
     fn evaluate(&self, version: &str, schema: &Structural, object: &Node) -> Vec<Diagnostic> {
-        let outcome = self.rules.evaluate_update(version, schema, object, None);
+        self.evaluate_update(version, schema, object, None)
+    }
+
+    /// An update (`crdlint check --old`): `oldSelf` and ratcheting see the old object.
+    fn evaluate_update(
+        &self,
+        version: &str,
+        schema: &Structural,
+        object: &Node,
+        old: Option<&Node>,
+    ) -> Vec<Diagnostic> {
+        let outcome = self.rules.evaluate_update(version, schema, object, old);
         let mut diagnostics = outcome.diagnostics;
         diagnostics.extend(outcome.warnings);
         // Rules crdlint cannot run are said, never silently skipped.

@@ -29,6 +29,12 @@ pub struct CheckArgs {
     #[arg(long = "crds", value_name = "PATH")]
     pub crds: Vec<PathBuf>,
 
+    /// Objects as currently stored (e.g. the previous revision of the manifests): a
+    /// custom resource with the same apiVersion, kind, namespace and name is checked
+    /// as an update of it (metadata update rules, ratcheting, CEL oldSelf). Repeatable.
+    #[arg(long = "old", value_name = "PATH")]
+    pub old: Vec<PathBuf>,
+
     /// Leave out paths matching GLOB (gitignore syntax; repeatable).
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
@@ -75,8 +81,14 @@ pub struct CheckArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 32 * 1024 * 1024)]
     pub max_file_size: u64,
 
-    /// Refuse documents nested deeper than this.
-    #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth)]
+    /// Refuse documents nested deeper than this (at most 1000: the checks after
+    /// loading stop there, and deeper trees would overflow the stack).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = Limits::default().max_depth,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000)
+    )]
     pub max_depth: usize,
 
     /// Refuse documents whose aliases expand to more nodes than this.
@@ -178,6 +190,7 @@ pub fn run(args: &CheckArgs) -> u8 {
             None => config.unknown_fields.unwrap_or_default(),
         },
         severities,
+        old_paths: args.old.clone(),
     };
     let result = crate::check::run(&options);
     let format = match args.output {

@@ -43,6 +43,21 @@ pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> Vec<NodeCelFindings> 
     out
 }
 
+/// [`super::hooks::CelTotalCostHook`]'s default: the server's cost-limit errors of one
+/// version schema, from [`crate::cel::cost`].
+pub fn cost_limits(input: &CelRuleInput<'_>) -> Vec<Finding> {
+    cel::cost::schema_limit_findings(input.root, input.root_path, input.kube_version)
+        .into_iter()
+        .map(|l| Finding {
+            code: l.code,
+            error: l.error,
+            span: l.span,
+            help: Some(l.help),
+            severity: Severity::Error,
+        })
+        .collect()
+}
+
 /// The field path of the schema node reached by `steps` from `base`.
 fn node_path(base: &FieldPath, steps: &[SchemaStep]) -> FieldPath {
     steps.iter().fold(base.clone(), |p, step| match step {
@@ -158,16 +173,13 @@ pub fn validate_default(
     is_resource_root: bool,
     default: &Node,
     path: &FieldPath,
+    kube_version: KubeVersion,
 ) -> Vec<Finding> {
     if !has_rules(schema, 0) {
         return Vec::new();
     }
-    let compiled = cel::compile_rules_at(
-        schema,
-        is_resource_root,
-        KubeVersion::default(),
-        &FieldPath::empty(),
-    );
+    let compiled =
+        cel::compile_rules_at(schema, is_resource_root, kube_version, &FieldPath::empty());
     let mut out = Vec::new();
     // A rule that does not compile fails every value it would check.
     for r in &compiled {
@@ -426,19 +438,4 @@ spec:
             "a.default: Required value: need it"
         );
     }
-}
-
-/// The server's cost limits of one version schema (`Hooks::cel_total_cost`): per rule,
-/// per messageExpression, and the schema's total, each with its exact message.
-pub fn cost_limits(input: &CelRuleInput<'_>, kube_version: KubeVersion) -> Vec<Finding> {
-    crate::cel::cost::schema_limit_findings(input.root, input.root_path, kube_version)
-        .into_iter()
-        .map(|f| Finding {
-            code: f.code,
-            error: f.error,
-            span: f.span,
-            help: Some(f.help),
-            severity: Severity::Error,
-        })
-        .collect()
 }

@@ -1,87 +1,247 @@
 //! Validation of `default` values in a structural schema (`ValidateDefaults`): a default
 //! must survive pruning unchanged and be valid against the schema where it stands.
 //!
-//! Value validation goes through [`Hooks::validate_value`]; until the OpenAPI value
+//! Value validation goes through [`super::Hooks::validate_value`]; until the OpenAPI value
 //! validator of `crate::schema` is plugged in, [`basic_value_validation`] covers the
 //! common keywords with kube-openapi's messages.
 
 use crate::diag::{BadValue, FieldError, FieldPath};
+use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
+use crate::schema::objectmeta;
 use crate::schema::structural::{Structural, StructuralOrBool};
-use crate::source::{Node, Value};
+use crate::source::{Mapping, Node, Value};
 
 use super::SCHEMA_INVALID_DEFAULT;
 use super::findings::Finding;
-use super::hooks::Hooks;
+use super::hooks::Options;
 
 /// Validates every default below `root` (the version's `openAPIV3Schema`): pruning,
-/// value validation, then the CEL rules (through [`Hooks::cel_default`]).
-pub fn validate_defaults(path: &FieldPath, root: &Structural, hooks: &Hooks) -> Vec<Finding> {
+/// value validation, then the CEL rules (through [`super::Hooks::cel_default`]).
+pub fn validate_defaults(
+    path: &FieldPath,
+    root: &Structural,
+    props: Option<&SchemaProps>,
+    options: &Options<'_>,
+) -> Vec<Finding> {
     let mut root = root.clone();
     root.extensions.x_embedded_resource = true;
-    let mut errs = Vec::new();
-    walk(path, &root, true, false, hooks, &mut errs, 0);
-    errs
+    let mut w = Walk {
+        options,
+        errs: Vec::new(),
+    };
+    let node = At {
+        path: path.clone(),
+        s: &root,
+        props,
+        resource_root: &root,
+        rel: Vec::new(),
+        inside_meta: false,
+    };
+    w.walk(node, 0);
+    w.errs
 }
 
-fn walk(
-    path: &FieldPath,
-    s: &Structural,
-    is_resource_root: bool,
+/// One step from a resource root to a schema node (the server's surrounding-object
+/// builder: `Child(k)` or `Index()`).
+#[derive(Clone)]
+enum RelStep {
+    Child(String),
+    Index,
+}
+
+/// A schema node during the walk.
+struct At<'a> {
+    path: FieldPath,
+    s: &'a Structural,
+    props: Option<&'a SchemaProps>,
+    /// The resource root this node belongs to (the schema root or the nearest
+    /// embedded resource above) and the steps from it.
+    resource_root: &'a Structural,
+    rel: Vec<RelStep>,
     inside_meta: bool,
-    hooks: &Hooks,
-    errs: &mut Vec<Finding>,
-    depth: usize,
-) {
-    if depth > 1000 {
-        return;
+}
+
+struct Walk<'o> {
+    options: &'o Options<'o>,
+    errs: Vec<Finding>,
+}
+
+impl Walk<'_> {
+    fn walk(&mut self, at: At<'_>, depth: usize) {
+        if depth > 1000 {
+            return;
+        }
+        let s = at.s;
+        let (resource_root, rel, inside_meta) = if s.extensions.x_embedded_resource {
+            (s, Vec::new(), false)
+        } else {
+            (at.resource_root, at.rel, at.inside_meta)
+        };
+        let is_resource_root = std::ptr::eq(s, resource_root);
+        if let Some(default) = &s.generic.default {
+            self.check_default(
+                &at.path,
+                s,
+                at.props,
+                default,
+                resource_root,
+                &rel,
+                inside_meta,
+                is_resource_root,
+            );
+        }
+        // (additionalProperties are not followed: defaults are forbidden there.)
+        if let Some(items) = &s.items {
+            let item_props = match at.props.and_then(|p| p.items.as_ref()) {
+                Some(SchemaOrArray::Schema(i)) => Some(&**i),
+                _ => None,
+            };
+            let mut rel = rel.clone();
+            rel.push(RelStep::Index);
+            self.walk(
+                At {
+                    path: at.path.child("items"),
+                    s: items,
+                    props: item_props,
+                    resource_root,
+                    rel,
+                    inside_meta,
+                },
+                depth + 1,
+            );
+        }
+        for (k, sub) in &s.properties {
+            let sub_meta = inside_meta
+                || (s.extensions.x_embedded_resource
+                    && matches!(k.as_str(), "metadata" | "apiVersion" | "kind"));
+            let mut rel = rel.clone();
+            rel.push(RelStep::Child(k.clone()));
+            self.walk(
+                At {
+                    path: at.path.child("properties").key(k),
+                    s: sub,
+                    props: at.props.and_then(|p| p.property(k)),
+                    resource_root,
+                    rel,
+                    inside_meta: sub_meta,
+                },
+                depth + 1,
+            );
+        }
     }
-    let inside_meta = inside_meta && !s.extensions.x_embedded_resource;
-    let is_resource_root = is_resource_root || s.extensions.x_embedded_resource;
-    if let Some(default) = &s.generic.default {
+
+    #[allow(clippy::too_many_arguments)]
+    fn check_default(
+        &mut self,
+        path: &FieldPath,
+        s: &Structural,
+        props: Option<&SchemaProps>,
+        default: &Node,
+        resource_root: &Structural,
+        rel: &[RelStep],
+        inside_meta: bool,
+        is_resource_root: bool,
+    ) {
+        let hooks = &self.options.hooks;
         let dpath = path.child("default");
-        if !inside_meta {
+        if inside_meta {
+            // TypeMeta / ObjectMeta: the default must make a valid object around it.
+            if let Some(msg) = surrounding_meta_error(default, resource_root, rel) {
+                self.errs.push(finding(FieldError::invalid(
+                    dpath,
+                    BadValue::from(&default.value),
+                    format!("must result in valid metadata: {msg}"),
+                )));
+                return;
+            }
+        } else {
             let mut pruned = default.to_json();
             prune(&mut pruned, Some(s), s.extensions.x_embedded_resource, 0);
             if pruned != default.to_json() {
-                errs.push(finding(FieldError::invalid(
+                self.errs.push(finding(FieldError::invalid(
                     dpath.clone(),
                     BadValue::from(&default.value),
                     "must not have unknown fields",
                 )));
             }
         }
-        let value_errs = (hooks.validate_value)(s, default, &dpath);
+        let value_errs = (hooks.validate_value)(props, s, default, &dpath);
         if !value_errs.is_empty() {
-            errs.extend(value_errs.into_iter().map(finding));
+            self.errs.extend(value_errs.into_iter().map(|(e, span)| {
+                let mut f = finding(e);
+                f.span = span;
+                f
+            }));
         } else if let Some(cel) = hooks.cel_default {
-            errs.extend(cel(s, is_resource_root, default, &dpath));
+            self.errs.extend(cel(
+                s,
+                is_resource_root,
+                default,
+                &dpath,
+                self.options.kube_version,
+            ));
         }
     }
-    if let Some(items) = &s.items {
-        walk(
-            &path.child("items"),
-            items,
-            false,
-            inside_meta,
-            hooks,
-            errs,
-            depth + 1,
-        );
+}
+
+/// The server's checks of a default inside TypeMeta/ObjectMeta: the object built
+/// around it (`{"apiVersion": "validation/v1", "kind": "Validation", …: default}`) must
+/// coerce (apiVersion and kind strings, decodable metadata) and validate as the
+/// metadata of a resource. The error text, if any.
+fn surrounding_meta_error(default: &Node, root: &Structural, rel: &[RelStep]) -> Option<String> {
+    let mut x = default.clone();
+    for step in rel.iter().rev() {
+        x = match step {
+            RelStep::Child(k) => {
+                let mut m = Mapping::default();
+                m.insert(k.clone(), x);
+                Node::synthetic(Value::Object(m), default.span)
+            }
+            RelStep::Index => Node::synthetic(Value::Array(vec![x]), default.span),
+        };
     }
-    for (k, sub) in &s.properties {
-        let sub_meta = inside_meta
-            || (s.extensions.x_embedded_resource
-                && matches!(k.as_str(), "metadata" | "apiVersion" | "kind"));
-        walk(
-            &path.child("properties").key(k),
-            sub,
-            false,
-            sub_meta,
-            hooks,
-            errs,
-            depth + 1,
-        );
+    let Value::Object(mut obj) = x.value else {
+        // "object root default value must be of object type" (cannot happen inside meta).
+        return None;
+    };
+    for (k, v) in [("kind", "Validation"), ("apiVersion", "validation/v1")] {
+        if !obj.contains_key(k) {
+            obj.insert(
+                k.to_string(),
+                Node::synthetic(Value::String(v.to_string()), default.span),
+            );
+        }
     }
+    // The objectmeta helpers check embedded resources below a root: wrap the object
+    // one level down and strip that level from the paths.
+    const WRAP: &str = "x";
+    let mut root = root.clone();
+    root.extensions.x_embedded_resource = true;
+    let wrapper_schema = Structural {
+        properties: vec![(WRAP.to_string(), root)],
+        ..Structural::default()
+    };
+    let mut wrapper = Mapping::default();
+    wrapper.insert(
+        WRAP.to_string(),
+        Node::synthetic(Value::Object(obj), default.span),
+    );
+    let mut wrapper = Node::synthetic(Value::Object(wrapper), default.span);
+    let unwrap = |mut e: FieldError| {
+        let p = e.field.as_str();
+        let rest = p.strip_prefix(WRAP).unwrap_or(p);
+        e.field = FieldPath::root(rest.strip_prefix('.').unwrap_or(rest));
+        e
+    };
+    let coerced = objectmeta::coerce_embedded(&mut wrapper, &wrapper_schema);
+    if let Some(e) = coerced.error {
+        return Some(unwrap(e.error).to_string());
+    }
+    let errs: Vec<FieldError> = objectmeta::validate_embedded(&wrapper_schema, &wrapper)
+        .into_iter()
+        .map(|e| unwrap(e.error))
+        .collect();
+    super::aggregate(&errs)
 }
 
 /// A default-value error with its help.
@@ -210,8 +370,103 @@ fn skip_prune(x: &mut serde_json::Value, s: &Structural, depth: usize) {
     }
 }
 
+/// [`super::Hooks::validate_value`]'s default: kube-openapi's validator
+/// ([`crate::schema::validate::Validator`]) on the default, built as the server builds it
+/// for defaults (from the structural schema, so `x-kubernetes-int-or-string` adds no type
+/// check of its own); [`basic_value_validation`] when the written schema is unknown.
+pub fn openapi_value_validation(
+    props: Option<&SchemaProps>,
+    schema: &Structural,
+    value: &Node,
+    path: &FieldPath,
+) -> Vec<(FieldError, Option<crate::source::Span>)> {
+    let Some(props) = props else {
+        return basic_value_validation(schema, value, path)
+            .into_iter()
+            .map(|e| (e, None))
+            .collect();
+    };
+    let validator = if has_int_or_string(props, 0) {
+        crate::schema::validate::Validator::new(&without_int_or_string(props, 0))
+    } else {
+        crate::schema::validate::Validator::new(props)
+    };
+    validator
+        .validate(value)
+        .into_iter()
+        .map(|e| {
+            let mut error = e.error;
+            // `ValidateCustomResource(path, …)`: the validator's names go under `path`.
+            error.field = if error.field.is_empty() {
+                path.clone()
+            } else {
+                path.child(error.field.as_str())
+            };
+            (error, Some(e.span))
+        })
+        .collect()
+}
+
+/// The sub-schemas of a schema (those the value validator follows).
+fn children(s: &SchemaProps) -> impl Iterator<Item = &SchemaProps> {
+    let items = match &s.items {
+        Some(SchemaOrArray::Schema(i)) => vec![&**i],
+        Some(SchemaOrArray::Array(list)) => list.iter().collect(),
+        None => Vec::new(),
+    };
+    let ap = match &s.additional_properties {
+        Some(SchemaOrBool::Schema(a)) => Some(&**a),
+        _ => None,
+    };
+    items
+        .into_iter()
+        .chain(ap)
+        .chain(s.properties.iter().flatten().map(|(_, p)| p))
+        .chain(s.all_of.iter().flatten())
+        .chain(s.one_of.iter().flatten())
+        .chain(s.any_of.iter().flatten())
+        .chain(s.not.as_deref())
+}
+
+fn has_int_or_string(s: &SchemaProps, depth: usize) -> bool {
+    depth <= 1000 && (s.x_int_or_string || children(s).any(|c| has_int_or_string(c, depth + 1)))
+}
+
+/// A copy without `x-kubernetes-int-or-string`: the structural schema the server builds
+/// the defaults' validator from keeps it only as an extension.
+fn without_int_or_string(s: &SchemaProps, depth: usize) -> SchemaProps {
+    let mut out = s.clone();
+    if depth > 1000 {
+        return out;
+    }
+    out.x_int_or_string = false;
+    let fix = |c: &SchemaProps| without_int_or_string(c, depth + 1);
+    if let Some(SchemaOrArray::Schema(i)) = &s.items {
+        out.items = Some(SchemaOrArray::Schema(Box::new(fix(i))));
+    }
+    if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
+        out.additional_properties = Some(SchemaOrBool::Schema(Box::new(fix(a))));
+    }
+    if let Some(props) = &s.properties {
+        out.properties = Some(props.iter().map(|(k, p)| (k.clone(), fix(p))).collect());
+    }
+    for (to, from) in [
+        (&mut out.all_of, &s.all_of),
+        (&mut out.one_of, &s.one_of),
+        (&mut out.any_of, &s.any_of),
+    ] {
+        if let Some(list) = from {
+            *to = Some(list.iter().map(fix).collect());
+        }
+    }
+    if let Some(n) = &s.not {
+        out.not = Some(Box::new(fix(n)));
+    }
+    out
+}
+
 /// A small OpenAPI value validator with kube-openapi's messages, used until the full
-/// validator is plugged in through [`Hooks::validate_value`]. It checks types
+/// validator is plugged in through [`super::Hooks::validate_value`]. It checks types
 /// (nullable), enum, required, string lengths and patterns, numeric bounds and
 /// multipleOf, item and property counts, recursively through properties, items and
 /// additionalProperties.

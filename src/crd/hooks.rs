@@ -5,9 +5,8 @@
 //! without touching CRD validation: fill a [`Hooks`] and call
 //! [`super::validate_with`] (or [`super::validate_with_options`]). The defaults
 //! ([`Hooks::default`]) compile rules and check defaults against them with
-//! [`crate::cel`] (see [`super::cel_rules`]); the cost hook reports the server's
-//! per-rule, per-messageExpression and per-schema cost limits
-//! ([`crate::cel::cost`]).
+//! [`crate::cel`] (see [`super::cel_rules`]), including the cost limits of
+//! [`crate::cel::cost`].
 
 use crate::cel::KubeVersion;
 use crate::diag::{Diagnostic, FieldPath};
@@ -31,6 +30,8 @@ pub struct CelRuleInput<'a> {
     /// not maps, atomic maps): rules using `oldSelf` here fail with
     /// `oldSelf cannot be used on the uncorrelatable portion of the schema within <path>`.
     pub uncorrelatable: Option<&'a FieldPath>,
+    /// The server version whose CEL environment and cost model apply.
+    pub kube_version: KubeVersion,
 }
 
 /// One version's root schema, once it is structural and its defaults are valid (the
@@ -59,11 +60,11 @@ pub struct NodeCelFindings {
 /// Compiles every rule of one version schema.
 pub type CelRulesHook = fn(&CelSchemaInput<'_>) -> Vec<NodeCelFindings>;
 
-/// Called once per version schema after all nodes (with `path == root_path`): the total
-/// cost limit of the whole schema. (Seam for the CEL cost estimator; per-rule cost
-/// limits belong in the results of [`crate::cel::compile_rules`], which
-/// [`CelRulesHook`]'s default reports.)
-pub type CelTotalCostHook = fn(&CelRuleInput<'_>, KubeVersion) -> Vec<Finding>;
+/// Called once per version schema after all nodes (with `path == root_path`), when the
+/// server would compile its rules: the CEL cost limits (per rule, per
+/// messageExpression, and the schema total). Per-rule findings of nodes the server
+/// does not compile (schema errors at or below them) are dropped by the caller.
+pub type CelTotalCostHook = fn(&CelRuleInput<'_>) -> Vec<Finding>;
 
 /// Validates a default value against the CEL rules of the schema it stands in and of
 /// the schemas below it (`path` ends in `.default`). Findings without a span are
@@ -73,12 +74,19 @@ pub type CelDefaultHook = fn(
     is_resource_root: bool,
     default: &Node,
     path: &FieldPath,
+    kube_version: KubeVersion,
 ) -> Vec<Finding>;
 
-/// OpenAPI value validation of a default (`ValidateCustomResource`): `path` ends in
-/// `.default`; the errors are the server's for that value.
-pub type ValueValidatorHook =
-    fn(schema: &Structural, value: &Node, path: &FieldPath) -> Vec<crate::diag::FieldError>;
+/// OpenAPI value validation of a default (`ValidateCustomResource` with a validator
+/// built from the structural schema): `props` is the schema as written at that node
+/// (`None` if it cannot be found), `path` ends in `.default`; the errors are the
+/// server's for that value, with the span of the offending part when known.
+pub type ValueValidatorHook = fn(
+    props: Option<&SchemaProps>,
+    schema: &Structural,
+    value: &Node,
+    path: &FieldPath,
+) -> Vec<(crate::diag::FieldError, Option<crate::source::Span>)>;
 
 #[derive(Clone, Copy)]
 pub struct Hooks {
@@ -94,7 +102,7 @@ impl Default for Hooks {
             cel_rules: Some(super::cel_rules::compile_schema_rules),
             cel_total_cost: Some(super::cel_rules::cost_limits),
             cel_default: Some(super::cel_rules::validate_default),
-            validate_value: super::defaults::basic_value_validation,
+            validate_value: super::defaults::openapi_value_validation,
         }
     }
 }

@@ -51,10 +51,28 @@ pub fn span_for(root: &Node, path: &str, error_type: ErrorType) -> Span {
     let mut key_span = root.span;
     let all = steps(path);
     let mut reached = true;
-    for step in &all {
-        let next = match (step, &node.value) {
+    let mut i = 0;
+    while i < all.len() {
+        let mut taken = 1;
+        let next = match (&all[i], &node.value) {
             (Step::Field(name) | Step::Key(name), Value::Object(map)) => {
-                map.entry(name).map(|e| (&e.value, e.key_span))
+                map.entry(name).map(|e| (&e.value, e.key_span)).or_else(|| {
+                    // `field.Path.Child` does not escape dots: `default.a.b` may be the
+                    // key `a.b` of a default value.
+                    let mut joined = name.to_string();
+                    for (n, step) in all[i + 1..].iter().enumerate() {
+                        let Step::Field(more) = step else {
+                            break;
+                        };
+                        joined.push('.');
+                        joined.push_str(more);
+                        if let Some(e) = map.entry(&joined) {
+                            taken = n + 2;
+                            return Some((&e.value, e.key_span));
+                        }
+                    }
+                    None
+                })
             }
             (Step::Index(i), Value::Array(items)) => items.get(*i).map(|n| (n, n.span)),
             _ => None,
@@ -63,6 +81,7 @@ pub fn span_for(root: &Node, path: &str, error_type: ErrorType) -> Span {
             Some((n, k)) => {
                 node = n;
                 key_span = k;
+                i += taken;
             }
             None => {
                 reached = false;
@@ -82,6 +101,26 @@ pub fn span_for(root: &Node, path: &str, error_type: ErrorType) -> Span {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finds_keys_with_dots_and_falls_back_to_the_nearest_key() {
+        let text = "spec:\n  default:\n    a.b: 1\n    l: [x, y]\n";
+        let parsed = crate::source::yaml::parse(text, &crate::source::yaml::Limits::default());
+        let root = &parsed.documents[0].root;
+        let at = |needle: &str| text.find(needle).expect("needle");
+        let span = span_for(root, "spec.default.a.b", ErrorType::Invalid);
+        assert_eq!(span.start, at("1\n"));
+        let span = span_for(root, "spec.default.l[1]", ErrorType::Invalid);
+        assert_eq!(span.start, at("y]"));
+        let span = span_for(root, "spec.default.[1]", ErrorType::Invalid);
+        assert_eq!(span.start, at("default"), "no list there: the nearest key");
+        let span = span_for(root, "spec.default.missing", ErrorType::Required);
+        assert_eq!(span.start, at("default"));
+        let span = span_for(root, "spec.default", ErrorType::Required);
+        assert_eq!(span.start, at("default"));
+        let span = span_for(root, "spec.default", ErrorType::Invalid);
+        assert_eq!(span.start, at("a.b"));
+    }
 
     #[test]
     fn splits_paths() {

@@ -93,7 +93,7 @@ pub fn validate_with_options(root: &Node, options: &Options<'_>) -> Vec<Diagnost
     let has_errors = findings.has_errors();
     let mut out = findings.into_diagnostics(root);
     if !has_errors {
-        out.extend(create_warnings(&crd));
+        out.extend(create_warnings_at(&crd, options.kube_version));
     }
     out
 }
@@ -144,6 +144,11 @@ pub fn check_with(crd: &Crd, options: &Options<'_>) -> Findings {
 
 /// The warnings the server returns on a successful create.
 pub fn create_warnings(crd: &Crd) -> Vec<Diagnostic> {
+    create_warnings_at(crd, crate::cel::KubeVersion::NEWEST)
+}
+
+/// [`create_warnings`] of a server of `version`.
+pub fn create_warnings_at(crd: &Crd, version: crate::cel::KubeVersion) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut seen = Vec::new();
     for (i, v) in crd.versions.iter().enumerate() {
@@ -153,7 +158,7 @@ pub fn create_warnings(crd: &Crd) -> Vec<Diagnostic> {
                 .index(i)
                 .child("schema")
                 .child("openAPIV3Schema");
-            out.extend(warnings::schema_warnings(s, &path, &mut seen));
+            out.extend(warnings::schema_warnings(s, &path, &mut seen, version));
         }
     }
     out

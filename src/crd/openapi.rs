@@ -182,7 +182,7 @@ pub fn validate(
                     f.push(code, e, &help);
                 }
             } else {
-                let found = defaults::validate_defaults(&root_path, &ss, hooks);
+                let found = defaults::validate_defaults(&root_path, &ss, Some(schema), options);
                 cel_allowed = !found
                     .iter()
                     .any(|x| x.severity == crate::diag::Severity::Error);
@@ -216,6 +216,7 @@ pub fn validate(
         f,
         compiled,
         cel_out: Vec::new(),
+        compilable: std::collections::HashSet::new(),
     };
     let ssv = Ssv {
         allow_defaults: true,
@@ -224,6 +225,7 @@ pub fn validate(
     };
     walker.walk(schema, &root_path, &ssv, true, 0);
     let cel_out = std::mem::take(&mut walker.cel_out);
+    let compilable = std::mem::take(&mut walker.compilable);
     f.prebuilt.extend(cel_out);
 
     if f.len() == start
@@ -238,8 +240,16 @@ pub fn validate(
             root: schema,
             root_path: &root_path,
             uncorrelatable: None,
+            kube_version: options.kube_version,
         };
-        for finding in total(&input, options.kube_version) {
+        for finding in total(&input) {
+            // Costs of rules the server does not compile are neither checked nor added.
+            let field = finding.error.field.as_str();
+            if let Some(at) = field.rfind(".x-kubernetes-validations[")
+                && !compilable.contains(&field[..at])
+            {
+                continue;
+            }
             f.items.push(finding);
         }
     }
@@ -319,6 +329,8 @@ struct Walker<'f> {
     /// CEL findings by schema node path, reported when the node has no schema errors.
     compiled: std::collections::HashMap<String, Vec<crate::diag::Diagnostic>>,
     cel_out: Vec<crate::diag::Diagnostic>,
+    /// Nodes with rules and no schema errors at or below them.
+    compilable: std::collections::HashSet<String>,
 }
 
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
@@ -561,8 +573,13 @@ impl Walker<'_> {
         // CEL is compiled only where this node and everything below it is free of
         // schema errors (CEL findings of children do not count).
         let schema_errors_here = self.f.len() > start;
-        if !schema_errors_here && let Some(found) = self.compiled.remove(path.as_str()) {
-            self.cel_out.extend(found);
+        if !schema_errors_here {
+            if s.x_validations.as_ref().is_some_and(|r| !r.is_empty()) {
+                self.compilable.insert(path.as_str().to_string());
+            }
+            if let Some(found) = self.compiled.remove(path.as_str()) {
+                self.cel_out.extend(found);
+            }
         }
     }
 

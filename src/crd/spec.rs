@@ -645,25 +645,37 @@ fn validate_version(
             return;
         }
         let spath = path.child("selectableFields");
-        // Per-version selectable fields are checked against the version's own schema,
-        // which the internal conversion removes when all schemas are identical.
-        let schema = if top_level || !d.hoisted.schema {
+        // The internal conversion moves identical selectable fields and identical
+        // schemas to the spec independently: top-level selectable fields need the
+        // top-level schema, per-version ones the version's own schema.
+        let schema = if top_level == d.hoisted.schema {
             v.schema.as_ref()
         } else {
             None
         };
         match schema {
             None => {
-                let detail = if top_level {
-                    "may only be set when validations.schema is included"
+                let (detail, help) = if top_level && v.schema.is_some() {
+                    (
+                        "may only be set when validations.schema is included",
+                        "the server moves selectableFields shared by every version to the spec, where they need a schema shared by every version: make the versions' schemas identical or their selectableFields different",
+                    )
+                } else if top_level {
+                    (
+                        "may only be set when validations.schema is included",
+                        "selectable fields need an openAPIV3Schema that declares the fields",
+                    )
                 } else {
-                    "may only be set when `version.schema.openAPIV3Schema` is not included"
+                    (
+                        "may only be set when `version.schema.openAPIV3Schema` is not included",
+                        "the server moves a schema shared by every version to the spec, where per-version selectableFields cannot use it: declare the same selectableFields in every version",
+                    )
                 };
                 f.push_at(
                     SELECTABLE_FIELDS,
                     FieldError::invalid(spath, "", detail),
                     fields.key_span,
-                    "selectable fields need an openAPIV3Schema that declares the fields",
+                    help,
                 );
             }
             Some(props) => match structural::from_props(props) {

@@ -1,6 +1,7 @@
 //! Warnings the server returns when a CRD is created (the strategy's
 //! `WarningsOnCreate`): unrecognized formats and non-scalar `set` lists.
 
+use crate::cel::KubeVersion;
 use crate::diag::{Diagnostic, FieldPath};
 use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 
@@ -35,13 +36,31 @@ const STRING_FORMATS: &[&str] = &[
     "k8slongname",
 ];
 
-/// `GetUnrecognizedFormats` for one schema node.
+/// `GetUnrecognizedFormats` for one schema node, as a server of the newest supported
+/// version reports it.
 pub fn is_unrecognized_format(ty: &str, format: &str) -> bool {
+    is_unrecognized_format_at(ty, format, KubeVersion::NEWEST)
+}
+
+/// `GetUnrecognizedFormats` for one schema node on a server of `version`: it checks
+/// formats at the server's compatibility version (one minor back), and before 1.36
+/// only on `type: string`.
+pub fn is_unrecognized_format_at(ty: &str, format: &str, version: KubeVersion) -> bool {
     if format.is_empty() {
         return false;
     }
+    let compatibility = version.compatibility();
+    let string_format_unknown = || {
+        let normalized = format.replace('-', "");
+        let introduced_1_34 = matches!(normalized.as_str(), "k8sshortname" | "k8slongname");
+        !STRING_FORMATS.contains(&normalized.as_str())
+            || (introduced_1_34 && compatibility < KubeVersion::new(1, 34))
+    };
+    if version < KubeVersion::new(1, 36) {
+        return ty == "string" && string_format_unknown();
+    }
     match ty {
-        "" | "string" => !STRING_FORMATS.contains(&format.replace('-', "").as_str()),
+        "" | "string" => string_format_unknown(),
         "integer" => format != "int32" && format != "int64",
         "number" => format != "float" && format != "double",
         _ => true,
@@ -102,7 +121,11 @@ pub fn schema_warnings(
     schema: &SchemaProps,
     path: &FieldPath,
     seen_sets: &mut Vec<String>,
+    version: KubeVersion,
 ) -> Vec<Diagnostic> {
+    // Servers return non-scalar set warnings from 1.37; crdlint gives them as advice
+    // from its newest version (1.36) on.
+    let set_warnings = version >= KubeVersion::new(1, 36);
     let mut out = Vec::new();
     visit(
         schema,
@@ -110,7 +133,7 @@ pub fn schema_warnings(
         &mut |s, p| {
             let ty = s.type_.as_deref().unwrap_or("");
             if let Some(format) = s.format.as_deref()
-                && is_unrecognized_format(ty, format)
+                && is_unrecognized_format_at(ty, format, version)
             {
                 out.push(
                 Diagnostic::warning(
@@ -125,7 +148,8 @@ pub fn schema_warnings(
                 )),
             );
             }
-            if s.x_list_type.as_deref() == Some("set")
+            if set_warnings
+                && s.x_list_type.as_deref() == Some("set")
                 && let Some(SchemaOrArray::Schema(items)) = &s.items
                 && let Some(it @ ("object" | "array")) = items.type_.as_deref()
             {
@@ -147,4 +171,39 @@ pub fn schema_warnings(
         0,
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 1.35 facts recorded from crdoracle (apiextensions-apiserver v0.35): only
+    /// `type: string` formats are checked; 1.36 (v0.36.0 source) checks every type.
+    #[test]
+    fn format_warnings_follow_the_server_version() {
+        let v135 = KubeVersion::new(1, 35);
+        let cases = [
+            ("string", "idn-hostname", true, true),
+            ("string", "date-time", false, false),
+            ("string", "k8s-short-name", false, false),
+            ("integer", "int16", false, true),
+            ("number", "int64", false, true),
+            ("", "percent", false, true),
+            ("boolean", "x", false, true),
+        ];
+        for (ty, format, at_135, at_136) in cases {
+            assert_eq!(
+                is_unrecognized_format_at(ty, format, v135),
+                at_135,
+                "{ty} {format}"
+            );
+            assert_eq!(is_unrecognized_format(ty, format), at_136, "{ty} {format}");
+        }
+        // k8s-short-name arrived at compatibility version 1.34 (servers from 1.35).
+        assert!(is_unrecognized_format_at(
+            "string",
+            "k8s-short-name",
+            KubeVersion::new(1, 34)
+        ));
+    }
 }

@@ -10,6 +10,7 @@ use owo_colors::OwoColorize;
 use super::source_code::IndexedSource;
 use crate::check::Summary;
 use crate::diag::{Diagnostic, Severity};
+use crate::source::SourceFile;
 
 /// Wraps our diagnostic for miette.
 struct Report<'a> {
@@ -113,18 +114,19 @@ pub fn render(diagnostics: &[Diagnostic], summary: &Summary, color: bool) -> Str
         .with_context_lines(1);
     let mut out = String::new();
     for d in diagnostics {
+        let snippet = d.span.is_some() && d.file.as_deref().is_some_and(|f| snippet_fits(f, d));
         let message = match (&d.file, d.span) {
             // Without a snippet the file would not show: say it in the message.
             (Some(file), None) => format!("{}: {}", file.path, d.message),
+            (Some(file), Some(span)) if !snippet => {
+                let at = file.position(span.start);
+                format!("{}:{}:{}: {}", file.path, at.line, at.column, d.message)
+            }
             _ => d.message.clone(),
         };
         let report = Report {
             diagnostic: d,
-            source: d
-                .file
-                .as_deref()
-                .filter(|_| d.span.is_some())
-                .map(IndexedSource),
+            source: d.file.as_deref().filter(|_| snippet).map(IndexedSource),
             message,
         };
         if handler.render_report(&mut out, &report).is_err() {
@@ -147,6 +149,41 @@ pub fn render(diagnostics: &[Diagnostic], summary: &Summary, color: bool) -> Str
         let _ = writeln!(out, "{line}");
     }
     out
+}
+
+/// Lines longer than this (in bytes) are not shown in snippets: the report would repeat
+/// a megabyte-long line (minified JSON) for every finding on it, and miette cannot pad
+/// labels past 65,535 columns. Such findings print `path:line:column: message` instead.
+const MAX_SNIPPET_LINE: usize = 1024;
+/// Spans over more lines than this are not shown in snippets either.
+const MAX_SNIPPET_LINES: usize = 500;
+
+/// Whether every line a snippet of `d` would show (its spans' lines and one line of
+/// context around them) is short enough to print.
+fn snippet_fits(file: &SourceFile, d: &Diagnostic) -> bool {
+    let lines = &file.lines;
+    let last = lines.line_count() - 1;
+    let line_len = |l: usize| {
+        let end = if l < last {
+            lines.line_start(l + 1)
+        } else {
+            file.text.len()
+        };
+        end - lines.line_start(l)
+    };
+    d.span
+        .into_iter()
+        .chain(d.related.iter().map(|l| l.span))
+        .all(|span| {
+            let first = lines
+                .line_of(span.start.min(file.text.len()))
+                .saturating_sub(1);
+            let end = lines.line_of(span.end.min(file.text.len()));
+            let end = (end + 1).min(last);
+            // miette shows every line of a span: a huge span gets no snippet either.
+            end - first <= MAX_SNIPPET_LINES
+                && (first..=end).all(|l| line_len(l) <= MAX_SNIPPET_LINE)
+        })
 }
 
 /// The terminal width when stdout is one, else 100 columns so output is stable.

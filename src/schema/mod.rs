@@ -2,6 +2,7 @@
 //! and (as they land) pruning, defaulting, value validation, list types, formats and
 //! object meta.
 
+pub mod correlate;
 pub mod formats;
 pub mod listtype;
 pub mod objectmeta;

@@ -45,6 +45,10 @@ pub struct Meta {
     pub finalizers: Vec<Field<String>>,
     pub finalizers_span: Option<Span>,
     pub owner_references: Vec<OwnerRef>,
+    pub uid: Option<Field<String>>,
+    pub creation_timestamp: Option<Field<String>>,
+    pub deletion_timestamp: Option<Field<String>>,
+    pub deletion_grace_period_seconds: Option<Field<i64>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -55,6 +59,7 @@ pub struct OwnerRef {
     pub name: String,
     pub uid: String,
     pub controller: Option<bool>,
+    pub block_owner_deletion: Option<bool>,
 }
 
 /// A Go JSON decoding error of metadata.
@@ -127,18 +132,30 @@ fn decode_meta(dec: &mut Decoder, node: &Node, at: &At) -> Meta {
             "selfLink" | "resourceVersion" => {
                 dec.string(&e.value, &fat, "string");
             }
-            "uid" => {
-                dec.string(&e.value, &fat, "types.UID");
-            }
+            "uid" => m.uid = dec.string(&e.value, &fat, "types.UID").map(field),
             "generation" => {
                 m.generation = dec
                     .int(&e.value, &fat, "int64")
                     .map(|i| Field::new(i, e.key_span, e.value.span));
             }
             "deletionGracePeriodSeconds" => {
-                dec.int(&e.value, &fat, "int64");
+                m.deletion_grace_period_seconds = dec
+                    .int(&e.value, &fat, "int64")
+                    .map(|i| Field::new(i, e.key_span, e.value.span));
             }
-            "creationTimestamp" | "deletionTimestamp" => decode_time(dec, &e.value, &fat),
+            "creationTimestamp" | "deletionTimestamp" => {
+                decode_time(dec, &e.value, &fat);
+                let time = e
+                    .value
+                    .as_str()
+                    .filter(|t| !t.is_empty())
+                    .map(|t| field(t.to_string()));
+                if e.key == "creationTimestamp" {
+                    m.creation_timestamp = time;
+                } else {
+                    m.deletion_timestamp = time;
+                }
+            }
             "labels" => {
                 m.labels = dec.string_map(&e.value, &fat).unwrap_or_default();
                 m.labels_span = Some(e.key_span);
@@ -198,9 +215,7 @@ fn decode_owner_ref(dec: &mut Decoder, node: &Node, at: &At) -> OwnerRef {
             "name" => r.name = dec.string(&e.value, &fat, "string").unwrap_or_default(),
             "uid" => r.uid = dec.string(&e.value, &fat, "types.UID").unwrap_or_default(),
             "controller" => r.controller = dec.boolean(&e.value, &fat),
-            _ => {
-                dec.boolean(&e.value, &fat);
-            }
+            _ => r.block_owner_deletion = dec.boolean(&e.value, &fat),
         }
     }
     r
@@ -596,6 +611,38 @@ fn validate_common(
             g.span,
         ));
     }
+    errs.extend(validate_labels_annotations_owners(meta, path));
+    let finalizers_path = path.child("finalizers");
+    for f in &meta.finalizers {
+        for msg in is_qualified_name(&f.value) {
+            errs.push(err(
+                FieldError::invalid(finalizers_path.clone(), f.value.as_str(), msg),
+                f.span,
+            ));
+        }
+    }
+    let has = |name: &str| meta.finalizers.iter().any(|f| f.value == name);
+    if has("orphan") && has("foregroundDeletion") {
+        let list: Vec<serde_json::Value> = meta
+            .finalizers
+            .iter()
+            .map(|f| serde_json::Value::String(f.value.clone()))
+            .collect();
+        errs.push(err(
+            FieldError::invalid(
+                finalizers_path,
+                BadValue::Json(serde_json::Value::Array(list)),
+                "finalizer orphan and foregroundDeletion cannot be both set",
+            ),
+            meta.finalizers_span.unwrap_or(meta.span),
+        ));
+    }
+    errs
+}
+
+/// Labels, annotations and owner references: checked on create and on update.
+fn validate_labels_annotations_owners(meta: &Meta, path: &FieldPath) -> Vec<SchemaError> {
+    let mut errs = Vec::new();
     let labels_path = path.child("labels");
     for (k, v) in &meta.labels {
         for msg in is_qualified_name(&k.value) {
@@ -632,31 +679,77 @@ fn validate_common(
         &meta.owner_references,
         &path.child("ownerReferences"),
     ));
-    let finalizers_path = path.child("finalizers");
-    for f in &meta.finalizers {
-        for msg in is_qualified_name(&f.value) {
+    errs
+}
+
+/// `ValidateObjectMetaAccessorUpdate` after the server's `BeforeUpdate` (which keeps
+/// the old uid, creationTimestamp, deletionTimestamp and grace period when the new
+/// object omits them). `resourceVersion` is not required: crdlint simulates
+/// `kubectl apply`, whose patch the server applies to the stored object. Fields the
+/// old manifest does not state (uid, creationTimestamp) are not compared.
+pub fn validate_meta_update(new: &Meta, old: &Meta, path: &FieldPath) -> Vec<SchemaError> {
+    let mut errs = Vec::new();
+    if old.deletion_timestamp.is_some() {
+        let added: std::collections::BTreeSet<&str> = new
+            .finalizers
+            .iter()
+            .map(|f| f.value.as_str())
+            .filter(|f| !old.finalizers.iter().any(|o| o.value == *f))
+            .collect();
+        if !added.is_empty() {
+            let list = added
+                .iter()
+                .map(|f| crate::diag::gofmt::quote(f))
+                .collect::<Vec<_>>()
+                .join(", ");
             errs.push(err(
-                FieldError::invalid(finalizers_path.clone(), f.value.as_str(), msg),
-                f.span,
+                FieldError::forbidden(
+                    path.child("finalizers"),
+                    format!(
+                        "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{list}}}"
+                    ),
+                ),
+                new.finalizers_span.unwrap_or(new.span),
             ));
         }
     }
-    let has = |name: &str| meta.finalizers.iter().any(|f| f.value == name);
-    if has("orphan") && has("foregroundDeletion") {
-        let list: Vec<serde_json::Value> = meta
-            .finalizers
-            .iter()
-            .map(|f| serde_json::Value::String(f.value.clone()))
-            .collect();
+    let immutable =
+        |name: &str, new: &Option<Field<String>>, old: &Option<Field<String>>| match (new, old) {
+            (Some(n), Some(o)) if n.value != o.value => Some(err(
+                FieldError::invalid(path.child(name), n.value.as_str(), "field is immutable"),
+                n.span,
+            )),
+            _ => None,
+        };
+    errs.extend(immutable("name", &new.name, &old.name));
+    errs.extend(immutable("namespace", &new.namespace, &old.namespace));
+    errs.extend(immutable("uid", &new.uid, &old.uid));
+    errs.extend(immutable(
+        "creationTimestamp",
+        &new.creation_timestamp,
+        &old.creation_timestamp,
+    ));
+    errs.extend(immutable(
+        "deletionTimestamp",
+        &new.deletion_timestamp,
+        &old.deletion_timestamp,
+    ));
+    if let Some(n) = &new.deletion_grace_period_seconds
+        && old
+            .deletion_grace_period_seconds
+            .as_ref()
+            .is_none_or(|o| o.value != n.value)
+    {
         errs.push(err(
             FieldError::invalid(
-                finalizers_path,
-                BadValue::Json(serde_json::Value::Array(list)),
-                "finalizer orphan and foregroundDeletion cannot be both set",
+                path.child("deletionGracePeriodSeconds"),
+                n.value,
+                "field is immutable",
             ),
-            meta.finalizers_span.unwrap_or(meta.span),
+            n.span,
         ));
     }
+    errs.extend(validate_labels_annotations_owners(new, path));
     errs
 }
 
@@ -698,15 +791,26 @@ fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaE
                 r.span,
             ));
         }
+        let (group, version) = parse_group_version(&r.api_version).unwrap_or(("", ""));
+        if group.is_empty() && version == "v1" && r.kind == "Event" {
+            errs.push(err(
+                FieldError::invalid(
+                    p.clone(),
+                    BadValue::Raw(owner_ref_json(r)),
+                    "/v1, Kind=Event is disallowed from being an owner",
+                ),
+                r.span,
+            ));
+        }
         if r.controller == Some(true) {
             let current = format!("{}/{}", r.kind, r.name);
             match &first_controller {
                 Some(first) => {
-                    let list: Vec<serde_json::Value> = refs.iter().map(owner_ref_json).collect();
+                    let list: Vec<String> = refs.iter().map(owner_ref_json).collect();
                     errs.push(err(
                         FieldError::invalid(
                             path.clone(),
-                            BadValue::Json(serde_json::Value::Array(list)),
+                            BadValue::Raw(format!("[{}]", list.join(","))),
                             format!(
                                 "Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"
                             ),
@@ -721,16 +825,24 @@ fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaE
     errs
 }
 
-fn owner_ref_json(r: &OwnerRef) -> serde_json::Value {
-    let mut m = serde_json::Map::new();
-    m.insert("apiVersion".into(), r.api_version.clone().into());
-    m.insert("kind".into(), r.kind.clone().into());
-    m.insert("name".into(), r.name.clone().into());
-    m.insert("uid".into(), r.uid.clone().into());
+/// `json.Marshal` of a `metav1.OwnerReference` (struct field order, omitempty flags).
+fn owner_ref_json(r: &OwnerRef) -> String {
+    let q = |s: &str| crate::diag::gofmt::json_marshal(&serde_json::Value::String(s.to_string()));
+    let mut out = format!(
+        "{{\"apiVersion\":{},\"kind\":{},\"name\":{},\"uid\":{}",
+        q(&r.api_version),
+        q(&r.kind),
+        q(&r.name),
+        q(&r.uid)
+    );
     if let Some(c) = r.controller {
-        m.insert("controller".into(), c.into());
+        out.push_str(&format!(",\"controller\":{c}"));
     }
-    serde_json::Value::Object(m)
+    if let Some(b) = r.block_owner_deletion {
+        out.push_str(&format!(",\"blockOwnerDeletion\":{b}"));
+    }
+    out.push('}');
+    out
 }
 
 /// `schema.ParseGroupVersion`: (group, version), or `None` for more than one `/`.

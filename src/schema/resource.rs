@@ -45,6 +45,19 @@ pub enum UnknownFields {
 /// (provided by the CEL module). Called only when the server would run them.
 pub trait RuleEvaluator: Sync {
     fn evaluate(&self, version: &str, schema: &Structural, object: &Node) -> Vec<Diagnostic>;
+
+    /// Evaluates the rules of an update (`oldSelf` bound to `old`). Evaluators that
+    /// do not know updates evaluate the new object alone.
+    fn evaluate_update(
+        &self,
+        version: &str,
+        schema: &Structural,
+        object: &Node,
+        old: Option<&Node>,
+    ) -> Vec<Diagnostic> {
+        let _ = old;
+        self.evaluate(version, schema, object)
+    }
 }
 
 #[derive(Clone, Copy, Default)]
@@ -202,7 +215,47 @@ impl CompiledCrd {
                 ..ResourceOutcome::default()
             },
         }
-        .run(doc)
+        .run(doc, None)
+    }
+
+    /// Runs the update pipeline: `doc` replaces `old` (the object as stored, e.g. the
+    /// previous revision of the manifest). Metadata update rules, OpenAPI ratcheting
+    /// (errors under unchanged values are dropped), list-type checks only when the old
+    /// object passed them, and CEL rules with the old object.
+    pub fn check_update(&self, doc: &Node, old: &Node, options: &Options) -> ResourceOutcome {
+        Checker {
+            crd: self,
+            options,
+            out: ResourceOutcome {
+                storage_version: self.storage_version.clone(),
+                webhook_conversion: self.webhook_conversion,
+                ..ResourceOutcome::default()
+            },
+        }
+        .run(doc, Some(old))
+    }
+
+    /// The old object of an update as the server reads it from storage: metadata
+    /// decoded, pruned and defaulted (its own errors are not reported).
+    fn stored_old(&self, old: &Node, schema: &Structural) -> OldObject {
+        let mut obj = old.clone();
+        let mut meta = objectmeta::Meta::default();
+        if let Some(m) = old.get("metadata") {
+            let decoded = objectmeta::decode(m, "metadata");
+            if decoded.error.is_none() {
+                if let Some(m) = obj.as_object_mut().and_then(|m| m.get_mut("metadata")) {
+                    objectmeta::drop_unknown(m, &decoded.unknown, "metadata");
+                }
+                meta = decoded.meta;
+            }
+        }
+        if !self.preserve_unknown_fields {
+            prune::prune(&mut obj, schema, true);
+            prune::prune_nulls(&mut obj, Some(schema));
+        }
+        let _ = objectmeta::coerce_embedded(&mut obj, schema);
+        prune::default(&mut obj, schema);
+        OldObject { obj, meta }
     }
 
     fn deprecation_warning(&self, v: &CompiledVersion) -> String {
@@ -277,6 +330,12 @@ pub fn compare_kube_versions(a: &str, b: &str) -> i64 {
     }
 }
 
+/// The old object of an update, as stored.
+struct OldObject {
+    obj: Node,
+    meta: objectmeta::Meta,
+}
+
 struct Checker<'a> {
     crd: &'a CompiledCrd,
     options: &'a Options<'a>,
@@ -292,7 +351,7 @@ impl Checker<'_> {
         self.out.diagnostics.push(d);
     }
 
-    fn run(mut self, doc: &Node) -> ResourceOutcome {
+    fn run(mut self, doc: &Node, old: Option<&Node>) -> ResourceOutcome {
         let Some(map) = doc.as_object() else {
             self.push(
                 Diagnostic::error(
@@ -348,6 +407,7 @@ impl Checker<'_> {
         let mut obj = doc.clone();
         let empty = Structural::default();
         let schema = version.structural.as_ref().unwrap_or(&empty);
+        let old = old.map(|o| self.crd.stored_old(o, schema));
 
         // Strict decoding: metadata into ObjectMeta, then the schema.
         let mut unknown: Vec<UnknownField> = Vec::new();
@@ -395,7 +455,21 @@ impl Checker<'_> {
         }
         self.report_unknown(&unknown);
         prune::default(&mut obj, schema);
-        self.prepare_for_create(&mut obj, version, &mut meta);
+        if !self.crd.namespaced {
+            // The server clears the namespace of a cluster-scoped object.
+            meta.namespace = None;
+            if let Some(m) = obj
+                .as_object_mut()
+                .and_then(|m| m.get_mut("metadata"))
+                .and_then(Node::as_object_mut)
+            {
+                m.remove("namespace");
+            }
+        }
+        match &old {
+            Some(old) => self.prepare_for_update(&mut obj, version, &mut meta, old),
+            None => self.prepare_for_create(&mut obj, version, &mut meta),
+        }
 
         // Validation, in the strategy's order.
         let mut blocking = false;
@@ -404,21 +478,26 @@ impl Checker<'_> {
             d.clone()
         };
         let mut found = Vec::new();
-        let requires_namespace = self.crd.namespaced && meta.namespace.is_some();
-        if !self.crd.namespaced {
-            meta.namespace = None;
-        }
-        for e in objectmeta::validate_meta(
-            &meta,
-            requires_namespace,
-            NameRule::DnsSubdomain,
-            &FieldPath::root("metadata"),
-            meta_key_span,
-        ) {
+        let metadata_path = FieldPath::root("metadata");
+        let meta_errors = match &old {
+            Some(old) => objectmeta::validate_meta_update(&meta, &old.meta, &metadata_path),
+            None => objectmeta::validate_meta(
+                &meta,
+                self.crd.namespaced && meta.namespace.is_some(),
+                NameRule::DnsSubdomain,
+                &metadata_path,
+                meta_key_span,
+            ),
+        };
+        for e in meta_errors {
             found.push(note(&diag(INVALID_METADATA, &e), &e));
         }
         if let Some(validator) = &version.validator {
-            for e in validator.validate(&obj) {
+            let errors = match &old {
+                Some(old) => validator.validate_update(&obj, &old.obj, schema),
+                None => validator.validate(&obj),
+            };
+            for e in errors {
                 found.push(note(&diag(SCHEMA_VIOLATION, &e), &e));
             }
         }
@@ -430,8 +509,14 @@ impl Checker<'_> {
         for e in objectmeta::validate_embedded(schema, &obj) {
             found.push(note(&diag(INVALID_EMBEDDED_RESOURCE, &e), &e));
         }
-        for e in super::listtype::validate(schema, &obj) {
-            found.push(note(&diag(DUPLICATE_LIST_ITEM, &e), &e));
+        // On update, list uniqueness is enforced only when the old object satisfied it.
+        let old_lists_valid = old
+            .as_ref()
+            .is_none_or(|o| super::listtype::validate(schema, &o.obj).is_empty());
+        if old_lists_valid {
+            for e in super::listtype::validate(schema, &obj) {
+                found.push(note(&diag(DUPLICATE_LIST_ITEM, &e), &e));
+            }
         }
         for d in &mut found {
             if d.code == SCHEMA_VIOLATION || d.code == INVALID_METADATA {
@@ -451,11 +536,21 @@ impl Checker<'_> {
                         .with_help("fix the errors above; the server then evaluates the CRD's x-kubernetes-validations rules"),
                 );
             } else if let Some(rules) = self.options.rules {
-                let ds = rules.evaluate(&version.name, schema, &obj);
+                let ds = match &old {
+                    Some(old) => rules.evaluate_update(&version.name, schema, &obj, Some(&old.obj)),
+                    None => rules.evaluate(&version.name, schema, &obj),
+                };
                 self.out.diagnostics.extend(ds);
             }
         }
-        for (message, span) in objectmeta::finalizer_warnings(&meta) {
+        let mut warned = meta.clone();
+        if let Some(old) = &old {
+            // Only finalizers the update adds are warned about.
+            warned
+                .finalizers
+                .retain(|f| !old.meta.finalizers.iter().any(|o| o.value == f.value));
+        }
+        for (message, span) in objectmeta::finalizer_warnings(&warned) {
             self.push(Diagnostic::warning(FINALIZER_NAME, message).with_span(span));
         }
         if !self.out.has_errors() {
@@ -509,6 +604,108 @@ impl Checker<'_> {
                          (the server prunes it; kubectl's default --validate=strict rejects the object)",
                     ),
             );
+        }
+    }
+
+    /// `BeforeUpdate` and `PrepareForUpdate`: generation, status and system fields
+    /// come from the old object; the generation increments when anything outside
+    /// metadata changed.
+    fn prepare_for_update(
+        &self,
+        obj: &mut Node,
+        version: &CompiledVersion,
+        meta: &mut objectmeta::Meta,
+        old: &OldObject,
+    ) {
+        let span = obj.span;
+        let at = Span::point(span.start);
+        let old_map = old.obj.as_object();
+        let Some(map) = obj.as_object_mut() else {
+            return;
+        };
+        if version.status_subresource {
+            match old_map.and_then(|m| m.get("status")) {
+                Some(status) => {
+                    map.insert("status".into(), status.clone());
+                }
+                None => {
+                    map.remove("status");
+                }
+            }
+        }
+        let old_generation = old.meta.generation.as_ref().map_or(1, |g| g.value);
+        let changed = {
+            let outside_metadata = |m: &crate::source::Mapping| {
+                m.entries
+                    .iter()
+                    .filter(|e| e.key != "metadata")
+                    .map(|e| (e.key.clone(), e.value.clone()))
+                    .collect::<Vec<_>>()
+            };
+            let new_rest = outside_metadata(map);
+            let old_rest = old_map.map(outside_metadata).unwrap_or_default();
+            new_rest.len() != old_rest.len()
+                || new_rest.iter().any(|(k, v)| {
+                    old_rest
+                        .iter()
+                        .find(|(ok, _)| ok == k)
+                        .is_none_or(|(_, ov)| !validate::go_deep_equal(v, ov))
+                })
+        };
+        if !map.contains_key("metadata") {
+            map.insert(
+                "metadata".into(),
+                Node::synthetic(Value::Object(Default::default()), at),
+            );
+        }
+        let Some(m) = map.get_mut("metadata").and_then(Node::as_object_mut) else {
+            return;
+        };
+        let generation = if changed {
+            old_generation.saturating_add(1)
+        } else {
+            old_generation
+        };
+        m.insert(
+            "generation".into(),
+            Node::synthetic(Value::Int(generation), at),
+        );
+        meta.generation = None;
+        let mut keep = |key: &str,
+                        new: &mut Option<crate::model::decode::Field<String>>,
+                        old: &Option<crate::model::decode::Field<String>>,
+                        always: bool| {
+            if let Some(o) = old
+                && (always || new.is_none())
+            {
+                m.insert(
+                    key.into(),
+                    Node::synthetic(Value::String(o.value.clone()), at),
+                );
+                *new = Some(o.clone());
+            }
+        };
+        keep("uid", &mut meta.uid, &old.meta.uid, false);
+        keep(
+            "creationTimestamp",
+            &mut meta.creation_timestamp,
+            &old.meta.creation_timestamp,
+            true,
+        );
+        keep(
+            "deletionTimestamp",
+            &mut meta.deletion_timestamp,
+            &old.meta.deletion_timestamp,
+            true,
+        );
+        if let Some(o) = &old.meta.deletion_grace_period_seconds
+            && meta.deletion_grace_period_seconds.is_none()
+        {
+            m.insert(
+                "deletionGracePeriodSeconds".into(),
+                Node::synthetic(Value::Int(o.value), at),
+            );
+            meta.deletion_grace_period_seconds = Some(o.clone());
         }
     }
 

@@ -13,7 +13,9 @@ use crate::diag::{BadValue, ErrorType, FieldError, FieldPath};
 use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::source::{Node, Span, Value};
 
+use super::correlate::Correlation;
 use super::formats;
+use super::structural::Structural;
 
 /// A field error of the OpenAPI validator and the bytes it is about.
 #[derive(Clone, Debug, PartialEq)]
@@ -211,15 +213,56 @@ impl Validator {
     /// errors in the server's order, each with the span of the offending value (for a
     /// missing required field: the key of the object that lacks it).
     pub fn validate(&self, root: &Node) -> Vec<SchemaError> {
-        self.validate_at(root, "", root.span)
+        self.validate_at(root, "", root.span, None)
             .errors
             .into_iter()
             .map(to_field_error)
             .collect()
     }
 
+    /// Validates an update (apiextensions' ratcheting `ValidateUpdate`): an error under
+    /// a value that can be correlated with the old object and is unchanged is dropped.
+    pub fn validate_update(
+        &self,
+        root: &Node,
+        old: &Node,
+        schema: &Structural,
+    ) -> Vec<SchemaError> {
+        let corr = Correlation { old, schema };
+        self.validate_child(root, "", root.span, Some(corr))
+            .errors
+            .into_iter()
+            .map(to_field_error)
+            .collect()
+    }
+
+    /// A property, item or root value: validated, then its errors ratcheted away when
+    /// it equals its correlated old value.
+    fn validate_child(
+        &self,
+        data: &Node,
+        path: &str,
+        key_span: Span,
+        corr: Option<Correlation<'_>>,
+    ) -> VResult {
+        let r = self.validate_at(data, path, key_span, corr);
+        if !r.is_valid() && corr.is_some_and(|c| c.unchanged(data, 0)) {
+            return VResult {
+                errors: Vec::new(),
+                match_count: r.match_count,
+            };
+        }
+        r
+    }
+
     /// `SchemaValidator.Validate`.
-    fn validate_at(&self, data: &Node, path: &str, key_span: Span) -> VResult {
+    fn validate_at(
+        &self,
+        data: &Node,
+        path: &str,
+        key_span: Span,
+        corr: Option<Correlation<'_>>,
+    ) -> VResult {
         let mut result = VResult::default();
         if data.is_null() {
             result.merge(self.validate_type(data, path));
@@ -233,7 +276,7 @@ impl Validator {
             result.merge(self.validate_type(data, path));
             result.match_count += 1;
         }
-        result.merge(self.validate_junctors(data, path, key_span));
+        result.merge(self.validate_junctors(data, path, key_span, corr));
         result.match_count += 1;
         if is_string {
             result.merge(self.validate_string(data, path));
@@ -248,13 +291,13 @@ impl Validator {
             result.match_count += 1;
         }
         if kind == "array" {
-            result.merge(self.validate_slice(data, path));
+            result.merge(self.validate_slice(data, path, corr));
             result.match_count += 1;
         }
         result.merge(self.validate_enum(data, path));
         result.match_count += 1;
         if kind == "object" {
-            result.merge(self.validate_object(data, path, key_span));
+            result.merge(self.validate_object(data, path, key_span, corr));
             result.match_count += 1;
         }
         result.match_count += 1;
@@ -313,13 +356,19 @@ impl Validator {
     }
 
     /// allOf / anyOf / oneOf / not.
-    fn validate_junctors(&self, data: &Node, path: &str, key_span: Span) -> VResult {
+    fn validate_junctors(
+        &self,
+        data: &Node,
+        path: &str,
+        key_span: Span,
+        corr: Option<Correlation<'_>>,
+    ) -> VResult {
         let mut main = VResult::default();
         if !self.any_of.is_empty() {
             let mut best: Option<VResult> = None;
             let mut first_success: Option<VResult> = None;
             for sub in &self.any_of {
-                let r = sub.validate_at(data, path, key_span);
+                let r = sub.validate_at(data, path, key_span, corr);
                 if r.is_valid() {
                     best = None;
                     first_success = Some(r);
@@ -349,7 +398,7 @@ impl Validator {
             let mut first_success: Option<VResult> = None;
             let mut validated = 0;
             for sub in &self.one_of {
-                let r = sub.validate_at(data, path, key_span);
+                let r = sub.validate_at(data, path, key_span, corr);
                 if r.is_valid() {
                     validated += 1;
                     best = None;
@@ -385,7 +434,7 @@ impl Validator {
         if !self.all_of.is_empty() {
             let mut validated = 0;
             for sub in &self.all_of {
-                let r = sub.validate_at(data, path, key_span);
+                let r = sub.validate_at(data, path, key_span, corr);
                 if r.is_valid() {
                     validated += 1;
                 }
@@ -407,7 +456,7 @@ impl Validator {
             }
         }
         if let Some(not) = &self.not
-            && not.validate_at(data, path, key_span).is_valid()
+            && not.validate_at(data, path, key_span, corr).is_valid()
         {
             main.errors.push(other(
                 format!("{} must not validate the schema (not)", gofmt::quote(path)),
@@ -591,14 +640,20 @@ impl Validator {
         }
     }
 
-    fn validate_slice(&self, data: &Node, path: &str) -> VResult {
+    fn validate_slice(&self, data: &Node, path: &str, corr: Option<Correlation<'_>>) -> VResult {
         let Some(items) = data.as_array() else {
             return VResult::default();
         };
         let mut result = VResult::default();
         if let Some(item_schema) = &self.items {
             for (i, item) in items.iter().enumerate() {
-                result.merge(item_schema.validate_at(item, &format!("{path}[{i}]"), item.span));
+                let child = corr.and_then(|c| c.index(data, i));
+                result.merge(item_schema.validate_child(
+                    item,
+                    &format!("{path}[{i}]"),
+                    item.span,
+                    child,
+                ));
             }
         }
         let size = items.len() as i64;
@@ -678,7 +733,20 @@ impl Validator {
         })
     }
 
-    fn validate_object(&self, data: &Node, path: &str, key_span: Span) -> VResult {
+    fn validate_object(
+        &self,
+        data: &Node,
+        path: &str,
+        key_span: Span,
+        corr: Option<Correlation<'_>>,
+    ) -> VResult {
+        // The old value of a child, unless it is the root's apiVersion or kind.
+        let child_corr = |k: &str| {
+            if path.is_empty() && (k == "kind" || k == "apiVersion") {
+                return None;
+            }
+            corr.and_then(|c| c.key(data, k))
+        };
         let Some(map) = data.as_object() else {
             return VResult::default();
         };
@@ -737,10 +805,11 @@ impl Validator {
                         && !matched
                         && let Some(AdditionalProperties::Schema(schema)) = ap
                     {
-                        res.merge(schema.validate_at(
+                        res.merge(schema.validate_child(
                             &entry.value,
                             &format!("{path}.{k}"),
                             entry.key_span,
+                            child_corr(k),
                         ));
                     }
                 }
@@ -754,7 +823,12 @@ impl Validator {
                 } else {
                     format!("{path}.{name}")
                 };
-                res.merge(schema.validate_at(&entry.value, &child, entry.key_span));
+                res.merge(schema.validate_child(
+                    &entry.value,
+                    &child,
+                    entry.key_span,
+                    child_corr(name),
+                ));
             }
         }
         for k in &self.required {
@@ -783,6 +857,7 @@ impl Validator {
                             &entry.value,
                             &format!("{path}.{}", entry.key),
                             entry.key_span,
+                            None,
                         ));
                     }
                 }
@@ -807,6 +882,7 @@ impl Validator {
                     &entry.value,
                     &format!("{path}.{}", entry.key),
                     entry.key_span,
+                    None,
                 ));
             }
         }

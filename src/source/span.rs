@@ -44,10 +44,23 @@ pub struct Position {
 }
 
 /// Start offsets of every line, computed once per file so that every position lookup
-/// is a binary search instead of a scan from the file start.
+/// is a binary search instead of a scan from the file start; and the number of
+/// characters before every [`CHUNK`]-byte boundary, so that a column costs at most two
+/// chunk scans even on a megabyte-long line (minified JSON with thousands of findings).
 #[derive(Debug, Clone)]
 pub struct LineIndex {
     line_starts: Vec<usize>,
+    /// `chars_before_chunk[k]`: characters starting before byte `k * CHUNK`.
+    chars_before_chunk: Vec<usize>,
+    /// The text starts with a byte order mark: editors do not count it as a column.
+    bom: bool,
+}
+
+const CHUNK: usize = 256;
+
+/// Characters starting in `bytes` (bytes that are not UTF-8 continuation bytes).
+fn char_starts(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
 }
 
 impl LineIndex {
@@ -55,7 +68,24 @@ impl LineIndex {
         let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
         line_starts.push(0);
         line_starts.extend(memchr_newlines(text.as_bytes()).map(|i| i + 1));
-        LineIndex { line_starts }
+        let mut chars_before_chunk = Vec::with_capacity(text.len() / CHUNK + 1);
+        let mut total = 0;
+        chars_before_chunk.push(0);
+        for chunk in text.as_bytes().chunks(CHUNK) {
+            total += char_starts(chunk);
+            chars_before_chunk.push(total);
+        }
+        LineIndex {
+            line_starts,
+            chars_before_chunk,
+            bom: text.starts_with('\u{FEFF}'),
+        }
+    }
+
+    /// Characters starting before byte `offset` (`offset <= text.len()`).
+    fn chars_before(&self, bytes: &[u8], offset: usize) -> usize {
+        let chunk = offset / CHUNK;
+        self.chars_before_chunk[chunk] + char_starts(&bytes[chunk * CHUNK..offset])
     }
 
     /// 0-based line number containing `offset`.
@@ -80,14 +110,16 @@ impl LineIndex {
         let offset = offset.min(text.len());
         let line = self.line_of(offset);
         let start = self.line_starts[line];
-        let column = match text.get(start..offset) {
-            Some(prefix) => prefix.chars().count(),
-            // Inside a multi-byte character: count only the characters that end before it.
-            None => text[start..]
-                .char_indices()
-                .take_while(|(i, c)| start + i + c.len_utf8() <= offset)
-                .count(),
-        } + 1;
+        let bytes = text.as_bytes();
+        let mut column = self.chars_before(bytes, offset) - self.chars_before(bytes, start);
+        // Inside a multi-byte character: count only the characters that end before it.
+        if !text.is_char_boundary(offset) {
+            column -= 1;
+        }
+        if self.bom && line == 0 && offset >= 3 {
+            column -= 1;
+        }
+        column += 1;
         Position {
             line: line + 1,
             column,
@@ -129,6 +161,28 @@ mod tests {
             }
         );
         assert_eq!(index.position(text, text.len()).line, 3);
+    }
+
+    #[test]
+    fn columns_on_long_lines_are_exact_across_chunks() {
+        let text = format!("{}é{}x\n", "a".repeat(CHUNK - 1), "日".repeat(3000));
+        let index = LineIndex::new(&text);
+        let x = text.find('x').unwrap();
+        assert_eq!(index.position(&text, x).column, CHUNK + 3000 + 1);
+        let second = CHUNK - 1 + 'é'.len_utf8() + 3;
+        assert_eq!(index.position(&text, second).column, CHUNK + 2);
+        assert_eq!(index.position(&text, second + 1).column, CHUNK + 2);
+        assert_eq!(index.position(&text, text.len()).column, 1);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_a_column() {
+        let text = "\u{FEFF}{a: 1}\nb";
+        let index = LineIndex::new(text);
+        assert_eq!(index.position(text, 0).column, 1);
+        assert_eq!(index.position(text, 3).column, 1);
+        assert_eq!(index.position(text, 4).column, 2);
+        assert_eq!(index.position(text, text.len()).column, 2);
     }
 
     #[test]

@@ -423,6 +423,7 @@ impl<'t> Builder<'t> {
     }
 
     fn event(&mut self, event: Event<'t>, start: usize, end: usize) {
+        let implicit_start = matches!(event, Event::DocumentStart(false));
         match event {
             Event::DocumentStart(_) => self.begin_document(),
             Event::DocumentEnd => self.end_document(),
@@ -438,7 +439,12 @@ impl<'t> Builder<'t> {
             Event::Alias(id) => self.alias(id, start, end),
             Event::Nothing | Event::StreamStart | Event::StreamEnd => {}
         }
-        self.last_end = end;
+        // An implicit document start is marked at the first token, which for a block
+        // scalar is its first content character: the `|`/`>` before it must stay
+        // reachable from `last_end`.
+        if !implicit_start {
+            self.last_end = end;
+        }
     }
 
     fn begin_document(&mut self) {

@@ -1,0 +1,106 @@
+//! `--old PATH`: the objects as they are stored (for instance the previous revision of
+//! the manifests). A custom resource whose apiVersion, kind, namespace and name match
+//! an old object is checked as an update of it instead of a create.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+use crate::diag::Diagnostic;
+use crate::source::walk::{self, WalkOptions};
+use crate::source::yaml::Limits;
+use crate::source::{Node, SourceFile, Value};
+
+/// (apiVersion, kind, namespace, name).
+type Key = (String, String, String, String);
+
+#[derive(Default)]
+pub struct OldObjects {
+    by_key: HashMap<Key, Node>,
+    /// Problems reading or parsing the old files.
+    pub diagnostics: Vec<Diagnostic>,
+    pub io_error: bool,
+}
+
+fn key(doc: &Node) -> Option<Key> {
+    let text = |path: &[&str]| doc.get_path(path).and_then(Node::as_str).unwrap_or("");
+    let name = text(&["metadata", "name"]);
+    if name.is_empty() {
+        return None;
+    }
+    Some((
+        text(&["apiVersion"]).to_string(),
+        text(&["kind"]).to_string(),
+        text(&["metadata", "namespace"]).to_string(),
+        name.to_string(),
+    ))
+}
+
+impl OldObjects {
+    /// Reads every document of `paths` (`kind: List` items included); a later
+    /// document with the same identity replaces an earlier one.
+    pub fn load(
+        paths: &[PathBuf],
+        walk_options: &WalkOptions,
+        max_file_size: u64,
+        limits: &Limits,
+    ) -> OldObjects {
+        let mut out = OldObjects::default();
+        if paths.is_empty() {
+            return out;
+        }
+        let (inputs, errors) = walk::collect(paths, walk_options);
+        for e in errors {
+            out.io_error = true;
+            let file = SourceFile::new(e.path.clone(), String::new());
+            out.diagnostics
+                .push(Diagnostic::error(crate::source::IO_ERROR, e.message).in_file(&file));
+        }
+        let files: Vec<_> = inputs
+            .par_iter()
+            .map(|input| super::load::load(input, max_file_size, limits))
+            .collect();
+        for file in files {
+            out.io_error |= file.io_error;
+            out.diagnostics.extend(file.diagnostics);
+            for parsed in file.documents {
+                out.insert(parsed.root);
+            }
+        }
+        out
+    }
+
+    fn insert(&mut self, root: Node) {
+        let is_list =
+            super::classify::type_meta(&root).is_some_and(|m| super::classify::is_list(&m));
+        if is_list {
+            if let Value::Object(map) = root.value
+                && let Some(Node {
+                    value: Value::Array(items),
+                    ..
+                }) = map.get("items").cloned()
+            {
+                for item in items {
+                    self.insert(item);
+                }
+            }
+            return;
+        }
+        if let Some(k) = key(&root) {
+            self.by_key.insert(k, root);
+        }
+    }
+
+    /// The old object `doc` updates, if any.
+    pub fn find(&self, doc: &Node) -> Option<&Node> {
+        if self.by_key.is_empty() {
+            return None;
+        }
+        self.by_key.get(&key(doc)?)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_key.is_empty()
+    }
+}
