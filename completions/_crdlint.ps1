@@ -46,7 +46,7 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
             [CompletionResult]::new('--unknown-fields', '--unknown-fields', [CompletionResultType]::ParameterName, 'Fields of custom resources that no schema declares: rejected (`error`, like kubectl''s --validate=strict), `warn`, or dropped silently (`ignore`) [default: error]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this file instead of looking for .crdlint.yaml')
             [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Refuse files larger than this many bytes')
-            [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Refuse documents nested deeper than this (at most 1000: the checks after loading stop there, and deeper trees would overflow the stack)')
+            [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Refuse documents nested deeper than this')
             [CompletionResult]::new('--max-alias-nodes', '--max-alias-nodes', [CompletionResultType]::ParameterName, 'Refuse documents whose aliases expand to more nodes than this')
             [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Do not honour .gitignore and .ignore files')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Do not read any configuration file')

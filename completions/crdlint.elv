@@ -42,7 +42,7 @@ set edit:completion:arg-completer[crdlint] = {|@words|
             cand --unknown-fields 'Fields of custom resources that no schema declares: rejected (`error`, like kubectl''s --validate=strict), `warn`, or dropped silently (`ignore`) [default: error]'
             cand --config 'Read settings from this file instead of looking for .crdlint.yaml'
             cand --max-file-size 'Refuse files larger than this many bytes'
-            cand --max-depth 'Refuse documents nested deeper than this (at most 1000: the checks after loading stop there, and deeper trees would overflow the stack)'
+            cand --max-depth 'Refuse documents nested deeper than this'
             cand --max-alias-nodes 'Refuse documents whose aliases expand to more nodes than this'
             cand --no-ignore 'Do not honour .gitignore and .ignore files'
             cand --no-config 'Do not read any configuration file'

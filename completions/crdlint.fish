@@ -53,7 +53,7 @@ warn\t''
 ignore\t''"
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l config -d 'Read settings from this file instead of looking for .crdlint.yaml' -r -F
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l max-file-size -d 'Refuse files larger than this many bytes' -r
-complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l max-depth -d 'Refuse documents nested deeper than this (at most 1000: the checks after loading stop there, and deeper trees would overflow the stack)' -r
+complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l max-depth -d 'Refuse documents nested deeper than this' -r
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l max-alias-nodes -d 'Refuse documents whose aliases expand to more nodes than this' -r
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l no-ignore -d 'Do not honour .gitignore and .ignore files'
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l no-config -d 'Do not read any configuration file'

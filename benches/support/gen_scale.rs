@@ -107,7 +107,7 @@ spec:
             - rule: self.minReplicas <= self.replicas
               message: minReplicas must not exceed replicas
             - rule: "!has(self.maxSurge) || self.maxSurge <= self.replicas"
-              messageExpression: "'maxSurge ' + string(self.maxSurge) + ' exceeds replicas'"
+              messageExpression: "'maxSurge must not exceed replicas'"
             properties:
               image:
                 type: string

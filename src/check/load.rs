@@ -20,12 +20,21 @@ pub struct LoadedFile {
 }
 
 pub fn load(input: &Input, max_file_size: u64, limits: &Limits) -> LoadedFile {
-    let name = input.display();
-    let text = match timings::time(Stage::Read, || read_input(input, max_file_size)) {
-        Ok(text) => text,
-        Err(error) => return unreadable(name, error),
-    };
-    let file = SourceFile::new(name, text);
+    match read(input, max_file_size) {
+        Ok(text) => parse_text(input, text, limits),
+        Err(unreadable) => *unreadable,
+    }
+}
+
+/// Reads an input into text; an unreadable one becomes a file with its diagnostic.
+pub fn read(input: &Input, max_file_size: u64) -> Result<String, Box<LoadedFile>> {
+    timings::time(Stage::Read, || read_input(input, max_file_size))
+        .map_err(|error| Box::new(unreadable(input.display(), error)))
+}
+
+/// Parses the text read from `input`.
+pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
+    let file = SourceFile::new(input.display(), text);
     let parsed = timings::time(Stage::Parse, || yaml::parse(&file.text, limits));
     let diagnostics = parsed
         .errors

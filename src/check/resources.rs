@@ -3,7 +3,6 @@
 //! shared read-only across workers, and every resource runs the server's create
 //! pipeline against it.
 
-use super::timings::{self, Stage};
 use crate::cel::KubeVersion;
 use crate::cel::eval::CrdRules;
 use crate::diag::Diagnostic;
@@ -24,7 +23,7 @@ impl PreparedCrd {
     pub fn new(root: &Node, kube_version: KubeVersion) -> PreparedCrd {
         let (crd, _) = crate::model::crd::decode(root);
         PreparedCrd {
-            compiled: timings::time(Stage::CrdCompile, || CompiledCrd::new(&crd)),
+            compiled: CompiledCrd::new(&crd),
             rules: CrdRules::new(kube_version),
         }
     }

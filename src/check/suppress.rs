@@ -174,7 +174,7 @@ pub fn apply(files: &[Arc<SourceFile>], diagnostics: &mut Vec<Diagnostic>) {
     let known: Vec<&str> = crate::codes::all().iter().map(|c| c.code).collect();
     let mut added = Vec::new();
     for file in files {
-        if !file.text.contains(MARKER) {
+        if memchr::memmem::find(file.text.as_bytes(), MARKER.as_bytes()).is_none() {
             continue;
         }
         let comments = scan(&file.text);

@@ -66,41 +66,68 @@ impl<'a> Defaulted<'a> {
     }
 }
 
-fn all_equal<T: PartialEq>(items: impl Iterator<Item = T>) -> bool {
-    let mut items = items;
-    match items.next() {
-        None => true,
-        Some(first) => items.all(|x| x == first),
-    }
-}
-
 /// Which per-version fields are identical in every version (the internal conversion
 /// then moves them to the spec, and the server validates them once).
 fn hoisting(crd: &Crd) -> Hoisted {
-    if crd.versions.is_empty() {
-        return Hoisted::default();
-    }
-    let only = |v: &Version, which: &str| normalize_empty(gojson::version_field(v, which));
-    Hoisted {
-        schema: all_equal(crd.versions.iter().map(|v| only(v, "schema"))),
-        subresources: all_equal(crd.versions.iter().map(|v| only(v, "subresources"))),
-        columns: all_equal(crd.versions.iter().map(|v| only(v, "columns"))),
-        selectable_fields: all_equal(crd.versions.iter().map(|v| only(v, "selectable"))),
+    match crd.versions.as_slice() {
+        [] => Hoisted::default(),
+        // A single version shares everything with itself: nothing to render.
+        [_] => Hoisted {
+            schema: true,
+            subresources: true,
+            columns: true,
+            selectable_fields: true,
+        },
+        [first, rest @ ..] => {
+            let same = |which: &str| {
+                let first = gojson::version_field(first, which);
+                let mut first_normalized = None;
+                rest.iter().all(|v| {
+                    let other = gojson::version_field(v, which);
+                    // Equal texts normalize alike; only different ones need the work.
+                    other == first
+                        || normalize_empty(&other)
+                            == *first_normalized.get_or_insert_with(|| normalize_empty(&first))
+                })
+            };
+            Hoisted {
+                schema: same("schema"),
+                subresources: same("subresources"),
+                columns: same("columns"),
+                selectable_fields: same("selectable"),
+            }
+        }
     }
 }
 
-/// Semantic equality treats empty and nil slices alike.
-fn normalize_empty(s: String) -> String {
-    let mut s = s.replace(":[]", ":null");
-    for key in [
-        "Properties",
-        "PatternProperties",
-        "Definitions",
-        "Dependencies",
-    ] {
-        s = s.replace(&format!("\"{key}\":{{}}"), &format!("\"{key}\":null"));
+/// Semantic equality treats empty and nil slices alike: `:[]` and empty `Properties`,
+/// `PatternProperties`, `Definitions` and `Dependencies` maps read as `null` (one pass;
+/// the patterns cannot overlap).
+fn normalize_empty(s: &str) -> String {
+    const PATTERNS: [(&str, &str); 5] = [
+        (":[]", ":null"),
+        ("\"Properties\":{}", "\"Properties\":null"),
+        ("\"PatternProperties\":{}", "\"PatternProperties\":null"),
+        ("\"Definitions\":{}", "\"Definitions\":null"),
+        ("\"Dependencies\":{}", "\"Dependencies\":null"),
+    ];
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    'scan: while let Some(at) = rest.find([':', '"']) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        for (from, to) in PATTERNS {
+            if let Some(after) = rest.strip_prefix(from) {
+                out.push_str(to);
+                rest = after;
+                continue 'scan;
+            }
+        }
+        out.push_str(&rest[..1]);
+        rest = &rest[1..];
     }
-    s
+    out.push_str(rest);
+    out
 }
 
 pub fn validate_metadata(d: &Defaulted, f: &mut Findings) {
@@ -1408,5 +1435,36 @@ fn request_uri_has_host_and_scheme(v: &str) -> bool {
     match gourl::parse(v) {
         Ok(u) => !u.scheme.is_empty() && !u.host.is_empty(),
         Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod normalize_tests {
+    use super::normalize_empty;
+
+    /// The one-pass normalization gives what replacing each pattern in turn gives.
+    #[test]
+    fn one_pass_normalization_matches_sequential_replacement() {
+        let sequential = |s: &str| {
+            let mut s = s.replace(":[]", ":null");
+            for key in [
+                "Properties",
+                "PatternProperties",
+                "Definitions",
+                "Dependencies",
+            ] {
+                s = s.replace(&format!("\"{key}\":{{}}"), &format!("\"{key}\":null"));
+            }
+            s
+        };
+        for text in [
+            "",
+            "{\"Required\":[],\"Properties\":{},\"PatternProperties\":{}}",
+            "{\"Definitions\":{},\"Dependencies\":{\"a\":[]},\"x\":\"::[]\"}",
+            "\"Properties\":{\"Properties\":{}}:[]:[]\"\"é:{}",
+            "{\"Enum\":[1],\"Items\":null}",
+        ] {
+            assert_eq!(normalize_empty(text), sequential(text), "{text}");
+        }
     }
 }

@@ -8,7 +8,9 @@
 //! follow an empty-width assertion. So we parse the Go syntax ourselves, with Go's error
 //! texts, and emit an equivalent pattern in the `regex` crate's syntax.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::{LazyLock, Mutex};
 
 use regex::Regex;
 
@@ -46,7 +48,28 @@ const MAX_REPEAT: u64 = 1000;
 
 /// Compiles a Go regular expression; the error is Go's `err.Error()` text, e.g.
 /// ``error parsing regexp: missing closing ]: `[a-z` ``.
+///
+/// Compiled patterns are cached for the process: CRDs repeat the same patterns many
+/// times (condition types, names, quantities), CRD validation and the resource
+/// validators both compile them, and building a regex costs far more than a lookup.
 pub fn compile_go(pattern: &str) -> Result<Regex, String> {
+    /// Entries kept at most (patterns are short; this bounds memory on hostile input).
+    const CACHE_CAPACITY: usize = 4096;
+    type Cache = HashMap<String, Result<Regex, String>>;
+    static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
+    if let Some(hit) = CACHE.lock().ok().and_then(|c| c.get(pattern).cloned()) {
+        return hit;
+    }
+    let compiled = compile_uncached(pattern);
+    if let Ok(mut cache) = CACHE.lock()
+        && cache.len() < CACHE_CAPACITY
+    {
+        cache.insert(pattern.to_string(), compiled.clone());
+    }
+    compiled
+}
+
+fn compile_uncached(pattern: &str) -> Result<Regex, String> {
     let translated = translate(pattern).map_err(|e| e.to_string())?;
     regex::RegexBuilder::new(&translated)
         .size_limit(64 << 20)

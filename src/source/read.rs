@@ -82,7 +82,7 @@ fn read_limited(reader: impl Read, max_size: u64) -> Result<Vec<u8>, ReadError> 
 /// Validates text: NUL bytes mean binary; otherwise it must be UTF-8. A UTF-8 byte
 /// order mark is allowed (YAML permits it) and kept, so offsets stay file offsets.
 pub fn into_text(bytes: Vec<u8>) -> Result<String, ReadError> {
-    if let Some(offset) = bytes.iter().position(|b| *b == 0) {
+    if let Some(offset) = memchr::memchr(0, &bytes) {
         return Err(ReadError::Binary { offset });
     }
     String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8 {

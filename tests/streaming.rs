@@ -1,0 +1,113 @@
+//! The streaming `check` pipeline (src/check/pipeline.rs): CRD files are found by a
+//! text scan, other files are checked one by one; the result must not depend on that
+//! shortcut, on where CRDs and resources sit, or on the number of threads.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.example.com
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer, maximum: 10}
+"#;
+
+fn gadget(name: &str, size: i64) -> String {
+    format!(
+        "apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: {name}\nspec:\n  size: {size}\n"
+    )
+}
+
+fn check(dir: &Path, args: &[&str], threads: &str) -> (String, i32) {
+    let output = Command::cargo_bin("crdlint")
+        .unwrap()
+        .current_dir(dir)
+        .env("RAYON_NUM_THREADS", threads)
+        .args(["check", "-o", "short", "--no-config"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        output.status.code().unwrap(),
+    )
+}
+
+/// A CRD whose kind is spelled with a YAML escape is not found by the text scan; the
+/// run notices it and starts over, so its resources are still checked.
+#[test]
+fn escaped_crd_kind_still_defines_the_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let escaped = CRD.replace(
+        "kind: CustomResourceDefinition",
+        "kind: \"Custom\\x52esourceDefinition\"",
+    );
+    assert!(!escaped.contains("CustomResourceDefinition"));
+    std::fs::write(dir.path().join("a-crd.yaml"), escaped).unwrap();
+    std::fs::write(dir.path().join("b-gadget.yaml"), gadget("big", 11)).unwrap();
+    let (out, status) = check(dir.path(), &["."], "2");
+    assert_eq!(
+        out,
+        "b-gadget.yaml:6:9: error[schema-violation]: spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10\n\
+         2 files, 2 documents (1 CRD, 1 custom resource): 1 error, 0 warnings\n"
+    );
+    assert_eq!(status, 1);
+}
+
+/// Resources in the CRD's own file, before and after it, and in other files before
+/// and after it in walk order, all resolve; output is the same on 1 and 2 threads.
+#[test]
+fn resources_resolve_wherever_they_are_and_output_is_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let mixed = format!(
+        "{}---\n{CRD}---\n{}",
+        gadget("before", 12),
+        gadget("after", 1)
+    );
+    std::fs::write(dir.path().join("m-mixed.yaml"), mixed).unwrap();
+    std::fs::write(dir.path().join("a-early.yaml"), gadget("early", 13)).unwrap();
+    std::fs::write(dir.path().join("z-late.yaml"), gadget("late", 14)).unwrap();
+    let expected = "a-early.yaml:6:9: error[schema-violation]: spec.size: Invalid value: 13: spec.size in body should be less than or equal to 10\n\
+         m-mixed.yaml:6:9: error[schema-violation]: spec.size: Invalid value: 12: spec.size in body should be less than or equal to 10\n\
+         z-late.yaml:6:9: error[schema-violation]: spec.size: Invalid value: 14: spec.size in body should be less than or equal to 10\n\
+         3 files, 5 documents (1 CRD, 4 custom resources): 3 errors, 0 warnings\n";
+    for threads in ["1", "2"] {
+        let (out, status) = check(dir.path(), &["."], threads);
+        assert_eq!(out, expected, "RAYON_NUM_THREADS={threads}");
+        assert_eq!(status, 1);
+    }
+}
+
+/// CRDs given with --crds resolve resources without being reported or counted; a
+/// --crds file without CRDs is still read (its YAML errors are reported).
+#[test]
+fn crds_sources_resolve_resources_without_being_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("vendor")).unwrap();
+    std::fs::write(dir.path().join("vendor/crd.yaml"), CRD).unwrap();
+    std::fs::write(dir.path().join("vendor/broken.yaml"), "a: [\n").unwrap();
+    std::fs::write(dir.path().join("gadget.yaml"), gadget("ok", 3)).unwrap();
+    let (out, status) = check(dir.path(), &["--crds", "vendor", "gadget.yaml"], "2");
+    assert_eq!(
+        out,
+        "vendor/broken.yaml:2:1: error[yaml-syntax]: while parsing a node, did not find expected node content\n\
+         1 file, 1 document (0 CRDs, 1 custom resource): 1 error, 0 warnings\n"
+    );
+    assert_eq!(status, 1);
+}
