@@ -37,8 +37,20 @@ impl Default for ParseOptions {
 /// the same way for the constructs rules use.
 const MAX_RECURSION_DEPTH: u16 = 250;
 
-/// Stack for the parser thread; enough for the recursion limit in debug builds.
-const PARSER_STACK: usize = 256 << 20;
+/// Stack the parser needs for the recursion limit in debug builds.
+pub const PARSER_STACK: usize = 256 << 20;
+
+thread_local! {
+    static BIG_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Declares that the calling thread was started with at least [`PARSER_STACK`] bytes
+/// of stack (e.g. the workers of a rayon pool built with it): parsing then runs on it
+/// directly instead of on a thread of its own (a thread per rule cost more than the
+/// parse: mmap, clone, page faults, a malloc arena).
+pub fn declare_parser_stack() {
+    BIG_STACK.with(|b| b.set(true));
+}
 
 /// Parses `text`; on failure the issues carry cel-go's messages and positions.
 pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
@@ -53,16 +65,20 @@ pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
             parser.parse_with_source_info(text)
         }))
     };
-    let parsed = std::thread::scope(|scope| {
-        match std::thread::Builder::new()
-            .name("cel-parse".into())
-            .stack_size(PARSER_STACK)
-            .spawn_scoped(scope, run)
-        {
-            Ok(handle) => handle.join().unwrap_or_else(Err),
-            Err(_) => Err(Box::new("parser thread") as Box<dyn std::any::Any + Send>),
-        }
-    });
+    let parsed = if BIG_STACK.with(|b| b.get()) {
+        run()
+    } else {
+        std::thread::scope(|scope| {
+            match std::thread::Builder::new()
+                .name("cel-parse".into())
+                .stack_size(PARSER_STACK)
+                .spawn_scoped(scope, run)
+            {
+                Ok(handle) => handle.join().unwrap_or_else(Err),
+                Err(_) => Err(Box::new("parser thread") as Box<dyn std::any::Any + Send>),
+            }
+        })
+    };
     let mut source = Source::new(text);
     let mut issues = Issues::new(text);
     let (expr, info) = match parsed {
