@@ -53,7 +53,40 @@ pub fn declare_parser_stack() {
 }
 
 /// Parses `text`; on failure the issues carry cel-go's messages and positions.
+///
+/// Results are cached for the process: a rule is parsed for CRD validation, for its
+/// cost, for defaults and for resources, and CRDs repeat rules (versions, channels of
+/// one project); the generated parser costs far more than a copy of the tree.
 pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
+    /// Rules longer than this are parsed each time (they are rare; this bounds memory).
+    const MAX_CACHED_TEXT: usize = 4096;
+    const CACHE_CAPACITY: usize = 16384;
+    type Key = (String, bool, bool, bool);
+    type Cache = std::collections::HashMap<Key, Result<Ast, Issues>>;
+    static CACHE: std::sync::LazyLock<std::sync::Mutex<Cache>> =
+        std::sync::LazyLock::new(Default::default);
+    if text.len() > MAX_CACHED_TEXT {
+        return parse_uncached(text, options);
+    }
+    let key = (
+        text.to_string(),
+        options.optional_syntax,
+        options.two_var_comprehensions,
+        options.sort_by,
+    );
+    if let Some(hit) = CACHE.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return hit;
+    }
+    let parsed = parse_uncached(text, options);
+    if let Ok(mut cache) = CACHE.lock()
+        && cache.len() < CACHE_CAPACITY
+    {
+        cache.insert(key, parsed.clone());
+    }
+    parsed
+}
+
+fn parse_uncached(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
     let parser = cel::Env::default()
         .with_optional_support(options.optional_syntax)
         .parser()
