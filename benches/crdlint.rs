@@ -47,6 +47,8 @@ fn run(mut command: Command, stdout: &Path, stderr: &Path) -> Usage {
         .stdout(std::fs::File::create(stdout).expect("stdout file"))
         .stderr(std::fs::File::create(stderr).expect("stderr file"));
     let start = Instant::now();
+    // Reaped below with wait4 (which also gives its resource usage), not Child::wait.
+    #[allow(clippy::zombie_processes)]
     let child = command.spawn().expect("spawn");
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value, and wait4 writes a full one.

@@ -614,3 +614,64 @@ properties:
         );
     }
 }
+
+#[test]
+fn a_cel_rule_that_would_run_for_hours_is_refused_on_create_and_stopped_at_run_time() {
+    // The CRD is rejected by the static cost estimate; its resource, checked anyway,
+    // stops at the per-call runtime limit instead of running 10^12 iterations.
+    let dir = tempfile::tempdir().unwrap();
+    let rule = "self.l.all(a, self.l.all(b, self.l.all(c, self.l.all(d, a + b + c + d >= 0))))";
+    let crd = write(
+        dir.path(),
+        "crd.yaml",
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: loops.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {{plural: loops, singular: loop, kind: Loop, listKind: LoopList}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: \"{rule}\"
+            properties:
+              l: {{type: array, maxItems: 1000, items: {{type: integer}}}}
+"
+        ),
+    );
+    let items: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
+    let cr = write(
+        dir.path(),
+        "cr.yaml",
+        format!(
+            "apiVersion: example.com/v1\nkind: Loop\nmetadata: {{name: x, namespace: default}}\nspec:\n  l: [{}]\n",
+            items.join(", ")
+        ),
+    );
+    let (out, status) = check_bounded("short", &[&crd, &cr], SMALL_MIB);
+    assert_eq!(status, 1);
+    let hint = "(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)";
+    let rule_field =
+        "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule";
+    assert_eq!(
+        out,
+        format!(
+            "{cr}:5:3: error[cel-runtime-error]: spec: Invalid value: \"object\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {rule}\n\
+             {crd}:14:7: error[cel-cost-total]: spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x {hint}\n\
+             {crd}:20:21: error[cel-cost-rule]: {rule_field}: Forbidden: estimated rule cost exceeds budget by factor of more than 100x {hint}\n\
+             {crd}:20:21: error[cel-cost-total]: {rule_field}: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema\n\
+             2 files, 2 documents (1 CRD, 1 custom resource): 4 errors, 0 warnings\n"
+        )
+    );
+}

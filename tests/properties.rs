@@ -704,6 +704,9 @@ proptest! {
         let crd = widgets();
         let options = Options { unknown_fields: UnknownFields::Ignore, rules: None };
         let outcome = crd.check(&object, &options);
+        // The generator can give two ports the same (name, protocol) key once protocol
+        // is defaulted; the server rejects those, so they are not valid widgets.
+        prop_assume!(!outcome.diagnostics.iter().any(|d| d.code == "duplicate-list-item"));
         let errors: Vec<&str> = outcome.diagnostics.iter().map(|d| d.message.as_str()).collect();
         prop_assert!(outcome.stored.is_some(), "{:?}", errors);
         let stored = outcome.stored.unwrap();

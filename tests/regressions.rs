@@ -31,3 +31,27 @@ fn a_block_scalar_as_the_document_spans_from_its_indicator() {
     assert_eq!(out.documents[0].root.span, Span::new(0, 5));
     assert_eq!(out.documents[0].root.style, ScalarStyle::Literal);
 }
+
+/// Hostile input (a 10 MB line): miette panicked ("Formatting argument out of range")
+/// padding a label past 65,535 columns. Lines over 1 KiB are not shown as snippets.
+#[test]
+fn a_finding_far_along_a_long_line_renders_without_a_snippet() {
+    use crdlint::check::Summary;
+    use crdlint::diag::Diagnostic;
+    use crdlint::report::{Format, render};
+    use crdlint::source::SourceFile;
+
+    let text = format!("a: \"{}\"\n", "x".repeat(70_000));
+    let file = SourceFile::new("long.yaml", text);
+    let d = Diagnostic::error("yaml-syntax", "boom")
+        .with_span(Span::new(70_004, 70_005))
+        .in_document(&file, 0);
+    let summary = Summary {
+        files: 1,
+        errors: 1,
+        ..Summary::default()
+    };
+    let out = render(Format::Human, &[d], &summary, false);
+    assert!(out.contains("long.yaml:1:70005: boom"), "{out}");
+    assert!(out.len() < 1000, "{out}");
+}

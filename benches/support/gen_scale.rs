@@ -292,7 +292,7 @@ spec:
         shard = h % 10,
         cpu = (h % 8 + 1) * 250,
         mem = (h % 16 + 1) * 64,
-        extra = if kind % 8 > 0 {
+        extra = if !kind.is_multiple_of(8) {
             format!("\n  extra0: value-{n}")
         } else {
             String::new()

@@ -14,12 +14,13 @@ cargo fuzz build -s none -O "$target"
 case $target in
   yaml_spans) dict=dict/yaml.dict; max_len=65536 ;;
   crd_validate) cat dict/yaml.dict dict/crd.dict > dict/.crd_all.dict; dict=dict/.crd_all.dict; max_len=65536 ;;
-  cel_rule) dict=dict/cel.dict; max_len=4096 ;;
+  cel_rule) dict=dict/cel.dict; max_len=4096; extra=-len_control=0 ;;
   cr_validate) cat dict/yaml.dict dict/crd.dict > dict/.crd_all.dict; dict=dict/.crd_all.dict; max_len=65536 ;;
   *) echo "unknown target $target" >&2; exit 2 ;;
 esac
 mkdir -p artifacts
+extra=${extra:-}
 exec "$CARGO_TARGET_DIR/x86_64-unknown-linux-gnu/release/$target" \
   -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
-  -dict="$dict" -print_final_stats=1 -artifact_prefix="artifacts/$target-" \
+  -dict="$dict" -print_final_stats=1 $extra -artifact_prefix="artifacts/$target-" \
   "corpus/$target"

@@ -257,11 +257,15 @@ struct Outcome {
     missed_crd: bool,
 }
 
+/// Per source of the scan pass: the classified objects of a CRD file, or the text of a
+/// file deferred to the check pass (`None`: read it again).
+type PendingSource = Result<Vec<(Document, TypeMeta)>, Option<String>>;
+
 /// One unit of the check pass, in input order.
 enum Task<'a> {
     ValidateCrd(&'a Document),
     /// A non-CRD document of a CRD file, already classified.
-    Object(Document, TypeMeta),
+    Object(Box<(Document, TypeMeta)>),
     /// A file of the check pass and its text when kept.
     File(&'a Source, Option<String>),
 }
@@ -281,7 +285,8 @@ impl Context<'_> {
                 diagnostics: self.validate_crd(doc),
                 ..Outcome::default()
             },
-            Task::Object(doc, meta) => {
+            Task::Object(object) => {
+                let (doc, meta) = *object;
                 let mut out = Outcome::default();
                 self.object(&doc, &meta, &mut out);
                 out
@@ -435,7 +440,7 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
     // CRD files whose findings are reported (their suppressions apply at the end).
     let mut crd_files: Vec<Arc<SourceFile>> = Vec::new();
     // Per source, in input order: the objects of a CRD file, or the deferred file.
-    let mut pending: Vec<Result<Vec<(Document, TypeMeta)>, Option<String>>> = Vec::new();
+    let mut pending: Vec<PendingSource> = Vec::new();
     for (source, scanned) in sources.iter().zip(scanned) {
         let loaded = match scanned {
             Scanned::Deferred(text) => {
@@ -487,7 +492,11 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
     }
     for (source, pending) in sources.iter().zip(pending) {
         match pending {
-            Ok(objects) => tasks.extend(objects.into_iter().map(|(d, m)| Task::Object(d, m))),
+            Ok(objects) => tasks.extend(
+                objects
+                    .into_iter()
+                    .map(|object| Task::Object(Box::new(object))),
+            ),
             Err(text) => tasks.push(Task::File(source, text)),
         }
     }

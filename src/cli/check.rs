@@ -81,8 +81,9 @@ pub struct CheckArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 32 * 1024 * 1024)]
     pub max_file_size: u64,
 
-    /// Refuse documents nested deeper than this (at most 1000: the checks after
-    /// loading stop there, and deeper trees would overflow the stack).
+    /// Refuse documents nested deeper than this.
+    // At most 1000 (docs/limits.md): the checks after loading stop there, and deeper
+    // trees would overflow the stack.
     #[arg(
         long,
         value_name = "N",
