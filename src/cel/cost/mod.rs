@@ -280,8 +280,12 @@ impl NodeContext<'_> {
 /// and cloning it per rule made the cost check quadratic in the schema size.
 #[derive(Default)]
 pub(crate) struct DeclCache {
-    types: RefCell<HashMap<(*const Structural, bool), Option<Rc<DeclType>>>>,
+    types: RefCell<HashMap<DeclKey, Option<Rc<DeclType>>>>,
 }
+
+/// A schema node (by address: the cache lives only while the schema is borrowed) and
+/// whether it is the resource root.
+type DeclKey = (*const Structural, bool);
 
 impl DeclCache {
     fn get(&self, node: &Structural, is_resource_root: bool) -> Option<DeclRef> {
