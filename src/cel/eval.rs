@@ -55,6 +55,9 @@ pub struct EvalOutcome {
     /// Ratcheted failures: the server returns them as warnings (`Warning: <error>`).
     pub warnings: Vec<Diagnostic>,
     pub not_evaluated: Vec<NotEvaluated>,
+    /// The per-object budget left after evaluation, as the server's validator returns
+    /// it (`-1` once it ran out or a rule hit the per-call limit).
+    pub remaining_budget: i64,
 }
 
 /// How to evaluate.
@@ -111,7 +114,10 @@ pub fn evaluate_with(
             }
         }
     }
-    let mut out = EvalOutcome::default();
+    let mut out = EvalOutcome {
+        remaining_budget: options.cost_budget,
+        ..EvalOutcome::default()
+    };
     all_of_rules(root, &FieldPath::empty(), &mut out.not_evaluated, 0);
     if by_node.is_empty() {
         return out;
@@ -136,6 +142,8 @@ pub fn evaluate_with(
         per_call_limit: options.per_call_limit,
     };
     w.validate(root, object, old, &FieldPath::empty(), ratchet, true, 0);
+    let remaining = w.budget;
+    out.remaining_budget = remaining;
     out
 }
 

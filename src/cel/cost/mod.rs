@@ -481,4 +481,6 @@ fn display_data(d: &str) -> &str {
 }
 
 #[cfg(test)]
+mod runtime_tests;
+#[cfg(test)]
 mod tests;
