@@ -354,6 +354,8 @@ pub(crate) fn node_context<'a>(
                 data = format!("{}[*]", display_data(&data));
                 (child, decl.as_ref().and_then(|d| d.elem().cloned()))
             }
+            // Rules inside allOf are never compiled (or costed) when a CRD is created.
+            SchemaStep::AllOf(_) => return None,
         };
         let parent_in_scope = in_scope;
         in_scope = in_scope || !child.x_validations.is_empty();
