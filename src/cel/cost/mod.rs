@@ -450,6 +450,8 @@ pub(crate) fn node_context_cached<'a>(
                 data = format!("{}[*]", display_data(&data));
                 (child, decl.as_ref().and_then(|d| d.down(DeclHop::Elem)))
             }
+            // Rules inside allOf are never compiled (or costed) when a CRD is created.
+            SchemaStep::AllOf(_) => return None,
         };
         let parent_in_scope = in_scope;
         in_scope = in_scope || !child.x_validations.is_empty();

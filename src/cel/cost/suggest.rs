@@ -217,6 +217,7 @@ pub(crate) fn node_at<'a>(root: &'a Structural, steps: &[SchemaStep]) -> Option<
                 Some(StructuralOrBool::Structural(ap)) => ap,
                 _ => return None,
             },
+            SchemaStep::AllOf(_) => cur,
         };
     }
     Some(cur)
@@ -236,6 +237,7 @@ fn node_at_mut<'a>(root: &'a mut Structural, steps: &[SchemaStep]) -> Option<&'a
                 Some(StructuralOrBool::Structural(ap)) => ap,
                 _ => return None,
             },
+            SchemaStep::AllOf(_) => cur,
         };
     }
     Some(cur)
@@ -260,6 +262,7 @@ pub fn describe(root: &Structural, steps: &[SchemaStep], base: &FieldPath) -> (F
                 path = path.child("items");
                 data = format!("{}[*]", if data.is_empty() { "<root>" } else { &data });
             }
+            SchemaStep::AllOf(i) => path = path.child("allOf").index(*i),
             SchemaStep::AdditionalProperties => {
                 path = path.child("additionalProperties");
                 data = format!("{}[*]", if data.is_empty() { "<root>" } else { &data });
