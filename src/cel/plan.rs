@@ -8,6 +8,8 @@
 //!   reported (`int('x')`, `uint(-1)`, `bool(dyn(1))`);
 //! - an index that is a constant must be a string, int, uint, bool or double
 //!   (`x[null]` → `invalid qualifier type: types.Null`);
+//! - constant regular expressions of `matches`, `find` and `findAll` are compiled
+//!   (`error parsing regexp: missing closing ]: ...`);
 //! - a type name the checker resolves but the runtime does not know (`timestamp`,
 //!   `duration`, some protobuf well-known types) cannot be referenced.
 //!
@@ -136,6 +138,16 @@ impl Planner<'_> {
                 let mut consts = Vec::with_capacity(args.len());
                 for a in args {
                     consts.push(self.plan(a, d)?);
+                }
+                // Constant patterns of `matches` (cel-go) and of the Kubernetes `find` and
+                // `findAll` are compiled with the program.
+                let pattern = match (function.as_str(), target.is_some(), consts.as_slice()) {
+                    ("matches" | "find" | "findAll", true, [Some(Const::String(p)), ..]) => Some(p),
+                    ("matches", false, [_, Some(Const::String(p))]) => Some(p),
+                    _ => None,
+                };
+                if let Some(p) = pattern {
+                    crate::schema::regex::compile_go(p)?;
                 }
                 match (function.as_str(), consts.as_slice()) {
                     ("_[_]" | "_[?_]", [_, Some(index)]) => match index.bad_qualifier() {
