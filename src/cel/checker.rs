@@ -23,32 +23,18 @@ pub trait TypeProvider {
     fn field_type(&self, type_name: &str, field: &str) -> Option<Type>;
 }
 
-/// A provider knowing only the library object types.
+/// A provider knowing no object types. The object types of the Kubernetes libraries
+/// (`kubernetes.URL`, `kubernetes.Quantity`, …) are unknown to the server's type
+/// provider too: selecting a field of one is an `unexpected failed resolution`.
 pub struct NoTypes;
 
 impl TypeProvider for NoTypes {
-    fn has_struct(&self, name: &str) -> bool {
-        is_library_type(name)
+    fn has_struct(&self, _: &str) -> bool {
+        false
     }
     fn field_type(&self, _: &str, _: &str) -> Option<Type> {
         None
     }
-}
-
-/// Object types declared by the Kubernetes libraries (they have no fields).
-pub fn is_library_type(name: &str) -> bool {
-    matches!(
-        name,
-        "kubernetes.URL"
-            | "kubernetes.Quantity"
-            | "kubernetes.Semver"
-            | "kubernetes.NamedFormat"
-            | "kubernetes.authorization.Authorizer"
-            | "kubernetes.authorization.PathCheck"
-            | "kubernetes.authorization.GroupCheck"
-            | "kubernetes.authorization.ResourceCheck"
-            | "kubernetes.authorization.Decision"
-    )
 }
 
 /// What an identifier or call node resolved to.

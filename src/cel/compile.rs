@@ -565,6 +565,9 @@ impl Walker<'_> {
                             .unwrap_or_default(),
                     ),
                 );
+                // The server learns whether the rule uses oldSelf only from a
+                // checked rule: for a failed one, optionalOldSelf is "not used".
+                optional_old_self_unused(rule, rpath, r);
                 return;
             }
             Ok(c) => c,
@@ -583,15 +586,32 @@ impl Walker<'_> {
                     checked.output_type()
                 )),
             );
+            optional_old_self_unused(rule, rpath, r);
             return;
         }
         let uses_old_self = checked
             .refs
             .values()
             .any(|r| matches!(r, Reference::Ident(n) if n == "oldSelf"));
+        // The server builds the program before it compiles the messageExpression; a
+        // planning failure leaves the rule without program and cost.
+        let plan_error = super::plan::first_error(&checked);
+        if let Some(e) = &plan_error {
+            r.diagnostics.push(invalid(
+                CEL_COMPILE,
+                &rpath.child("rule"),
+                &value,
+                &format!("program instantiation failed: {e}"),
+                rule_span,
+            ));
+        }
         let mut message_expression = None;
         let mut ok = true;
-        if let Some(me) = rule.message_expression.as_deref().filter(|m| !m.is_empty()) {
+        if let Some(me) = rule
+            .message_expression
+            .as_deref()
+            .filter(|m| !m.is_empty() && plan_error.is_none())
+        {
             let me_span = rule
                 .message_expression_node
                 .as_ref()
@@ -620,7 +640,19 @@ impl Walker<'_> {
                     ));
                     ok = false;
                 }
-                Ok(c) => message_expression = Some(c),
+                Ok(c) => match super::plan::first_error(&c) {
+                    Some(e) => {
+                        r.diagnostics.push(invalid(
+                            CEL_COMPILE,
+                            &rpath.child("messageExpression"),
+                            &value,
+                            &format!("messageExpression instantiation failed: {e}"),
+                            me_span,
+                        ));
+                        ok = false;
+                    }
+                    None => message_expression = Some(c),
+                },
             }
         }
         if uses_old_self {
@@ -637,18 +669,8 @@ impl Walker<'_> {
                 );
                 ok = false;
             }
-        } else if let Some(v) = rule.optional_old_self {
-            let f = rpath.child("optionalOldSelf");
-            let err = crate::diag::FieldError::invalid(
-                f,
-                v,
-                "may not be set if oldSelf is not used in rule",
-            );
-            r.diagnostics.push(Diagnostic::from_field_error(
-                CEL_TRANSITION_RULE,
-                &err,
-                rule.optional_old_self_span.unwrap_or(rule.span),
-            ));
+        } else {
+            optional_old_self_unused(rule, rpath, r);
         }
         let normalized_field_path = rule
             .field_path
@@ -657,6 +679,9 @@ impl Walker<'_> {
             .and_then(|p| valid_field_path(p, s).ok())
             .map(|(p, _)| p);
         let _ = ok;
+        if plan_error.is_some() {
+            return;
+        }
         r.program = Some(Arc::new(RuleProgram {
             rule: checked,
             message_expression,
@@ -664,6 +689,21 @@ impl Walker<'_> {
             normalized_field_path,
             env: self.env.clone(),
         }));
+    }
+}
+
+/// `optionalOldSelf` set on a rule that (as far as the server knows) does not use
+/// `oldSelf`.
+fn optional_old_self_unused(rule: &ValidationRule, rpath: &FieldPath, r: &mut RuleCompileResult) {
+    if let Some(v) = rule.optional_old_self {
+        let f = rpath.child("optionalOldSelf");
+        let err =
+            crate::diag::FieldError::invalid(f, v, "may not be set if oldSelf is not used in rule");
+        r.diagnostics.push(Diagnostic::from_field_error(
+            CEL_TRANSITION_RULE,
+            &err,
+            rule.optional_old_self_span.unwrap_or(rule.span),
+        ));
     }
 }
 

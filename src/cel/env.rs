@@ -220,19 +220,26 @@ impl Env {
             };
             env.idents.insert(name.to_string(), Type::type_of(t));
         };
-        library_type(&mut env, "kubernetes.URL", false);
-        if v.at_least(28) {
-            library_type(&mut env, "kubernetes.Quantity", false);
-        }
+        // The object types of the URL, quantity, format and semver libraries have no
+        // type name the server's checker resolves (`kubernetes.URL` is an undeclared
+        // reference there); the opaque IP and CIDR types do.
         if v.at_least(30) {
             library_type(&mut env, "net.IP", true);
             library_type(&mut env, "net.CIDR", true);
         }
-        if v.at_least(31) {
-            library_type(&mut env, "kubernetes.NamedFormat", false);
-        }
-        if v.at_least(33) {
-            library_type(&mut env, "kubernetes.Semver", false);
+        // Names the Kubernetes type provider and the protobuf registry resolve for the
+        // checker, although the program planner then refuses them
+        // (`crate::cel::plan::UNPLANNABLE_TYPE_IDENTS`).
+        for (name, t) in [
+            ("timestamp", "timestamp"),
+            ("duration", "duration"),
+            ("google.protobuf.Any", "any"),
+            ("google.protobuf.Value", "dyn"),
+            ("google.protobuf.Struct", "map(string, dyn)"),
+            ("google.protobuf.ListValue", "list(dyn)"),
+        ] {
+            env.idents
+                .insert(name.to_string(), Type::type_of(parse_type(t)));
         }
         env.declare(URLS);
         env.declare(REGEX);

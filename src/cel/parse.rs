@@ -275,6 +275,40 @@ impl Converter<'_> {
         }
     }
 
+    /// cel-go's grammar makes the sign part of a number literal (`-1` is one literal
+    /// token pair), so the literal starts at the `-`; the crate places it at the digits.
+    fn place_negative_literal(&mut self, e: &cast::IdedExpr) {
+        // A zero keeps no sign in its value: then the `-` counts as the literal's sign
+        // where a binary minus cannot stand (after an operator, an opening bracket, a
+        // separator, or at the start).
+        let (negative, zero) = match &e.expr {
+            cast::Expr::Literal(cast::LiteralValue::Int(i)) => (*i.inner() < 0, *i.inner() == 0),
+            cast::Expr::Literal(cast::LiteralValue::Double(d)) => {
+                (d.inner().is_sign_negative(), *d.inner() == 0.0)
+            }
+            _ => (false, false),
+        };
+        let Some(start) = self.source.offset(e.id).filter(|_| negative || zero) else {
+            return;
+        };
+        let ws: &[char] = &[' ', '\t', '\n', '\r', '\x0c'];
+        let before = self.source.text.get(..start).unwrap_or("");
+        let trimmed = before.trim_end_matches(ws);
+        let Some(sign_at) = trimmed.strip_suffix('-').map(str::len) else {
+            return;
+        };
+        let unary_position = || {
+            trimmed[..sign_at]
+                .trim_end_matches(ws)
+                .chars()
+                .last()
+                .is_none_or(|c| "([{,:?!=<>&|+*/%".contains(c))
+        };
+        if negative || unary_position() {
+            self.source.offsets.insert(e.id, sign_at);
+        }
+    }
+
     /// A new node placed where `at` is (cel-go's macro-generated nodes).
     fn node(&mut self, at: ExprId, kind: ExprKind) -> Expr {
         let id = self.next_id;
@@ -295,6 +329,7 @@ impl Converter<'_> {
     fn convert(&mut self, e: &cast::IdedExpr) -> Expr {
         self.record(e.id);
         let id = e.id;
+        self.place_negative_literal(e);
         let kind = match &e.expr {
             cast::Expr::Unspecified => ExprKind::Literal(Literal::Null),
             cast::Expr::Literal(l) => ExprKind::Literal(match l {

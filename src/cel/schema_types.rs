@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use super::checker::{TypeProvider, is_library_type};
+use super::checker::TypeProvider;
 use super::types::Type;
 use crate::schema::structural::{Structural, StructuralOrBool};
 
@@ -382,7 +382,7 @@ impl TypeRegistry {
 
 impl TypeProvider for TypeRegistry {
     fn has_struct(&self, name: &str) -> bool {
-        self.structs.contains_key(name) || is_library_type(name)
+        self.structs.contains_key(name)
     }
 
     fn field_type(&self, type_name: &str, field: &str) -> Option<Type> {

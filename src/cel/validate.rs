@@ -42,7 +42,11 @@ pub fn validate(checked: &CheckedAst, env: &Env) -> Result<(), Issues> {
                     (super::gotime::MIN_UNIX_SECONDS..=super::gotime::MAX_UNIX_SECONDS).contains(i)
                 }
                 ("matches", Literal::String(s)) => crate::schema::regex::compile_go(s).is_ok(),
-                ("duration" | "timestamp" | "matches", _) => true,
+                // The validators evaluate the conversion: `duration(1)` (no runtime
+                // conversion from int) and `timestamp(null)`/`duration(null)` (null
+                // passes the checker as a protobuf message) fail.
+                ("duration" | "timestamp", _) => false,
+                ("matches", _) => true,
                 _ => return,
             };
             if !ok {
