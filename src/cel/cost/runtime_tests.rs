@@ -35,22 +35,31 @@ pub(crate) fn answer(case: &Value) -> Value {
         &FieldPath::root("spec.validation.openAPIV3Schema"),
     );
     let object = Node::from_json(&case["object"], Span::default());
+    let old = case.get("old").map(|o| Node::from_json(o, Span::default()));
     let budget = case["budget"].as_i64().unwrap_or(10_000_000);
     let run = |rules: &[RuleCompileResult], budget: i64| {
         let options = EvalOptions {
             cost_budget: budget,
             ..EvalOptions::default()
         };
-        let out = evaluate_with(&s, rules, &object, None, &options);
-        let errors: Vec<String> = out.diagnostics.iter().map(|d| d.message.clone()).collect();
+        let out = evaluate_with(&s, rules, &object, old.as_ref(), &options);
+        // The server's order across properties follows Go map iteration: compare sorted.
+        let mut errors: Vec<String> = out.diagnostics.iter().map(|d| d.message.clone()).collect();
+        errors.sort();
         let skipped: Vec<String> = out
             .not_evaluated
             .iter()
             .map(|n| format!("{}: {}", n.rule, n.reason))
             .collect();
-        (errors, budget - out.remaining_budget, skipped)
+        let warnings: Vec<String> = out.warnings.iter().map(|d| d.message.clone()).collect();
+        (
+            errors,
+            budget.checked_sub(out.remaining_budget).unwrap_or(-1),
+            skipped,
+            warnings,
+        )
     };
-    let (errors, total, mut skipped) = run(&compiled, budget);
+    let (errors, total, mut skipped, warnings) = run(&compiled, budget);
     let mut rules = Vec::new();
     for (i, r) in compiled.iter().enumerate() {
         let _ = i;
@@ -63,13 +72,15 @@ pub(crate) fn answer(case: &Value) -> Value {
             error_offset: r.error_offset,
             runtime_error: r.runtime_error.clone(),
         }];
-        let (errors, cost, _) = run(&one, i64::MAX);
+        let (errors, cost, _, _) = run(&one, i64::MAX);
+        // A rule stopped by the per-call limit leaves the budget at -1.
+        let cost = if cost < 0 { -1 } else { cost };
         rules.push(serde_json::json!({
             "path": node_path(&r.node), "index": r.index, "cost": cost, "errors": errors,
         }));
     }
     skipped.dedup();
-    serde_json::json!({"totalCost": total, "errors": errors, "rules": rules, "notEvaluated": skipped})
+    serde_json::json!({"totalCost": total, "errors": errors, "warnings": warnings, "rules": rules, "notEvaluated": skipped})
 }
 
 /// Differences between crdlint and the oracle, one line each.
@@ -101,10 +112,26 @@ pub(crate) fn differences(dir: &str) -> (usize, Vec<String>) {
                 got["totalCost"], want["totalCost"]
             ));
         }
-        if got["errors"] != want["errors"] {
+        let sorted = |v: &Value| {
+            let mut e: Vec<String> = v
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect();
+            e.sort();
+            e
+        };
+        if sorted(&got["errors"]) != sorted(&want["errors"]) {
             diffs.push(format!(
                 "{name}: errors\n  crdlint {}\n  server  {}",
                 got["errors"], want["errors"]
+            ));
+        }
+        if sorted(&got["warnings"]) != sorted(&want["warnings"]) {
+            diffs.push(format!(
+                "{name}: warnings\n  crdlint {}\n  server  {}",
+                got["warnings"], want["warnings"]
             ));
         }
         for w in want["rules"].as_array().into_iter().flatten() {
