@@ -203,11 +203,17 @@ pub fn run(args: &CheckArgs) -> u8 {
     };
     let color = format == Format::Human && args.color.enabled();
     let render = crate::check::timings::phase("render");
-    let text = report::render(format, &result.diagnostics, &result.summary, color);
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = std::io::BufWriter::with_capacity(64 << 10, std::io::stdout().lock());
     // A closed pipe (`crdlint check | head`) is not an error worth a panic.
-    let _ = stdout.write_all(text.as_bytes());
+    let _ = report::write(
+        format,
+        &result.diagnostics,
+        &result.summary,
+        color,
+        &mut stdout,
+    );
     let _ = stdout.flush();
+    drop(stdout);
     drop(render);
     crate::check::timings::report();
 

@@ -42,6 +42,21 @@ pub fn render(
     }
 }
 
+/// Writes diagnostics and the summary in `format` to `out`; JSON is streamed one
+/// diagnostic at a time (same bytes as [`render`]).
+pub fn write(
+    format: Format,
+    diagnostics: &[Diagnostic],
+    summary: &Summary,
+    color: bool,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Format::Json => json::write(out, diagnostics, summary),
+        _ => out.write_all(render(format, diagnostics, summary, color).as_bytes()),
+    }
+}
+
 /// `1 error`, `2 warnings`.
 pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
