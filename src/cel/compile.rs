@@ -552,7 +552,24 @@ impl Walker<'_> {
             .any(|r| matches!(r, Reference::Ident(n) if n == "oldSelf"));
         let mut message_expression = None;
         let mut ok = true;
-        if let Some(me) = rule.message_expression.as_deref().filter(|m| !m.is_empty()) {
+        // The program: constant conversions and regular expressions are evaluated
+        // now; a failure ends the rule's compilation (no cost, no messageExpression),
+        // but the transition-rule checks below still apply.
+        let instantiated = super::program::instantiate(&checked);
+        if let Err(e) = &instantiated {
+            r.diagnostics.push(invalid(
+                CEL_COMPILE,
+                &rpath.child("rule"),
+                &value,
+                &format!("program instantiation failed: {e}"),
+                rule_span,
+            ));
+        }
+        if let Some(me) = rule
+            .message_expression
+            .as_deref()
+            .filter(|m| !m.is_empty() && instantiated.is_ok())
+        {
             let me_span = rule
                 .message_expression_node
                 .as_ref()
@@ -567,6 +584,19 @@ impl Walker<'_> {
                         &rpath.child("messageExpression"),
                         &value,
                         &detail,
+                        me_span,
+                    ));
+                    ok = false;
+                }
+                Ok(c)
+                    if c.output_type() == Type::String
+                        && let Err(e) = super::program::instantiate(&c) =>
+                {
+                    r.diagnostics.push(invalid(
+                        CEL_COMPILE,
+                        &rpath.child("messageExpression"),
+                        &value,
+                        &format!("messageExpression instantiation failed: {e}"),
                         me_span,
                     ));
                     ok = false;
@@ -618,6 +648,9 @@ impl Walker<'_> {
             .and_then(|p| valid_field_path(p, s).ok())
             .map(|(p, _)| p);
         let _ = ok;
+        if instantiated.is_err() {
+            return;
+        }
         r.program = Some(Arc::new(RuleProgram {
             rule: checked,
             message_expression,

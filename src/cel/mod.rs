@@ -15,6 +15,7 @@ pub mod gotime;
 pub mod interp;
 pub mod library;
 pub mod parse;
+pub mod program;
 pub mod schema_types;
 pub mod types;
 pub mod validate;
