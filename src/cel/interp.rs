@@ -801,7 +801,8 @@ fn int_result(v: Option<i64>) -> R {
 }
 
 fn uint_result(v: Option<u64>) -> R {
-    v.map(Val::Uint).ok_or_else(|| err("integer overflow"))
+    v.map(Val::Uint)
+        .ok_or_else(|| err("unsigned integer overflow"))
 }
 
 fn as_str(v: &Val) -> Result<&str, EvalError> {
@@ -974,12 +975,12 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             Uint(u) => Ok(Uint(*u)),
             Int(i) => u64::try_from(*i)
                 .map(Uint)
-                .map_err(|_| err("integer overflow")),
+                .map_err(|_| err("unsigned integer overflow")),
             Double(d) => {
                 if d.is_finite() && *d >= 0.0 && *d < 1.8446744073709552e19 {
                     Ok(Uint(*d as u64))
                 } else {
-                    Err(err("integer overflow"))
+                    Err(err("unsigned integer overflow"))
                 }
             }
             String(s) => s
@@ -1045,11 +1046,13 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             Ok(Bool(re.is_match(s)))
         }
         ("find", [String(s), String(p)]) => {
-            let re = crate::schema::regex::compile_go(p).map_err(err)?;
+            let re = crate::schema::regex::compile_go(p)
+                .map_err(|e| err(format!("Illegal regex: {e}")))?;
             Ok(Val::str(re.find(s).map(|m| m.as_str()).unwrap_or("")))
         }
         ("findAll", [String(s), String(p), rest @ ..]) => {
-            let re = crate::schema::regex::compile_go(p).map_err(err)?;
+            let re = crate::schema::regex::compile_go(p)
+                .map_err(|e| err(format!("Illegal regex: {e}")))?;
             let limit = match rest.first() {
                 Some(Int(n)) if *n >= 0 => *n as usize,
                 Some(Int(_)) | None => usize::MAX,
