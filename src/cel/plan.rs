@@ -265,7 +265,10 @@ fn convert(f: &str, v: &Const) -> Result<Const, String> {
         ("string", Bytes(b)) => std::str::from_utf8(b)
             .map(|s| String(s.to_string()))
             .map_err(|_| "invalid UTF-8 in bytes, cannot convert to string".to_string()),
-        ("string", String(_) | Bool(_) | Double(_) | Duration | Int(_) | Timestamp | Uint(_)) => {
+        // The identity keeps the text: `matches(string('['))` compiles the pattern.
+        ("string", String(s)) => Ok(String(s.clone())),
+        // Other values always convert; their text (never an invalid pattern) is not kept.
+        ("string", Bool(_) | Double(_) | Duration | Int(_) | Timestamp | Uint(_)) => {
             Ok(String(std::string::String::new()))
         }
         ("bool", Bool(b)) => Ok(Bool(*b)),
