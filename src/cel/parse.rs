@@ -33,6 +33,20 @@ impl Default for ParseOptions {
     }
 }
 
+/// cel-go's texts for string and bytes literals whose escapes the lexer accepts but
+/// the unescaper refuses; the crate reports its own error value instead.
+fn literal_error_text(msg: String) -> String {
+    if msg.starts_with("invalid string literal: InvalidUnicode") {
+        "invalid unicode code point".to_string()
+    } else if msg.starts_with("invalid string literal: ")
+        || msg.starts_with("invalid bytes literal: ")
+    {
+        "unable to unescape string".to_string()
+    } else {
+        msg
+    }
+}
+
 /// Parser recursion limit; cel-go's default is 250, the `cel` crate counts nesting
 /// the same way for the constructs rules use.
 const MAX_RECURSION_DEPTH: u16 = 250;
@@ -70,7 +84,7 @@ pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
         Ok(Err(errors)) => {
             for e in errors.errors {
                 let offset = offset_of_line_col(text, e.pos.0, e.pos.1);
-                issues.push(CelError::at(&source, offset, e.msg));
+                issues.push(CelError::at(&source, offset, literal_error_text(e.msg)));
             }
             if issues.is_empty() {
                 issues.push(CelError::at(&source, Some(0), "Syntax error"));
