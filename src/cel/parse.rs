@@ -83,7 +83,15 @@ pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
         Ok(Ok(v)) => v,
         Ok(Err(errors)) => {
             for e in errors.errors {
-                let offset = offset_of_line_col(text, e.pos.0, e.pos.1);
+                let mut offset = offset_of_line_col(text, e.pos.0, e.pos.1);
+                // cel-go points at the backquote of an escaped field name; the crate at
+                // the selecting `.` (or `.?`) before it.
+                if e.msg == "unsupported syntax: '`'"
+                    && let Some(o) = offset
+                    && let Some(rel) = text.get(o..).and_then(|t| t.find('`'))
+                {
+                    offset = Some(o + rel);
+                }
                 issues.push(CelError::at(&source, offset, literal_error_text(e.msg)));
             }
             if issues.is_empty() {
