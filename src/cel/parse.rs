@@ -33,6 +33,62 @@ impl Default for ParseOptions {
     }
 }
 
+/// cel-go's texts for string and bytes literals whose escapes the lexer accepts but
+/// the unescaper refuses; the crate reports its own error value instead.
+fn literal_error_text(msg: String) -> String {
+    let msg = mismatched_input_text(msg);
+    if msg.starts_with("invalid string literal: InvalidUnicode") {
+        "invalid unicode code point".to_string()
+    } else if msg.starts_with("invalid string literal: ")
+        || msg.starts_with("invalid bytes literal: ")
+    {
+        "unable to unescape string".to_string()
+    } else {
+        msg
+    }
+}
+
+/// For a token that can neither be matched nor deleted, ANTLR's Go runtime names the
+/// tokens the enclosing rule was about to match (`<EOF>`, `')'`, `']'`); the crate's
+/// runtime adds every operator that could have continued the expression before it.
+fn mismatched_input_text(msg: String) -> String {
+    // A literal keyword where a field name must follow `.`.
+    for keyword in ["true", "false", "null"] {
+        if msg == format!("Syntax error: no viable alternative at input '.{keyword}'") {
+            return format!("Syntax error: mismatched input '{keyword}' expecting IDENTIFIER");
+        }
+    }
+    const CONTINUATIONS: &[&str] = &[
+        "'=='", "'!='", "'in'", "'<'", "'<='", "'>='", "'>'", "'&&'", "'||'", "'['", "'.'", "'-'",
+        "'?'", "'+'", "'*'", "'/'", "'%'", "','",
+    ];
+    let Some((head, set)) = msg
+        .strip_prefix("Syntax error: mismatched input ")
+        .and_then(|rest| rest.rsplit_once(" expecting {"))
+    else {
+        return msg;
+    };
+    let Some(set) = set.strip_suffix('}') else {
+        return msg;
+    };
+    let tokens: Vec<&str> = set.split(", ").collect();
+    if !tokens.contains(&"'=='") {
+        return msg;
+    }
+    let kept: Vec<&str> = tokens
+        .into_iter()
+        .filter(|t| !CONTINUATIONS.contains(t))
+        .collect();
+    match kept.as_slice() {
+        [] => msg,
+        [one] => format!("Syntax error: mismatched input {head} expecting {one}"),
+        many => format!(
+            "Syntax error: mismatched input {head} expecting {{{}}}",
+            many.join(", ")
+        ),
+    }
+}
+
 /// Parser recursion limit; cel-go's default is 250, the `cel` crate counts nesting
 /// the same way for the constructs rules use.
 const MAX_RECURSION_DEPTH: u16 = 250;
@@ -166,9 +222,30 @@ fn parse_uncached(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, bo
     let (expr, info) = match parsed {
         Ok(Ok(v)) => v,
         Ok(Err(errors)) => {
-            for e in errors.errors {
-                let offset = offset_of_line_col(text, e.pos.0, e.pos.1);
-                issues.push(CelError::at(&source, offset, e.msg));
+            // At one position cel-go lists the syntax error before the AST check that
+            // refuses the keyword (errors print sorted by position, stably).
+            let mut errors = errors.errors;
+            errors.sort_by_key(|e| e.msg == "unsupported ident kind");
+            for e in errors {
+                let mut offset = offset_of_line_col(text, e.pos.0, e.pos.1);
+                // cel-go points at the backquote of an escaped field name; the crate at
+                // the selecting `.` (or `.?`) before it.
+                if e.msg == "unsupported syntax: '`'"
+                    && let Some(o) = offset
+                    && let Some(rel) = text.get(o..).and_then(|t| t.find('`'))
+                {
+                    offset = Some(o + rel);
+                }
+                // A keyword after `.?` is reported at the keyword, like the syntax error
+                // beside it.
+                if e.msg == "unsupported ident kind"
+                    && let Some(o) = offset
+                    && let Some(after) = text.get(o..).and_then(|t| t.strip_prefix(".?"))
+                {
+                    let skipped = after.len() - after.trim_start().len();
+                    offset = Some(o + 2 + skipped);
+                }
+                issues.push(CelError::at(&source, offset, literal_error_text(e.msg)));
             }
             if issues.is_empty() {
                 issues.push(CelError::at(&source, Some(0), "Syntax error"));
