@@ -113,7 +113,7 @@ fn is_set_element(v: &Val) -> bool {
     )
 }
 
-impl Interp<'_> {
+impl<'a> Interp<'a> {
     /// Adds a cost where cel-go's cost observer does, and stops past the limit.
     fn charge(&mut self, n: u64) -> Result<(), EvalError> {
         self.cost = self.cost.saturating_add(n);
@@ -137,7 +137,7 @@ impl Interp<'_> {
     }
 
     /// The single overload the checker resolved (the planner's overload id), else "".
-    fn overload(&self, e: &Expr) -> &str {
+    fn overload(&self, e: &Expr) -> &'a str {
         match self.checked.refs.get(&e.id) {
             Some(Reference::Function { overload_ids, .. }) if overload_ids.len() == 1 => {
                 &overload_ids[0]
@@ -571,10 +571,10 @@ impl Interp<'_> {
                 return contains(&set, &v);
             }
         }
-        let overload: String = match function {
-            "_==_" => "equals".into(),
-            "_!=_" => "not_equals".into(),
-            _ => self.overload(e).to_string(),
+        let overload: &str = match function {
+            "_==_" => "equals",
+            "_!=_" => "not_equals",
+            _ => self.overload(e),
         };
         let exprs: Vec<&Expr> = target.into_iter().chain(args).collect();
         // cel-go evaluates every argument of unary and binary calls; calls with more
@@ -602,7 +602,7 @@ impl Interp<'_> {
                 Some(Val::Bool(b)) => Val::Bool(*b),
                 _ => Val::Bool(true),
             }),
-            None => self.apply(function, target.is_some(), vals.clone(), e),
+            None => self.apply(function, target.is_some(), &vals, e),
         };
         let result = match result {
             Err(x) if fatal(&x) => return Err(x),
@@ -619,7 +619,7 @@ impl Interp<'_> {
             Err(x) => error_val(x),
         };
         let refs: Vec<&Val> = vals.iter().collect();
-        self.charge(runtime::call_cost(function, &overload, &refs, &rv))?;
+        self.charge(runtime::call_cost(function, overload, &refs, &rv))?;
         result
     }
 
@@ -642,7 +642,7 @@ impl Interp<'_> {
     }
 
     /// Calls a function on evaluated arguments.
-    fn apply(&mut self, function: &str, member: bool, vals: Vec<Val>, e: &Expr) -> R {
+    fn apply(&mut self, function: &str, member: bool, vals: &[Val], e: &Expr) -> R {
         let overloads: &[String] = match self.checked.refs.get(&e.id) {
             Some(Reference::Function { overload_ids, .. }) => overload_ids,
             _ => &[],
@@ -652,7 +652,7 @@ impl Interp<'_> {
         }
         // Set and map lists keep their semantics where they can show (equality,
         // `+`, and values passed through unchanged); elsewhere they are plain lists.
-        let vals: Vec<Val> = if matches!(
+        let keep = matches!(
             function,
             "_==_"
                 | "_!=_"
@@ -663,18 +663,25 @@ impl Interp<'_> {
                 | "or"
                 | "orValue"
                 | "value"
-        ) {
+        );
+        let converted: Vec<Val>;
+        let vals: &[Val] = if keep
+            || !vals
+                .iter()
+                .any(|v| matches!(v, Val::SetList(..) | Val::MapList(..)))
+        {
             vals
         } else {
-            vals.into_iter().map(Val::plain).collect()
+            converted = vals.iter().cloned().map(Val::plain).collect();
+            &converted
         };
         if matches!(function, "_==_" | "_!=_")
-            && let [x, y] = vals.as_slice()
+            && let [x, y] = vals
             && equality_error(x, y)
         {
             return Err(no_overload());
         }
-        call_function(function, member, &vals, overloads)
+        call_function(function, member, vals, overloads)
     }
 }
 
