@@ -5,9 +5,23 @@
 //! runtime cost tracking (the server's per-call limit must fail the same rules), it
 //! lacks the Kubernetes libraries, two-variable comprehensions and several extension
 //! functions, and its error texts are not cel-go's. Walking our own checked AST keeps
-//! one tree for checking, cost estimation and evaluation, counts a cost for every step
-//! (so evaluation always terminates: [`PER_CALL_LIMIT`]), and reports cel-go's runtime
+//! one tree for checking, cost estimation and evaluation, and reports cel-go's runtime
 //! errors (`no such key: x`, `division by zero`, `integer overflow`, …).
+//!
+//! Cost: the interpreter counts exactly what cel-go's cost observer counts
+//! (`interpreter/runtimecost.go` with the server's program options), so the cost of an
+//! evaluation is the server's `ActualCost` and the per-call limit stops the same
+//! evaluations at the same point ([`PER_CALL_LIMIT`]). That count follows cel-go's
+//! *plan*, not the syntax: a variable or a field chain (`self.a.b`) is one attribute
+//! costing 1 plus 1 per qualifier applied (an optional qualifier only when present); an
+//! attribute used as an index, a conditional's branch or inside `has()` does not pay
+//! its own 1; `has()` itself and `?:`, `&&`, `||`, `or`, `orValue` cost nothing; lists
+//! and maps of constants, type conversions of constants and `x in []` are folded to
+//! constants (free); `x in [constants]` is a free set lookup; other lists cost 10 and
+//! maps 30; every other call costs [`runtime::call_cost`] (with the Kubernetes
+//! library's and the `ext` libraries' trackers), including calls whose arguments
+//! failed. Errors are values as in cel-go: a comprehension keeps folding after a
+//! failing step, and both arguments of a binary call are evaluated.
 //!
 //! Functions not implemented yet return [`EvalError::Unsupported`]; callers report
 //! those rules as not evaluated instead of guessing a verdict.
@@ -21,8 +35,7 @@ use super::cost::runtime;
 use super::gotime;
 use super::value::Val;
 
-/// The server's per-call cost limit (`celconfig.PerCallLimit`).
-pub const PER_CALL_LIMIT: u64 = 1_000_000;
+pub use super::cost::runtime::PER_CALL_LIMIT;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum EvalError {
@@ -38,7 +51,7 @@ impl std::fmt::Display for EvalError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             EvalError::Message(m) => f.write_str(m),
-            EvalError::CostLimit => f.write_str("operation cancelled: actual cost limit exceeded"),
+            EvalError::CostLimit => f.write_str(runtime::COST_LIMIT_EXCEEDED),
             EvalError::Unsupported(m) => write!(f, "crdlint cannot evaluate {m} yet"),
         }
     }
