@@ -10,9 +10,12 @@
 use std::fs;
 use std::path::Path;
 
+use crdlint::cel::CrdRules;
+use crdlint::diag::Diagnostic;
 use crdlint::dryrun;
 use crdlint::model::crd;
-use crdlint::schema::resource::{CompiledCrd, Options};
+use crdlint::schema::resource::{CompiledCrd, Options, RuleEvaluator};
+use crdlint::schema::structural::Structural;
 use crdlint::source::yaml;
 use crdlint::source::{LineIndex, Node};
 
@@ -44,12 +47,44 @@ fn identity(doc: &Node) -> [String; 4] {
     ]
 }
 
+/// The CEL rules, evaluated as `crdlint check` does (for Kubernetes 1.35, the oracle).
+struct Cel(CrdRules);
+
+impl RuleEvaluator for Cel {
+    fn evaluate(&self, version: &str, schema: &Structural, object: &Node) -> Vec<Diagnostic> {
+        self.evaluate_update(version, schema, object, None)
+    }
+
+    fn evaluate_update(
+        &self,
+        version: &str,
+        schema: &Structural,
+        object: &Node,
+        old: Option<&Node>,
+    ) -> Vec<Diagnostic> {
+        let outcome = self.0.evaluate_update(version, schema, object, old);
+        assert!(
+            outcome.not_evaluated.is_empty(),
+            "{:?}",
+            outcome.not_evaluated
+        );
+        let mut d = outcome.diagnostics;
+        d.extend(outcome.warnings);
+        d
+    }
+}
+
 fn render(crd: &CompiledCrd, text: &str, doc: &Node, olds: &[Node]) -> String {
     let lines = LineIndex::new(text);
     let old = olds.iter().find(|o| identity(o) == identity(doc));
+    let cel = Cel(CrdRules::new(crdlint::cel::KubeVersion::new(1, 35)));
+    let options = Options {
+        rules: Some(&cel),
+        ..Options::default()
+    };
     let outcome = match old {
-        Some(old) => crd.check_update(doc, old, &Options::default()),
-        None => crd.check(doc, &Options::default()),
+        Some(old) => crd.check_update(doc, old, &options),
+        None => crd.check(doc, &options),
     };
     let mut out = String::new();
     for d in &outcome.diagnostics {
@@ -125,6 +160,14 @@ fn messages_by_document(text: &str, oracle: bool) -> Vec<Vec<String>> {
         docs.push(Vec::new());
     }
     for line in text.lines() {
+        // The caret snippet of a CEL compile error continues its message.
+        if line.starts_with(" | ") {
+            if let Some(last) = docs.last_mut().and_then(|d| d.last_mut()) {
+                last.push('\n');
+                last.push_str(line);
+            }
+            continue;
+        }
         if oracle {
             if line.starts_with("--- ") {
                 docs.push(Vec::new());

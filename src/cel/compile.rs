@@ -5,6 +5,7 @@
 //! of `self`/`oldSelf`, compilation with the server's error texts, and the transition
 //! rule restrictions.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::ast::Ast;
@@ -15,7 +16,7 @@ use super::schema_types::{DeclType, SELF_TYPE_NAME, TypeRegistry, escape, schema
 use super::types::Type;
 use crate::diag::{Diagnostic, FieldPath, gofmt};
 use crate::model::schema::ValidationRule;
-use crate::schema::structural::{Structural, StructuralOrBool};
+use crate::schema::structural::{NestedValueValidation, Structural, StructuralOrBool};
 use crate::source::Span;
 
 /// Reasons a rule may declare.
@@ -32,6 +33,9 @@ pub enum SchemaStep {
     Property(String),
     Items,
     AdditionalProperties,
+    /// The `allOf[i]` entry of the current schema: same value, other rules (only at
+    /// evaluation; the server forbids rules there when a CRD is created).
+    AllOf(usize),
 }
 
 /// A compiled rule, ready to evaluate.
@@ -58,6 +62,19 @@ pub struct RuleCompileResult {
     pub diagnostics: Vec<Diagnostic>,
     /// Character offset inside the rule string of the first compile error.
     pub error_offset: Option<usize>,
+    /// For rules inside `allOf` (compiled only when objects are validated): the
+    /// failure the server reports on every object instead of evaluating the rule.
+    pub runtime_error: Option<RuntimeCompileError>,
+}
+
+/// A compile failure of a rule compiled at validation time (rules inside `allOf`),
+/// reported as `<node path>: Invalid value: "<type>": <text>`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RuntimeCompileError {
+    /// The node has no CEL type: one error for the node, no rule runs.
+    Init(String),
+    /// This rule does not compile (`rule compile error: …`).
+    Rule(String),
 }
 
 crate::declare_codes! {
@@ -96,8 +113,15 @@ pub fn compile_rules_at(
     let mut walker = Walker {
         env: &env,
         out: &mut out,
+        with_rules: None,
+        all_of: false,
     };
     let scope = !root.x_validations.is_empty();
+    let mut with_rules = HashSet::new();
+    if !subtree_has_rules(root, &mut with_rules, 0) {
+        return out;
+    }
+    walker.with_rules = Some(&with_rules);
     walker.node(
         root,
         base,
@@ -111,42 +135,113 @@ pub fn compile_rules_at(
     out
 }
 
+/// Compiles the rules written inside `allOf` (at any depth under the structural
+/// spine) as the server's validator does when it validates objects
+/// (`schema/cel/validation.go`): each `allOf` entry is a set of extra rules for the
+/// same node, typed like the node; its `properties`/`items`/`additionalProperties`
+/// only reach children the node itself declares. Creating such a CRD is refused
+/// (`x-kubernetes-validations: Forbidden: must be empty to be structural`), so these
+/// results carry no CRD diagnostics; compile failures are in `runtime_error`.
+pub fn compile_all_of_rules(
+    root: &Structural,
+    version: KubeVersion,
+    base: &FieldPath,
+) -> Vec<RuleCompileResult> {
+    let env = Env::for_server(version);
+    let mut out = Vec::new();
+    // Every node is walked: `allOf` entries may sit where the spine has no rules.
+    let mut walker = Walker {
+        env: &env,
+        out: &mut out,
+        with_rules: None,
+        all_of: true,
+    };
+    walker.node(root, base, &mut Vec::new(), None, true, true, None, 0);
+    out
+}
+
 struct Walker<'a> {
     env: &'a Arc<Env>,
     out: &'a mut Vec<RuleCompileResult>,
+    /// The nodes with rules at or below them; the walk skips the others (`None`: walk
+    /// every node).
+    with_rules: Option<&'a HashSet<*const Structural>>,
+    /// Compile only the rules inside `allOf` (see [`compile_all_of_rules`]).
+    all_of: bool,
+}
+
+/// Whether `s` or a node below it has rules; such nodes are added to `set`.
+fn subtree_has_rules(s: &Structural, set: &mut HashSet<*const Structural>, depth: usize) -> bool {
+    if depth > 1000 {
+        return false;
+    }
+    let mut found = !s.x_validations.is_empty();
+    if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
+        found |= subtree_has_rules(ap, set, depth + 1);
+    }
+    for (_, prop) in &s.properties {
+        found |= subtree_has_rules(prop, set, depth + 1);
+    }
+    if let Some(items) = &s.items {
+        found |= subtree_has_rules(items, set, depth + 1);
+    }
+    if found {
+        set.insert(s as *const Structural);
+    }
+    found
 }
 
 impl Walker<'_> {
+    fn wanted(&self, s: &Structural) -> bool {
+        self.with_rules
+            .is_none_or(|set| set.contains(&(s as *const Structural)))
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn node(
         &mut self,
         s: &Structural,
         path: &FieldPath,
         steps: &mut Vec<SchemaStep>,
-        from_parent: Option<Option<DeclType>>,
+        from_parent: Option<Option<&DeclType>>,
         in_scope: bool,
         is_root: bool,
         uncorrelatable: Option<&FieldPath>,
         depth: usize,
     ) {
-        if depth > 1000 {
+        if depth > 1000 || !self.wanted(s) {
             return;
         }
-        // The type info of this node: from the parent's when possible, else converted.
-        let decl: Option<DeclType> = if in_scope {
+        // The type info of this node: from the parent's when possible (borrowed: the
+        // children's types are parts of it), else converted.
+        let converted: Option<DeclType>;
+        let decl: Option<&DeclType> = if in_scope {
             match from_parent {
                 Some(Some(d)) => Some(d),
-                _ => schema_decl_type(s, is_root || s.extensions.x_embedded_resource),
+                _ => {
+                    converted = schema_decl_type(s, is_root || s.extensions.x_embedded_resource);
+                    converted.as_ref()
+                }
             }
         } else {
             None
         };
-        if !s.x_validations.is_empty() {
-            self.rules(s, path, steps, decl.as_ref(), uncorrelatable);
+        if self.all_of {
+            if let Some(vv) = &s.value_validation {
+                for (i, a) in vv.all_of.iter().enumerate() {
+                    steps.push(SchemaStep::AllOf(i));
+                    self.nested(a, s, &path.child("allOf").index(i), steps, decl, depth + 1);
+                    steps.pop();
+                }
+            }
+        } else if !s.x_validations.is_empty() {
+            self.rules(s, path, steps, decl, uncorrelatable);
         }
-        if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
+        if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties
+            && self.wanted(ap)
+        {
             let child_scope = in_scope || !ap.x_validations.is_empty();
-            let child_decl = decl.as_ref().map(|d| d.elem().cloned());
+            let child_decl = decl.map(|d| d.elem());
             steps.push(SchemaStep::AdditionalProperties);
             self.node(
                 ap,
@@ -161,6 +256,9 @@ impl Walker<'_> {
             steps.pop();
         }
         for (name, prop) in &s.properties {
+            if !self.wanted(prop) {
+                continue;
+            }
             let map_type = s.extensions.x_map_type.as_deref();
             let correlatable = matches!(map_type, None | Some("granular") | Some("atomic"));
             let unc = if uncorrelatable.is_none() && !correlatable {
@@ -169,9 +267,11 @@ impl Walker<'_> {
                 None
             };
             let child_scope = in_scope || !prop.x_validations.is_empty();
-            let child_decl = decl
-                .as_ref()
-                .map(|d| escape(name).and_then(|e| d.field(&e)).map(|f| f.ty.clone()));
+            let child_decl = decl.map(|d| escape(name).and_then(|e| d.field(&e)).map(|f| &f.ty));
+            if self.all_of && escape(name).is_some() && !matches!(child_decl, Some(Some(_))) {
+                // Fields of unknown type are left out of CEL validation entirely.
+                continue;
+            }
             steps.push(SchemaStep::Property(name.clone()));
             self.node(
                 prop,
@@ -185,7 +285,7 @@ impl Walker<'_> {
             );
             steps.pop();
         }
-        if let Some(items) = &s.items {
+        if let Some(items) = s.items.as_deref().filter(|i| self.wanted(i)) {
             let unc =
                 if uncorrelatable.is_none() && s.extensions.x_list_type.as_deref() != Some("map") {
                     Some(path.clone())
@@ -193,7 +293,7 @@ impl Walker<'_> {
                     None
                 };
             let child_scope = in_scope || !items.x_validations.is_empty();
-            let child_decl = decl.as_ref().map(|d| d.elem().cloned());
+            let child_decl = decl.map(|d| d.elem());
             steps.push(SchemaStep::Items);
             self.node(
                 items,
@@ -206,6 +306,145 @@ impl Walker<'_> {
                 depth + 1,
             );
             steps.pop();
+        }
+    }
+
+    /// The rules of one `allOf` entry `n` on the node `node` (typed `decl`), then its
+    /// own `allOf`, `items`, `properties` and `additionalProperties`, each only where
+    /// the node has the same child.
+    fn nested(
+        &mut self,
+        n: &NestedValueValidation,
+        node: &Structural,
+        path: &FieldPath,
+        steps: &mut Vec<SchemaStep>,
+        decl: Option<&DeclType>,
+        depth: usize,
+    ) {
+        if depth > 1000 {
+            return;
+        }
+        if !n.x_validations.is_empty() {
+            self.nested_rules(n, node, path, steps, decl);
+        }
+        for (i, a) in n.value_validation.all_of.iter().enumerate() {
+            steps.push(SchemaStep::AllOf(i));
+            self.nested(
+                a,
+                node,
+                &path.child("allOf").index(i),
+                steps,
+                decl,
+                depth + 1,
+            );
+            steps.pop();
+        }
+        let elem = decl.and_then(|d| d.elem().cloned());
+        if let (Some(ni), Some(si)) = (&n.items, &node.items) {
+            steps.push(SchemaStep::Items);
+            self.nested(
+                ni,
+                si,
+                &path.child("items"),
+                steps,
+                elem.as_ref(),
+                depth + 1,
+            );
+            steps.pop();
+        }
+        for (name, np) in &n.properties {
+            let Some(sp) = node.property(name) else {
+                continue;
+            };
+            let child_decl = match escape(name) {
+                Some(e) => match decl.and_then(|d| d.field(&e)) {
+                    Some(f) => Some(f.ty.clone()),
+                    None => continue,
+                },
+                None => match schema_decl_type(sp, sp.extensions.x_embedded_resource) {
+                    Some(d) => Some(d),
+                    None => continue,
+                },
+            };
+            steps.push(SchemaStep::Property(name.clone()));
+            self.nested(
+                np,
+                sp,
+                &path.child("properties").key(name),
+                steps,
+                child_decl.as_ref(),
+                depth + 1,
+            );
+            steps.pop();
+        }
+        if let (Some(na), Some(StructuralOrBool::Structural(sa))) =
+            (&n.additional_properties, &node.additional_properties)
+        {
+            steps.push(SchemaStep::AdditionalProperties);
+            self.nested(
+                na,
+                sa,
+                &path.child("additionalProperties"),
+                steps,
+                elem.as_ref(),
+                depth + 1,
+            );
+            steps.pop();
+        }
+    }
+
+    /// Compiles the rules of an `allOf` entry as the server's validator does: no
+    /// entry-level checks (message, reason, fieldPath) and no transition-rule
+    /// restrictions, only compilation; failures become [`RuntimeCompileError`]s.
+    fn nested_rules(
+        &mut self,
+        n: &NestedValueValidation,
+        node: &Structural,
+        path: &FieldPath,
+        steps: &[SchemaStep],
+        decl: Option<&DeclType>,
+    ) {
+        let list_path = path.child("x-kubernetes-validations");
+        let Some(decl) = decl else {
+            self.out.push(RuleCompileResult {
+                node: steps.to_vec(),
+                index: 0,
+                field: list_path.index(0).child("rule"),
+                program: None,
+                diagnostics: Vec::new(),
+                error_offset: None,
+                runtime_error: Some(RuntimeCompileError::Init(
+                    "rule compiler initialization error: failed to convert to declType for CEL validation rules".into(),
+                )),
+            });
+            return;
+        };
+        let mut registry = TypeRegistry::new(self.env.version >= KubeVersion::new(1, 31));
+        let self_type = registry.declare(decl, SELF_TYPE_NAME);
+        for (i, rule) in n.x_validations.iter().enumerate() {
+            let rpath = list_path.index(i);
+            let mut r = RuleCompileResult {
+                node: steps.to_vec(),
+                index: i,
+                field: rpath.child("rule"),
+                program: None,
+                diagnostics: Vec::new(),
+                error_offset: None,
+                runtime_error: None,
+            };
+            self.compile_one(node, rule, &rpath, &self_type, &registry, None, &mut r);
+            if r.program.is_none() {
+                r.runtime_error = r
+                    .diagnostics
+                    .iter()
+                    .find(|d| d.field.as_deref() == Some(r.field.to_string().as_str()))
+                    .and_then(|d| d.detail.clone())
+                    .map(|d| RuntimeCompileError::Rule(format!("rule compile error: {d}")));
+            }
+            // The CRD-side diagnostics do not apply: the server refuses the rules
+            // themselves when the CRD is created.
+            r.diagnostics.clear();
+            self.out.push(r);
         }
     }
 
@@ -229,6 +468,7 @@ impl Walker<'_> {
                 program: None,
                 diagnostics: Vec::new(),
                 error_offset: None,
+                runtime_error: None,
             };
             for d in rule_field_checks(s, rule, &rpath) {
                 schema_errors = true;

@@ -20,19 +20,28 @@
 //! - Ratcheting (`CRDValidationRatcheting`, on by default): on update, a failure of a
 //!   rule without `oldSelf` on a value equal to its old value (or under an unchanged
 //!   correlatable ancestor) is a warning instead of an error.
+//! - Rules inside `allOf` (compiled by [`super::compile::compile_all_of_rules`]) run
+//!   after the node's own rules on the same value and field path, before the node's
+//!   children; their `properties`/`items`/`additionalProperties` reach only children
+//!   the node declares; they are ratcheted only through an unchanged correlatable
+//!   ancestor; compile failures are reported on every object. None of this happens
+//!   unless the structural schema itself has rules (the server builds no validator
+//!   otherwise). Rules in `anyOf`/`oneOf`/`not` never run. (The server refuses to
+//!   create a CRD with rules in any of these places; CRDs loaded from files may have
+//!   them.)
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::compile::{
     CEL_RULE_FAILED, CEL_RULE_RATCHETED, CEL_RUNTIME_ERROR, RuleCompileResult, RuleProgram,
-    SchemaStep,
+    RuntimeCompileError, SchemaStep,
 };
 use super::interp::{self, EvalError, PER_CALL_LIMIT};
 use super::value::{Val, from_node, from_resource_node};
 use crate::diag::{BadValue, Diagnostic, ErrorType, FieldError, FieldPath, Severity};
 use crate::model::schema::ValidationRule;
-use crate::schema::structural::{Structural, StructuralOrBool};
+use crate::schema::structural::{NestedValueValidation, Structural, StructuralOrBool};
 use crate::source::{Node, Span, Value as NodeValue};
 
 /// The server's per-object budget (`celconfig.RuntimeCELCostBudget`).
@@ -101,25 +110,32 @@ pub fn evaluate_with(
     old: Option<&Node>,
     options: &EvalOptions,
 ) -> EvalOutcome {
-    let mut by_node: HashMap<&[SchemaStep], Vec<(usize, &Arc<RuleProgram>)>> = HashMap::new();
+    let mut by_node: HashMap<&[SchemaStep], Vec<(usize, Entry<'_>)>> = HashMap::new();
     let mut prefixes: HashSet<&[SchemaStep]> = HashSet::new();
     for r in compiled {
-        if let Some(p) = &r.program {
-            by_node
-                .entry(r.node.as_slice())
-                .or_default()
-                .push((r.index, p));
-            for n in 0..=r.node.len() {
-                prefixes.insert(&r.node[..n]);
-            }
+        let entry = match (&r.program, &r.runtime_error) {
+            (Some(p), _) => Entry::Program(p),
+            (None, Some(e)) => Entry::CompileError(e),
+            (None, None) => continue,
+        };
+        by_node
+            .entry(r.node.as_slice())
+            .or_default()
+            .push((r.index, entry));
+        for n in 0..=r.node.len() {
+            prefixes.insert(&r.node[..n]);
         }
     }
     let mut out = EvalOutcome {
         remaining_budget: options.cost_budget,
         ..EvalOutcome::default()
     };
-    all_of_rules(root, &FieldPath::empty(), &mut out.not_evaluated, 0);
-    if by_node.is_empty() {
+    // The server builds its validator only when the structural schema itself (not
+    // only an `allOf`) has rules; rules inside `allOf` then run with it.
+    let spine_rules = compiled
+        .iter()
+        .any(|r| !r.node.iter().any(|s| matches!(s, SchemaStep::AllOf(_))));
+    if by_node.is_empty() || !spine_rules {
         return out;
     }
     let ratchet = match old {
@@ -141,61 +157,70 @@ pub fn evaluate_with(
         budget: options.cost_budget,
         per_call_limit: options.per_call_limit,
     };
-    w.validate(root, object, old, &FieldPath::empty(), ratchet, true, 0);
-    let remaining = w.budget;
-    out.remaining_budget = remaining;
+    w.validate(
+        root,
+        Rules::Spine(root),
+        object,
+        old,
+        &FieldPath::empty(),
+        ratchet,
+        true,
+        0,
+    );
+    out.remaining_budget = w.budget;
     out
 }
 
-/// Rules inside `allOf` (compiled and evaluated by the server at validation time only):
-/// not evaluated yet, and said so.
-fn all_of_rules(s: &Structural, path: &FieldPath, out: &mut Vec<NotEvaluated>, depth: usize) {
-    use crate::schema::structural::NestedValueValidation;
-    fn nested(
-        n: &NestedValueValidation,
-        path: &FieldPath,
-        out: &mut Vec<NotEvaluated>,
-        depth: usize,
-    ) {
-        if depth > 1000 {
-            return;
-        }
-        for r in &n.x_validations {
-            out.push(NotEvaluated {
-                field: path.clone(),
-                rule: r.rule.clone(),
-                reason: "crdlint cannot evaluate rules inside allOf yet".into(),
-            });
-        }
-        for a in &n.value_validation.all_of {
-            nested(a, path, out, depth + 1);
-        }
-        if let Some(i) = &n.items {
-            nested(i, &path.child("items"), out, depth + 1);
-        }
-        for (k, p) in &n.properties {
-            nested(p, &path.child(k), out, depth + 1);
-        }
-        if let Some(a) = &n.additional_properties {
-            nested(a, &path.child("additionalProperties"), out, depth + 1);
+/// What the walker runs at a node: a compiled rule, or the compile failure the server
+/// reports in its place (rules inside `allOf` are compiled only at validation).
+#[derive(Clone, Copy)]
+enum Entry<'a> {
+    Program(&'a Arc<RuleProgram>),
+    CompileError(&'a RuntimeCompileError),
+}
+
+/// Where a node's rules come from: the structural schema itself, or an `allOf`
+/// entry applied to the same node (the server's `nestedToStructural`).
+#[derive(Clone, Copy)]
+enum Rules<'a> {
+    Spine(&'a Structural),
+    Nested(&'a NestedValueValidation),
+}
+
+impl<'a> Rules<'a> {
+    fn rules(self) -> &'a [ValidationRule] {
+        match self {
+            Rules::Spine(s) => &s.x_validations,
+            Rules::Nested(n) => &n.x_validations,
         }
     }
-    if depth > 1000 {
-        return;
-    }
-    if let Some(v) = &s.value_validation {
-        for a in &v.all_of {
-            nested(a, path, out, depth + 1);
+
+    fn all_of(self) -> &'a [NestedValueValidation] {
+        match self {
+            Rules::Spine(s) => s.value_validation.as_deref().map_or(&[], |v| &v.all_of),
+            Rules::Nested(n) => &n.value_validation.all_of,
         }
     }
-    if let Some(i) = &s.items {
-        all_of_rules(i, &path.child("items"), out, depth + 1);
+
+    fn items(self) -> Option<Rules<'a>> {
+        match self {
+            Rules::Spine(s) => s.items.as_deref().map(Rules::Spine),
+            Rules::Nested(n) => n.items.as_deref().map(Rules::Nested),
+        }
     }
-    for (k, p) in &s.properties {
-        all_of_rules(p, &path.child(k), out, depth + 1);
+
+    fn property(self, k: &str) -> Option<Rules<'a>> {
+        match self {
+            Rules::Spine(s) => s.property(k).map(Rules::Spine),
+            Rules::Nested(n) => n.properties.get(k).map(Rules::Nested),
+        }
     }
-    if let Some(a) = s.additional_properties_schema() {
-        all_of_rules(a, &path.child("additionalProperties"), out, depth + 1);
+
+    fn additional_properties(self) -> Option<Rules<'a>> {
+        match self {
+            Rules::Spine(s) => s.additional_properties_schema().map(Rules::Spine),
+            Rules::Nested(n) => n.additional_properties.as_deref().map(Rules::Nested),
+        }
     }
 }
 
@@ -390,7 +415,7 @@ fn map_correlatable(s: &Structural) -> bool {
 }
 
 struct Walker<'a, 'o> {
-    by_node: HashMap<&'a [SchemaStep], Vec<(usize, &'a Arc<RuleProgram>)>>,
+    by_node: HashMap<&'a [SchemaStep], Vec<(usize, Entry<'a>)>>,
     prefixes: HashSet<&'a [SchemaStep]>,
     out: &'o mut EvalOutcome,
     steps: Vec<SchemaStep>,
@@ -403,6 +428,7 @@ impl Walker<'_, '_> {
     fn validate(
         &mut self,
         s: &Structural,
+        rs: Rules<'_>,
         v: &Node,
         old: Option<&Node>,
         path: &FieldPath,
@@ -417,13 +443,36 @@ impl Walker<'_, '_> {
             return;
         }
         let old = old.filter(|o| !o.is_null());
-        self.expressions(s, v, old, path, ratchet, resource_root);
+        self.expressions(s, rs, v, old, path, ratchet, resource_root);
         if self.budget < 0 {
             return;
         }
+        // `allOf` entries: more rules on the same value, never ratcheted on their own
+        // (only through an unchanged correlatable ancestor).
+        for (i, a) in rs.all_of().iter().enumerate() {
+            let r = Ratchet {
+                current: None,
+                parent: ratchet.parent,
+            };
+            self.steps.push(SchemaStep::AllOf(i));
+            self.validate(
+                s,
+                Rules::Nested(a),
+                v,
+                old,
+                path,
+                r,
+                resource_root,
+                depth + 1,
+            );
+            self.steps.pop();
+            if self.budget < 0 {
+                return;
+            }
+        }
         match &v.value {
             NodeValue::Array(items) => {
-                let Some(it) = s.items.as_deref() else {
+                let (Some(it), Some(rit)) = (s.items.as_deref(), rs.items()) else {
                     return;
                 };
                 let old_items = old.and_then(|o| o.as_array()).unwrap_or(&[]);
@@ -432,6 +481,7 @@ impl Walker<'_, '_> {
                     let old_child = correlate_item(s, old_items, child);
                     self.validate(
                         it,
+                        rit,
                         child,
                         old_child,
                         &path.index(i),
@@ -448,12 +498,15 @@ impl Walker<'_, '_> {
             NodeValue::Object(m) => {
                 let correlatable = map_correlatable(s);
                 let old_map = old.and_then(|o| o.as_object()).filter(|_| correlatable);
-                if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
+                if let (Some(StructuralOrBool::Structural(ap)), Some(rap)) =
+                    (&s.additional_properties, rs.additional_properties())
+                {
                     self.steps.push(SchemaStep::AdditionalProperties);
                     for (k, child) in m.iter() {
                         let old_child = old_map.and_then(|o| o.get(k));
                         self.validate(
                             ap,
+                            rap,
                             child,
                             old_child,
                             &path.key(k),
@@ -471,13 +524,14 @@ impl Walker<'_, '_> {
                     return;
                 }
                 for (k, child) in m.iter() {
-                    let Some(prop) = s.property(k) else {
+                    let (Some(prop), Some(rprop)) = (s.property(k), rs.property(k)) else {
                         continue;
                     };
                     let old_child = old_map.and_then(|o| o.get(k));
                     self.steps.push(SchemaStep::Property(k.to_string()));
                     self.validate(
                         prop,
+                        rprop,
                         child,
                         old_child,
                         &path.child(k),
@@ -502,19 +556,25 @@ impl Walker<'_, '_> {
             .push(Diagnostic::from_field_error(CEL_RUNTIME_ERROR, &err, span));
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn expressions(
         &mut self,
         s: &Structural,
+        rs: Rules<'_>,
         v: &Node,
         old: Option<&Node>,
         path: &FieldPath,
         ratchet: Ratchet<'_>,
         resource_root: bool,
     ) {
-        let Some(programs) = self.by_node.get(self.steps.as_slice()).cloned() else {
+        let Some(entries) = self.by_node.get(self.steps.as_slice()).cloned() else {
             return;
         };
         let type_name = s.generic.type_.clone();
+        if let Some((_, Entry::CompileError(RuntimeCompileError::Init(msg)))) = entries.first() {
+            self.invalid(path, &type_name, msg.clone(), v.span);
+            return;
+        }
         if self.budget <= 0 {
             self.invalid(
                 path,
@@ -533,10 +593,20 @@ impl Walker<'_, '_> {
             }
         };
         let self_val = convert(v);
-        let uses_old = programs.iter().any(|(_, p)| p.uses_old_self);
+        let uses_old = entries
+            .iter()
+            .any(|(_, e)| matches!(e, Entry::Program(p) if p.uses_old_self));
         let old_val = if uses_old { old.map(convert) } else { None };
-        for (index, p) in programs {
-            let Some(rule) = s.x_validations.get(index) else {
+        for (index, e) in entries {
+            let p = match e {
+                Entry::Program(p) => p,
+                Entry::CompileError(err) => {
+                    let (RuntimeCompileError::Init(m) | RuntimeCompileError::Rule(m)) = err;
+                    self.invalid(path, &type_name, m.clone(), v.span);
+                    continue;
+                }
+            };
+            let Some(rule) = rs.rules().get(index) else {
                 continue;
             };
             if !self.rule(
@@ -770,11 +840,14 @@ impl CrdRules {
         {
             return c.clone();
         }
-        let c = Arc::new(super::compile::compile_rules(
+        let base = FieldPath::root("spec.validation.openAPIV3Schema");
+        let mut rules = super::compile::compile_rules(schema, self.kube_version, &base);
+        rules.extend(super::compile::compile_all_of_rules(
             schema,
             self.kube_version,
-            &FieldPath::root("spec.validation.openAPIV3Schema"),
+            &base,
         ));
+        let c = Arc::new(rules);
         if let Ok(mut guard) = self.compiled.lock() {
             guard.insert(key, c.clone());
         }

@@ -64,6 +64,7 @@ fn node_path(base: &FieldPath, steps: &[SchemaStep]) -> FieldPath {
         SchemaStep::Property(name) => p.child("properties").key(name),
         SchemaStep::Items => p.child("items"),
         SchemaStep::AdditionalProperties => p.child("additionalProperties"),
+        SchemaStep::AllOf(i) => p.child("allOf").index(*i),
     })
 }
 
@@ -77,6 +78,7 @@ fn node_at<'s>(root: &'s Structural, steps: &[SchemaStep]) -> Option<&'s Structu
                 StructuralOrBool::Structural(s) => s,
                 StructuralOrBool::Bool(_) => return None,
             },
+            SchemaStep::AllOf(_) => cur,
         };
     }
     Some(cur)

@@ -20,6 +20,7 @@ fn node_path(node: &[SchemaStep]) -> String {
             SchemaStep::Property(k) => p.push_str(&format!(".properties[{k}]")),
             SchemaStep::Items => p.push_str(".items"),
             SchemaStep::AdditionalProperties => p.push_str(".additionalProperties"),
+            SchemaStep::AllOf(i) => p.push_str(&format!(".allOf[{i}]")),
         }
     }
     p
@@ -69,6 +70,7 @@ pub(crate) fn answer(case: &Value) -> Value {
             program: r.program.clone(),
             diagnostics: Vec::new(),
             error_offset: r.error_offset,
+            runtime_error: r.runtime_error.clone(),
         }];
         let (errors, cost, _, _) = run(&one, i64::MAX);
         // A rule stopped by the per-call limit leaves the budget at -1.

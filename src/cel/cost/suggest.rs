@@ -39,7 +39,7 @@ pub fn suggestions(
     let Some(ctx) = node_context(root, input.node, base) else {
         return Vec::new();
     };
-    let Some(decl) = ctx.decl.as_ref() else {
+    let Some(decl) = ctx.decl() else {
         return Vec::new();
     };
     let (_, seen) = estimator::estimate_cost_seen(input.checked, Some(decl), true);
@@ -122,7 +122,7 @@ pub fn rule_cost(root: &Structural, input: &RuleInput<'_>, base: &FieldPath) -> 
     let Some(ctx) = node_context(root, input.node, base) else {
         return 0;
     };
-    let Some(decl) = ctx.decl.as_ref() else {
+    let Some(decl) = ctx.decl() else {
         return 0;
     };
     let max = estimator::estimate_cost(input.checked, Some(decl)).max;
@@ -217,6 +217,7 @@ pub(crate) fn node_at<'a>(root: &'a Structural, steps: &[SchemaStep]) -> Option<
                 Some(StructuralOrBool::Structural(ap)) => ap,
                 _ => return None,
             },
+            SchemaStep::AllOf(_) => cur,
         };
     }
     Some(cur)
@@ -236,6 +237,7 @@ fn node_at_mut<'a>(root: &'a mut Structural, steps: &[SchemaStep]) -> Option<&'a
                 Some(StructuralOrBool::Structural(ap)) => ap,
                 _ => return None,
             },
+            SchemaStep::AllOf(_) => cur,
         };
     }
     Some(cur)
@@ -260,6 +262,7 @@ pub fn describe(root: &Structural, steps: &[SchemaStep], base: &FieldPath) -> (F
                 path = path.child("items");
                 data = format!("{}[*]", if data.is_empty() { "<root>" } else { &data });
             }
+            SchemaStep::AllOf(i) => path = path.child("allOf").index(*i),
             SchemaStep::AdditionalProperties => {
                 path = path.child("additionalProperties");
                 data = format!("{}[*]", if data.is_empty() { "<root>" } else { &data });
