@@ -675,3 +675,71 @@ spec:
         )
     );
 }
+
+#[test]
+fn rules_that_together_would_run_for_minutes_stop_at_the_per_resource_cost_budget() {
+    // 20,000 list items, each with a rule costing about 846,000 (a quadratic set
+    // comparison): some 17 billion cost units in all. The server stops at the 10,000,000
+    // budget for the whole resource, in the twelfth item, and runs nothing after it.
+    // The CRD itself is refused by the static estimate (the list has no maxItems).
+    let dir = tempfile::tempdir().unwrap();
+    let rule = "sets.equivalent(lists.range(self.count), lists.range(self.count))";
+    let crd = write(
+        dir.path(),
+        "crd.yaml",
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: batches.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {{plural: batches, singular: batch, kind: Batch, listKind: BatchList}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              jobs:
+                type: array
+                items:
+                  type: object
+                  x-kubernetes-validations:
+                  - rule: \"{rule}\"
+                  properties:
+                    count: {{type: integer}}
+"
+        ),
+    );
+    let cr = write(
+        dir.path(),
+        "cr.yaml",
+        format!(
+            "apiVersion: example.com/v1\nkind: Batch\nmetadata: {{name: b, namespace: default}}\nspec:\n  jobs:\n{}",
+            "  - {count: 650}\n".repeat(20_000)
+        ),
+    );
+    let started = std::time::Instant::now();
+    let (out, status) = check_bounded("short", &[&crd, &cr], SMALL_MIB);
+    assert!(started.elapsed() < HANG_GUARD);
+    assert_eq!(status, 1);
+    let hint = "(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)";
+    let rule_field = "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[jobs].items.x-kubernetes-validations[0].rule";
+    assert_eq!(
+        out,
+        format!(
+            "{cr}:17:5: error[cel-runtime-error]: spec.jobs[11]: Invalid value: \"object\": validation failed due to running out of cost budget, no further validation rules will be run\n\
+             {crd}:14:7: error[cel-cost-total]: spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x {hint}\n\
+             {crd}:25:27: error[cel-cost-rule]: {rule_field}: Forbidden: estimated rule cost exceeds budget by factor of more than 100x {hint}\n\
+             {crd}:25:27: error[cel-cost-total]: {rule_field}: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema\n\
+             2 files, 2 documents (1 CRD, 1 custom resource): 4 errors, 0 warnings\n"
+        )
+    );
+}

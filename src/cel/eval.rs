@@ -45,7 +45,7 @@ use crate::schema::structural::{NestedValueValidation, Structural, StructuralOrB
 use crate::source::{Node, Span, Value as NodeValue};
 
 /// The server's per-object budget (`celconfig.RuntimeCELCostBudget`).
-pub const RUNTIME_COST_BUDGET: i64 = 10_000_000;
+pub const RUNTIME_COST_BUDGET: i64 = super::cost::runtime::RUNTIME_CEL_COST_BUDGET;
 /// `celconfig.MaxEvaluatedMessageExpressionSizeBytes`.
 pub const MAX_MESSAGE_EXPRESSION_BYTES: usize = 5 * 1024;
 
@@ -579,7 +579,7 @@ impl Walker<'_, '_> {
             self.invalid(
                 path,
                 &type_name,
-                "validation failed due to running out of cost budget, no further validation rules will be run".into(),
+                super::cost::runtime::OUT_OF_BUDGET.into(),
                 v.span,
             );
             self.budget = -1;
@@ -665,7 +665,7 @@ impl Walker<'_, '_> {
             self.invalid(
                 path,
                 type_name,
-                "validation failed due to running out of cost budget, no further validation rules will be run".into(),
+                super::cost::runtime::OUT_OF_BUDGET.into(),
                 span,
             );
             self.budget = -1;
@@ -744,7 +744,7 @@ impl Walker<'_, '_> {
             let (r, cost) = interp::eval(me, message_vars, self.per_call_limit);
             let stop = |msg: String| FieldError::invalid(field.clone(), type_name, msg);
             if cost as i128 > self.budget as i128 {
-                let e = stop("messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".into());
+                let e = stop(super::cost::runtime::MESSAGE_EXPRESSION_OUT_OF_BUDGET.into());
                 self.report(&e, CEL_RUNTIME_ERROR, span, ratcheted);
                 self.budget = -1;
                 return false;

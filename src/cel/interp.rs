@@ -5,9 +5,23 @@
 //! runtime cost tracking (the server's per-call limit must fail the same rules), it
 //! lacks the Kubernetes libraries, two-variable comprehensions and several extension
 //! functions, and its error texts are not cel-go's. Walking our own checked AST keeps
-//! one tree for checking, cost estimation and evaluation, counts a cost for every step
-//! (so evaluation always terminates: [`PER_CALL_LIMIT`]), and reports cel-go's runtime
+//! one tree for checking, cost estimation and evaluation, and reports cel-go's runtime
 //! errors (`no such key: x`, `division by zero`, `integer overflow`, …).
+//!
+//! Cost: the interpreter counts exactly what cel-go's cost observer counts
+//! (`interpreter/runtimecost.go` with the server's program options), so the cost of an
+//! evaluation is the server's `ActualCost` and the per-call limit stops the same
+//! evaluations at the same point ([`PER_CALL_LIMIT`]). That count follows cel-go's
+//! *plan*, not the syntax: a variable or a field chain (`self.a.b`) is one attribute
+//! costing 1 plus 1 per qualifier applied (an optional qualifier only when present); an
+//! attribute used as an index, a conditional's branch or inside `has()` does not pay
+//! its own 1; `has()` itself and `?:`, `&&`, `||`, `or`, `orValue` cost nothing; lists
+//! and maps of constants, type conversions of constants and `x in []` are folded to
+//! constants (free); `x in [constants]` is a free set lookup; other lists cost 10 and
+//! maps 30; every other call costs [`runtime::call_cost`] (with the Kubernetes
+//! library's and the `ext` libraries' trackers), including calls whose arguments
+//! failed. Errors are values as in cel-go: a comprehension keeps folding after a
+//! failing step, and both arguments of a binary call are evaluated.
 //!
 //! Functions not implemented yet return [`EvalError::Unsupported`]; callers report
 //! those rules as not evaluated instead of guessing a verdict.
@@ -21,8 +35,7 @@ use super::cost::runtime;
 use super::gotime;
 use super::value::Val;
 
-/// The server's per-call cost limit (`celconfig.PerCallLimit`).
-pub const PER_CALL_LIMIT: u64 = 1_000_000;
+pub use super::cost::runtime::PER_CALL_LIMIT;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum EvalError {
@@ -38,7 +51,7 @@ impl std::fmt::Display for EvalError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             EvalError::Message(m) => f.write_str(m),
-            EvalError::CostLimit => f.write_str("operation cancelled: actual cost limit exceeded"),
+            EvalError::CostLimit => f.write_str(runtime::COST_LIMIT_EXCEEDED),
             EvalError::Unsupported(m) => write!(f, "crdlint cannot evaluate {m} yet"),
         }
     }
@@ -113,7 +126,7 @@ fn is_set_element(v: &Val) -> bool {
     )
 }
 
-impl Interp<'_> {
+impl<'a> Interp<'a> {
     /// Adds a cost where cel-go's cost observer does, and stops past the limit.
     fn charge(&mut self, n: u64) -> Result<(), EvalError> {
         self.cost = self.cost.saturating_add(n);
@@ -137,7 +150,7 @@ impl Interp<'_> {
     }
 
     /// The single overload the checker resolved (the planner's overload id), else "".
-    fn overload(&self, e: &Expr) -> &str {
+    fn overload(&self, e: &Expr) -> &'a str {
         match self.checked.refs.get(&e.id) {
             Some(Reference::Function { overload_ids, .. }) if overload_ids.len() == 1 => {
                 &overload_ids[0]
@@ -571,10 +584,10 @@ impl Interp<'_> {
                 return contains(&set, &v);
             }
         }
-        let overload: String = match function {
-            "_==_" => "equals".into(),
-            "_!=_" => "not_equals".into(),
-            _ => self.overload(e).to_string(),
+        let overload: &str = match function {
+            "_==_" => "equals",
+            "_!=_" => "not_equals",
+            _ => self.overload(e),
         };
         let exprs: Vec<&Expr> = target.into_iter().chain(args).collect();
         // cel-go evaluates every argument of unary and binary calls; calls with more
@@ -602,7 +615,7 @@ impl Interp<'_> {
                 Some(Val::Bool(b)) => Val::Bool(*b),
                 _ => Val::Bool(true),
             }),
-            None => self.apply(function, target.is_some(), vals.clone(), e),
+            None => self.apply(function, target.is_some(), &vals, e),
         };
         let result = match result {
             Err(x) if fatal(&x) => return Err(x),
@@ -619,7 +632,7 @@ impl Interp<'_> {
             Err(x) => error_val(x),
         };
         let refs: Vec<&Val> = vals.iter().collect();
-        self.charge(runtime::call_cost(function, &overload, &refs, &rv))?;
+        self.charge(runtime::call_cost(function, overload, &refs, &rv))?;
         result
     }
 
@@ -642,7 +655,7 @@ impl Interp<'_> {
     }
 
     /// Calls a function on evaluated arguments.
-    fn apply(&mut self, function: &str, member: bool, vals: Vec<Val>, e: &Expr) -> R {
+    fn apply(&mut self, function: &str, member: bool, vals: &[Val], e: &Expr) -> R {
         let overloads: &[String] = match self.checked.refs.get(&e.id) {
             Some(Reference::Function { overload_ids, .. }) => overload_ids,
             _ => &[],
@@ -652,7 +665,7 @@ impl Interp<'_> {
         }
         // Set and map lists keep their semantics where they can show (equality,
         // `+`, and values passed through unchanged); elsewhere they are plain lists.
-        let vals: Vec<Val> = if matches!(
+        let keep = matches!(
             function,
             "_==_"
                 | "_!=_"
@@ -663,18 +676,25 @@ impl Interp<'_> {
                 | "or"
                 | "orValue"
                 | "value"
-        ) {
+        );
+        let converted: Vec<Val>;
+        let vals: &[Val] = if keep
+            || !vals
+                .iter()
+                .any(|v| matches!(v, Val::SetList(..) | Val::MapList(..)))
+        {
             vals
         } else {
-            vals.into_iter().map(Val::plain).collect()
+            converted = vals.iter().cloned().map(Val::plain).collect();
+            &converted
         };
         if matches!(function, "_==_" | "_!=_")
-            && let [x, y] = vals.as_slice()
+            && let [x, y] = vals
             && equality_error(x, y)
         {
             return Err(no_overload());
         }
-        call_function(function, member, &vals, overloads)
+        call_function(function, member, vals, overloads)
     }
 }
 

@@ -4,11 +4,13 @@
 //! server's limits on it: [`PER_CALL_LIMIT`] per evaluation and
 //! [`RUNTIME_CEL_COST_BUDGET`] for all rules of one object.
 //!
-//! The interpreter adds [`node_cost`] for every node it evaluates and [`call_cost`]
-//! for every function call (with the evaluated arguments, target first, and the
-//! result), and stops with [`COST_LIMIT_EXCEEDED`] once the sum passes the per-call
-//! limit. Values are seen through [`CostValue`], so this module does not depend on the
-//! interpreter's value type.
+//! The interpreter (`cel::interp`, which knows which nodes cel-go's observer sees)
+//! adds [`node_cost`] for list and map literals and [`call_cost`] for every function
+//! call (with the evaluated arguments, target first, and the result), and stops with
+//! [`COST_LIMIT_EXCEEDED`] once the sum passes the per-call limit; `cel::eval` charges
+//! each evaluation to the per-object budget as the apiextensions validator does. Values
+//! are seen through [`CostValue`], so this module does not depend on the interpreter's
+//! value type. `testdata/cel/runtime-cost/` pins the result against the server.
 
 use super::estimator::multiply_by_cost_factor;
 
@@ -265,39 +267,6 @@ fn k8s_call_cost<V: CostValue + ?Sized>(
     }
 }
 
-/// The per-object budget across rules (`RuntimeCELCostBudget`): each evaluation's
-/// cost is charged after it runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Budget {
-    pub remaining: i64,
-}
-
-impl Default for Budget {
-    fn default() -> Self {
-        Budget {
-            remaining: RUNTIME_CEL_COST_BUDGET,
-        }
-    }
-}
-
-impl Budget {
-    /// Whether rules may still run (`remainingBudget > 0`).
-    pub fn can_run(&self) -> bool {
-        self.remaining > 0
-    }
-
-    /// Charges one evaluation; `false` when it did not fit (the server then reports
-    /// [`OUT_OF_BUDGET`] and runs no further rules).
-    pub fn charge(&mut self, cost: u64) -> bool {
-        if cost > i64::MAX as u64 || cost as i64 > self.remaining {
-            self.remaining = -1;
-            return false;
-        }
-        self.remaining -= cost as i64;
-        true
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,17 +371,5 @@ mod tests {
             30
         );
         assert_eq!(cost("size", "string_size", &[&long], &T::N), 1);
-    }
-
-    #[test]
-    fn budget_stops_when_an_evaluation_does_not_fit() {
-        let mut b = Budget::default();
-        assert!(b.charge(9_999_999));
-        assert!(b.can_run());
-        assert!(!b.charge(2));
-        assert!(!b.can_run());
-        let mut b = Budget::default();
-        assert!(b.charge(10_000_000));
-        assert!(!b.can_run());
     }
 }
