@@ -11,24 +11,82 @@
 //!   `additionalItems` and `dependencies` use the non-strict decoder).
 
 use std::collections::HashSet;
+use std::rc::Rc;
 
 use crate::diag::{Diagnostic, FieldPath};
 use crate::source::{Node, Span, Value};
 
-/// Where a value stands, in the three notations the server's messages use.
+/// Where a value stands, in the three notations the server's messages use. Decoding
+/// enters an `At` for every value of a CRD but reads one only for an error, so it is
+/// a chain of steps (one small allocation each), spelled out on demand.
 #[derive(Clone, Debug, Default)]
 pub struct At {
-    /// The server's field path (`spec.versions[0].schema.openAPIV3Schema.properties[spec]`).
-    pub path: FieldPath,
-    /// The strict decoder's path (`spec.versions[0].schema.openAPIV3Schema.properties.spec`).
-    strict_path: String,
+    last: Option<Rc<Step>>,
     /// Go struct owning the last struct field entered (`JSONSchemaProps`).
     go_struct: &'static str,
-    /// Struct field names from the root, joined with dots (`spec.versions.schema`).
-    go_stack: String,
     /// Inside a leniently decoded subtree: no unknown-field errors, and type errors are
     /// attributed to the struct holding the subtree (as Go's error context does).
     lenient: Option<&'static str>,
+}
+
+#[derive(Debug)]
+struct Step {
+    parent: Option<Rc<Step>>,
+    kind: StepKind,
+}
+
+#[derive(Debug)]
+enum StepKind {
+    /// The start of a standalone value: its paths in full.
+    Base(Box<Spelled>),
+    /// A struct field.
+    Field(Box<str>),
+    /// A map entry.
+    Key(Box<str>),
+    /// A list element.
+    Index(usize),
+}
+
+/// An `At` spelled out.
+#[derive(Clone, Debug, Default)]
+struct Spelled {
+    /// The server's field path (`spec.versions[0].schema.openAPIV3Schema.properties[spec]`).
+    path: FieldPath,
+    /// The strict decoder's path (`spec.versions[0].schema.openAPIV3Schema.properties.spec`).
+    strict_path: String,
+    /// Struct field names from the root, joined with dots (`spec.versions.schema`).
+    go_stack: String,
+}
+
+impl Spelled {
+    fn push(&mut self, kind: &StepKind) {
+        match kind {
+            StepKind::Base(base) => *self = (**base).clone(),
+            StepKind::Field(name) => {
+                if !self.go_stack.is_empty() {
+                    self.go_stack.push('.');
+                }
+                self.go_stack.push_str(name);
+                if !self.strict_path.is_empty() {
+                    self.strict_path.push('.');
+                }
+                self.strict_path.push_str(name);
+                self.path = self.path.child(name);
+            }
+            StepKind::Key(key) => {
+                if !self.strict_path.is_empty() {
+                    self.strict_path.push('.');
+                }
+                self.strict_path.push_str(key);
+                self.path = self.path.key(key);
+            }
+            StepKind::Index(index) => {
+                use std::fmt::Write as _;
+                let _ = write!(self.strict_path, "[{index}]");
+                self.path = self.path.index(*index);
+            }
+        }
+    }
 }
 
 impl At {
@@ -73,64 +131,70 @@ impl At {
             }
         }
         At {
-            path: path.clone(),
-            strict_path: strict,
+            last: Some(Rc::new(Step {
+                parent: None,
+                kind: StepKind::Base(Box::new(Spelled {
+                    path: path.clone(),
+                    strict_path: strict,
+                    go_stack: stack,
+                })),
+            })),
             go_struct,
-            go_stack: stack,
             lenient: None,
+        }
+    }
+
+    fn then(&self, kind: StepKind, go_struct: &'static str) -> Self {
+        At {
+            last: Some(Rc::new(Step {
+                parent: self.last.clone(),
+                kind,
+            })),
+            go_struct,
+            lenient: self.lenient,
         }
     }
 
     /// A struct field `name` of the Go struct `owner`.
     pub fn field(&self, owner: &'static str, name: &str) -> Self {
-        let mut go_stack = self.go_stack.clone();
-        if !go_stack.is_empty() {
-            go_stack.push('.');
-        }
-        go_stack.push_str(name);
-        let mut strict_path = self.strict_path.clone();
-        if !strict_path.is_empty() {
-            strict_path.push('.');
-        }
-        strict_path.push_str(name);
-        At {
-            path: self.path.child(name),
-            strict_path,
-            go_struct: owner,
-            go_stack,
-            lenient: self.lenient,
-        }
+        self.then(StepKind::Field(name.into()), owner)
     }
 
     /// A map entry.
     pub fn key(&self, key: &str) -> Self {
-        let mut strict_path = self.strict_path.clone();
-        if !strict_path.is_empty() {
-            strict_path.push('.');
-        }
-        strict_path.push_str(key);
-        At {
-            path: self.path.key(key),
-            strict_path,
-            go_struct: self.go_struct,
-            go_stack: self.go_stack.clone(),
-            lenient: self.lenient,
-        }
+        self.then(StepKind::Key(key.into()), self.go_struct)
     }
 
     /// A list element.
     pub fn index(&self, index: usize) -> Self {
-        At {
-            path: self.path.index(index),
-            strict_path: format!("{}[{}]", self.strict_path, index),
-            go_struct: self.go_struct,
-            go_stack: self.go_stack.clone(),
-            lenient: self.lenient,
-        }
+        self.then(StepKind::Index(index), self.go_struct)
     }
 
     fn is_lenient(&self) -> bool {
         self.lenient.is_some()
+    }
+
+    /// The three paths, spelled out from the root.
+    fn spelled(&self) -> Spelled {
+        let mut steps = Vec::new();
+        let mut cur = self.last.as_deref();
+        while let Some(step) = cur {
+            steps.push(&step.kind);
+            if matches!(step.kind, StepKind::Base(_)) {
+                break;
+            }
+            cur = step.parent.as_deref();
+        }
+        let mut out = Spelled::default();
+        for kind in steps.into_iter().rev() {
+            out.push(kind);
+        }
+        out
+    }
+
+    /// The server's field path.
+    pub fn path(&self) -> FieldPath {
+        self.spelled().path
     }
 }
 
@@ -219,17 +283,18 @@ impl Decoder {
 
     fn type_error_value(&mut self, at: &At, span: Span, value: &str, go_type: &str) {
         let owner = at.lenient.unwrap_or(at.go_struct);
-        let message = if owner.is_empty() && at.go_stack.is_empty() {
+        let spelled = at.spelled();
+        let message = if owner.is_empty() && spelled.go_stack.is_empty() {
             format!("json: cannot unmarshal {value} into Go value of type {go_type}")
         } else {
             format!(
                 "json: cannot unmarshal {value} into Go struct field {owner}.{} of type {go_type}",
-                at.go_stack
+                spelled.go_stack
             )
         };
         self.save(DecodeError {
             message,
-            path: at.path.clone(),
+            path: spelled.path,
             span,
         });
     }
@@ -238,7 +303,7 @@ impl Decoder {
     pub fn fatal_message(&mut self, at: &At, span: Span, message: impl Into<String>) {
         self.fatal(DecodeError {
             message: message.into(),
-            path: at.path.clone(),
+            path: at.path(),
             span,
         });
     }
@@ -247,7 +312,7 @@ impl Decoder {
     pub fn saved_message(&mut self, at: &At, span: Span, message: impl Into<String>) {
         self.save(DecodeError {
             message: message.into(),
-            path: at.path.clone(),
+            path: at.path(),
             span,
         });
     }
@@ -257,15 +322,20 @@ impl Decoder {
         if at.is_lenient() {
             return;
         }
-        let strict = if at.strict_path.is_empty() {
-            key.to_string()
-        } else {
-            format!("{}.{}", at.strict_path, key)
-        };
-        if self.unknown.len() >= 100 || !self.seen_unknown.insert(strict.clone()) {
+        if self.unknown.len() >= 100 {
             return;
         }
-        self.unknown.push((strict, at.path.child(key), key_span));
+        let spelled = at.spelled();
+        let strict = if spelled.strict_path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}.{}", spelled.strict_path, key)
+        };
+        if !self.seen_unknown.insert(strict.clone()) {
+            return;
+        }
+        self.unknown
+            .push((strict, spelled.path.child(key), key_span));
     }
 
     /// Whether a type error (or fatal error) was recorded.
@@ -639,7 +709,7 @@ mod tests {
             .child("openAPIV3Schema")
             .child("properties")
             .key("spec");
-        let at = At::at_path(&p, "JSONSchemaProps");
+        let at = At::at_path(&p, "JSONSchemaProps").spelled();
         assert_eq!(
             at.strict_path,
             "spec.versions[0].schema.openAPIV3Schema.properties.spec"
