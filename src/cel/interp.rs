@@ -1038,26 +1038,25 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             Duration(n) => Ok(Duration(*n)),
             Int(i) => Ok(Duration(*i)),
             String(s) => {
-                let n = gotime::parse_duration(s).map_err(|e| {
-                    err(format!(
-                        "type conversion error from 'string' to 'google.protobuf.Duration': {e}"
-                    ))
+                // cel-go drops the parser's reason from the conversion error.
+                let n = gotime::parse_duration(s).map_err(|_| {
+                    err("type conversion error from 'string' to 'google.protobuf.Duration'")
                 })?;
                 dur_result(n as i128)
             }
             _ => Err(no_overload()),
         },
-        ("timestamp", [x]) => {
-            match x {
-                Timestamp(s, n) => Ok(Timestamp(*s, *n)),
-                Int(i) => ts_result(*i, 0),
-                String(s) => {
-                    let t = gotime::parse_rfc3339(s).map_err(|e| err(format!("type conversion error from 'string' to 'google.protobuf.Timestamp': {e}")))?;
-                    Ok(Timestamp(t.seconds, t.nanos))
-                }
-                _ => Err(no_overload()),
+        ("timestamp", [x]) => match x {
+            Timestamp(s, n) => Ok(Timestamp(*s, *n)),
+            Int(i) => ts_result(*i, 0),
+            String(s) => {
+                let t = gotime::parse_rfc3339(s).map_err(|_| {
+                    err("type conversion error from 'string' to 'google.protobuf.Timestamp'")
+                })?;
+                Ok(Timestamp(t.seconds, t.nanos))
             }
-        }
+            _ => Err(no_overload()),
+        },
         ("contains", [String(s), String(t)]) => Ok(Bool(s.contains(&**t))),
         ("startsWith", [String(s), String(t)]) => Ok(Bool(s.starts_with(&**t))),
         ("endsWith", [String(s), String(t)]) => Ok(Bool(s.ends_with(&**t))),

@@ -445,13 +445,17 @@ pub fn json_number(f: f64) -> Result<Value, String> {
         let sign = if f > 0.0 { '+' } else { '-' };
         return Err(format!("json: unsupported value: {sign}Inf"));
     }
-    // 2^63 as f64 is exact; valid i64 are [-2^63, 2^63).
-    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-    if f.fract() == 0.0 && f.abs() < 1e21 && (-TWO_63..TWO_63).contains(&f) {
-        Ok(Value::Int(f as i64))
-    } else {
-        Ok(Value::Float(f))
+    // Below 1e21 Go writes an integral float as the shortest decimal that reads back
+    // as it, padded with zeros (-9223372036854775809 → -9223372036854776000, 2^62 →
+    // 4611686018427388000); Rust's `Display` writes the same digits. Kubernetes reads
+    // that text as an int64 when it fits, else as a float64 (which gives `f` back).
+    if f.fract() == 0.0
+        && f.abs() < 1e21
+        && let Ok(i) = format!("{f}").parse::<i64>()
+    {
+        return Ok(Value::Int(i));
     }
+    Ok(Value::Float(f))
 }
 
 /// A mapping key as sigs.k8s.io/yaml `convertToJSONableObject` writes it: strings as they
@@ -594,6 +598,21 @@ mod tests {
         resolve_plain(text)
     }
 
+    /// Integral floats reach the server as Go's shortest decimal text, read back as an
+    /// int64 when it fits (checked with kubectl-validate: `-9223372036854775809` on a
+    /// string field is reported as a "number").
+    #[test]
+    fn integral_floats_after_the_json_round_trip() {
+        use Value::*;
+        assert_eq!(v("-9223372036854775809"), Ok(Float(-9223372036854775809.0)));
+        assert_eq!(v("-9223372036854775808"), Ok(Int(i64::MIN)));
+        assert_eq!(v("4611686018427387904.0"), Ok(Int(4611686018427388000)));
+        assert_eq!(v("9007199254740993.0"), Ok(Int(9007199254740992)));
+        assert_eq!(v("1e20"), Ok(Float(1e20)));
+        assert_eq!(v("-0.0"), Ok(Int(0)));
+        assert_eq!(v("1e21"), Ok(Float(1e21)));
+    }
+
     #[test]
     fn plain_scalars_table() {
         use Value::*;
@@ -661,8 +680,8 @@ mod tests {
             ("0xFFFFFFFFFFFFFFFF", Float(18446744073709551615.0)),
             // beyond uint64: float
             ("99999999999999999999", Float(1e20)),
-            // rounds to -2^63, which Go writes as an integer that fits int64
-            ("-9223372036854775809", Int(i64::MIN)),
+            // rounds to -2^63, which Go writes as -9223372036854776000 (shortest digits): a float
+            ("-9223372036854775809", Float(-9223372036854775809.0)),
             // floats
             ("1.0", Int(1)),
             ("-1.0", Int(-1)),
