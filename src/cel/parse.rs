@@ -68,9 +68,22 @@ pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
     let (expr, info) = match parsed {
         Ok(Ok(v)) => v,
         Ok(Err(errors)) => {
+            // The parser crate adds its own notes on half-built nodes after a syntax
+            // error; cel-go has none (keep one only if it is all there is).
+            let syntax = errors
+                .errors
+                .iter()
+                .filter(|e| !e.msg.starts_with("Incomplete `"))
+                .count();
             for e in errors.errors {
-                let offset = offset_of_line_col(text, e.pos.0, e.pos.1);
-                issues.push(CelError::at(&source, offset, e.msg));
+                if syntax > 0 && e.msg.starts_with("Incomplete `") {
+                    continue;
+                }
+                let mut offset = offset_of_line_col(text, e.pos.0, e.pos.1);
+                if e.msg == "invalid int literal" || e.msg == "invalid double literal" {
+                    offset = offset.map(|o| signed_literal_start(text, o));
+                }
+                issues.push(CelError::at(&source, offset, go_message(&e.msg)));
             }
             if issues.is_empty() {
                 issues.push(CelError::at(&source, Some(0), "Syntax error"));
@@ -99,6 +112,74 @@ pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
         return Err(issues);
     }
     Ok(Ast { expr, source })
+}
+
+/// cel-go's text for a parser-crate message: its unescape errors for string and
+/// bytes literals, and its expected-token sets.
+fn go_message(msg: &str) -> String {
+    if msg.starts_with("invalid string literal: ") || msg.starts_with("invalid bytes literal: ") {
+        let code_point = (msg.contains("InvalidUnicode") && msg.contains("Unicode { value"))
+            || msg.contains("Invalid(\"invalid unicode code point\")");
+        return if code_point {
+            "invalid unicode code point".into()
+        } else {
+            "unable to unescape string".into()
+        };
+    }
+    go_expected_set(msg)
+}
+
+/// cel-go reports a bad number literal at the literal's start, which includes its
+/// sign (`-9223372036854775809`, `- 1e999`); a `-` after an operand is a binary
+/// minus, not a sign.
+fn signed_literal_start(text: &str, number: usize) -> usize {
+    let before = text.get(..number).unwrap_or("");
+    let trimmed = before.trim_end();
+    let Some(minus) = trimmed.strip_suffix('-') else {
+        return number;
+    };
+    let prev = minus.trim_end().chars().last();
+    let operand_end = prev.is_some_and(|c| c.is_alphanumeric() || "_)]}'\"`.".contains(c));
+    if operand_end { number } else { minus.len() }
+}
+
+/// Tokens that continue an expression after an operand.
+const CONTINUATIONS: &[&str] = &[
+    "'=='", "'!='", "'in'", "'<'", "'<='", "'>='", "'>'", "'&&'", "'||'", "'['", "'.'", "'-'",
+    "'?'", "'+'", "'*'", "'/'", "'%'",
+];
+
+/// The expected-token set of a `mismatched input` error as cel-go's ANTLR runtime
+/// reports it. After a complete operand inside the arithmetic or conditional rules the
+/// parser crate reports the error at the operator loop, listing every token that could
+/// continue the expression; cel-go's runtime lets that loop exit (its follow set
+/// includes the end of the rule) and reports at the enclosing rule instead, which
+/// expects only what closes it: `<EOF>`, `')'`, `':'`, … (a list separator `','` is
+/// likewise consumed by its own loop).
+fn go_expected_set(msg: &str) -> String {
+    let Some((head, set)) = msg.split_once(" expecting {") else {
+        return msg.to_string();
+    };
+    let Some(set) = set.strip_suffix('}') else {
+        return msg.to_string();
+    };
+    let tokens: Vec<&str> = set.split(", ").collect();
+    let continues = CONTINUATIONS
+        .iter()
+        .filter(|t| **t != "'?'")
+        .all(|t| tokens.contains(t));
+    if !continues {
+        return msg.to_string();
+    }
+    let rest: Vec<&str> = tokens
+        .into_iter()
+        .filter(|t| !CONTINUATIONS.contains(t) && *t != "','")
+        .collect();
+    match rest.as_slice() {
+        [] => msg.to_string(),
+        [one] => format!("{head} expecting {one}"),
+        more => format!("{head} expecting {{{}}}", more.join(", ")),
+    }
 }
 
 fn max_id(e: &cast::IdedExpr) -> u64 {
