@@ -24,6 +24,10 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+// The same allocator as the crdlint binary, so the baseline is comparable.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// What one child process cost.
 #[derive(Clone, Copy, Debug, Default)]
 struct Usage {

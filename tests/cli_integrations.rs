@@ -208,7 +208,7 @@ fn a_config_file_changes_severities_and_default_paths() {
     );
     assert_eq!(code, 1);
     assert!(
-        out.contains("other/ignored.yaml:2:1: error[yaml-syntax]"),
+        out.contains("other/ignored.yaml:1:5: error[yaml-syntax]"),
         "{out}"
     );
 

@@ -190,7 +190,7 @@ fn the_binary_writes_valid_sarif_for_a_multi_file_run() {
     assert_eq!(
         located,
         [
-            (s("yaml-syntax"), s("k8s/bad.yaml"), 2, 1),
+            (s("yaml-syntax"), s("k8s/bad.yaml"), 1, 5),
             (s("missing-crd"), s("k8s/crs/a.yaml"), 2, 7),
             (s("missing-crd"), s("k8s/crs/b.yaml"), 2, 7),
             (s("missing-crd"), s("k8s/crs/b.yaml"), 7, 7),

@@ -106,7 +106,7 @@ fn crds_sources_resolve_resources_without_being_reported() {
     let (out, status) = check(dir.path(), &["--crds", "vendor", "gadget.yaml"], "2");
     assert_eq!(
         out,
-        "vendor/broken.yaml:2:1: error[yaml-syntax]: while parsing a node, did not find expected node content\n\
+        "vendor/broken.yaml:1:5: error[yaml-syntax]: while parsing a node, did not find expected node content\n\
          1 file, 1 document (0 CRDs, 1 custom resource): 1 error, 0 warnings\n"
     );
     assert_eq!(status, 1);

@@ -5,6 +5,7 @@
 //! of `self`/`oldSelf`, compilation with the server's error texts, and the transition
 //! rule restrictions.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::ast::Ast;
@@ -112,9 +113,15 @@ pub fn compile_rules_at(
     let mut walker = Walker {
         env: &env,
         out: &mut out,
+        with_rules: None,
         all_of: false,
     };
     let scope = !root.x_validations.is_empty();
+    let mut with_rules = HashSet::new();
+    if !subtree_has_rules(root, &mut with_rules, 0) {
+        return out;
+    }
+    walker.with_rules = Some(&with_rules);
     walker.node(
         root,
         base,
@@ -142,9 +149,11 @@ pub fn compile_all_of_rules(
 ) -> Vec<RuleCompileResult> {
     let env = Env::for_server(version);
     let mut out = Vec::new();
+    // Every node is walked: `allOf` entries may sit where the spine has no rules.
     let mut walker = Walker {
         env: &env,
         out: &mut out,
+        with_rules: None,
         all_of: true,
     };
     walker.node(root, base, &mut Vec::new(), None, true, true, None, 0);
@@ -154,31 +163,65 @@ pub fn compile_all_of_rules(
 struct Walker<'a> {
     env: &'a Arc<Env>,
     out: &'a mut Vec<RuleCompileResult>,
+    /// The nodes with rules at or below them; the walk skips the others (`None`: walk
+    /// every node).
+    with_rules: Option<&'a HashSet<*const Structural>>,
     /// Compile only the rules inside `allOf` (see [`compile_all_of_rules`]).
     all_of: bool,
 }
 
+/// Whether `s` or a node below it has rules; such nodes are added to `set`.
+fn subtree_has_rules(s: &Structural, set: &mut HashSet<*const Structural>, depth: usize) -> bool {
+    if depth > 1000 {
+        return false;
+    }
+    let mut found = !s.x_validations.is_empty();
+    if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
+        found |= subtree_has_rules(ap, set, depth + 1);
+    }
+    for (_, prop) in &s.properties {
+        found |= subtree_has_rules(prop, set, depth + 1);
+    }
+    if let Some(items) = &s.items {
+        found |= subtree_has_rules(items, set, depth + 1);
+    }
+    if found {
+        set.insert(s as *const Structural);
+    }
+    found
+}
+
 impl Walker<'_> {
+    fn wanted(&self, s: &Structural) -> bool {
+        self.with_rules
+            .is_none_or(|set| set.contains(&(s as *const Structural)))
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn node(
         &mut self,
         s: &Structural,
         path: &FieldPath,
         steps: &mut Vec<SchemaStep>,
-        from_parent: Option<Option<DeclType>>,
+        from_parent: Option<Option<&DeclType>>,
         in_scope: bool,
         is_root: bool,
         uncorrelatable: Option<&FieldPath>,
         depth: usize,
     ) {
-        if depth > 1000 {
+        if depth > 1000 || !self.wanted(s) {
             return;
         }
-        // The type info of this node: from the parent's when possible, else converted.
-        let decl: Option<DeclType> = if in_scope {
+        // The type info of this node: from the parent's when possible (borrowed: the
+        // children's types are parts of it), else converted.
+        let converted: Option<DeclType>;
+        let decl: Option<&DeclType> = if in_scope {
             match from_parent {
                 Some(Some(d)) => Some(d),
-                _ => schema_decl_type(s, is_root || s.extensions.x_embedded_resource),
+                _ => {
+                    converted = schema_decl_type(s, is_root || s.extensions.x_embedded_resource);
+                    converted.as_ref()
+                }
             }
         } else {
             None
@@ -187,23 +230,18 @@ impl Walker<'_> {
             if let Some(vv) = &s.value_validation {
                 for (i, a) in vv.all_of.iter().enumerate() {
                     steps.push(SchemaStep::AllOf(i));
-                    self.nested(
-                        a,
-                        s,
-                        &path.child("allOf").index(i),
-                        steps,
-                        decl.as_ref(),
-                        depth + 1,
-                    );
+                    self.nested(a, s, &path.child("allOf").index(i), steps, decl, depth + 1);
                     steps.pop();
                 }
             }
         } else if !s.x_validations.is_empty() {
-            self.rules(s, path, steps, decl.as_ref(), uncorrelatable);
+            self.rules(s, path, steps, decl, uncorrelatable);
         }
-        if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
+        if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties
+            && self.wanted(ap)
+        {
             let child_scope = in_scope || !ap.x_validations.is_empty();
-            let child_decl = decl.as_ref().map(|d| d.elem().cloned());
+            let child_decl = decl.map(|d| d.elem());
             steps.push(SchemaStep::AdditionalProperties);
             self.node(
                 ap,
@@ -218,6 +256,9 @@ impl Walker<'_> {
             steps.pop();
         }
         for (name, prop) in &s.properties {
+            if !self.wanted(prop) {
+                continue;
+            }
             let map_type = s.extensions.x_map_type.as_deref();
             let correlatable = matches!(map_type, None | Some("granular") | Some("atomic"));
             let unc = if uncorrelatable.is_none() && !correlatable {
@@ -226,9 +267,7 @@ impl Walker<'_> {
                 None
             };
             let child_scope = in_scope || !prop.x_validations.is_empty();
-            let child_decl = decl
-                .as_ref()
-                .map(|d| escape(name).and_then(|e| d.field(&e)).map(|f| f.ty.clone()));
+            let child_decl = decl.map(|d| escape(name).and_then(|e| d.field(&e)).map(|f| &f.ty));
             if self.all_of && escape(name).is_some() && !matches!(child_decl, Some(Some(_))) {
                 // Fields of unknown type are left out of CEL validation entirely.
                 continue;
@@ -246,7 +285,7 @@ impl Walker<'_> {
             );
             steps.pop();
         }
-        if let Some(items) = &s.items {
+        if let Some(items) = s.items.as_deref().filter(|i| self.wanted(i)) {
             let unc =
                 if uncorrelatable.is_none() && s.extensions.x_list_type.as_deref() != Some("map") {
                     Some(path.clone())
@@ -254,7 +293,7 @@ impl Walker<'_> {
                     None
                 };
             let child_scope = in_scope || !items.x_validations.is_empty();
-            let child_decl = decl.as_ref().map(|d| d.elem().cloned());
+            let child_decl = decl.map(|d| d.elem());
             steps.push(SchemaStep::Items);
             self.node(
                 items,

@@ -64,6 +64,9 @@ pub struct EvalOutcome {
     /// Ratcheted failures: the server returns them as warnings (`Warning: <error>`).
     pub warnings: Vec<Diagnostic>,
     pub not_evaluated: Vec<NotEvaluated>,
+    /// The per-object budget left after evaluation, as the server's validator returns
+    /// it (`-1` once it ran out or a rule hit the per-call limit).
+    pub remaining_budget: i64,
 }
 
 /// How to evaluate.
@@ -123,7 +126,10 @@ pub fn evaluate_with(
             prefixes.insert(&r.node[..n]);
         }
     }
-    let mut out = EvalOutcome::default();
+    let mut out = EvalOutcome {
+        remaining_budget: options.cost_budget,
+        ..EvalOutcome::default()
+    };
     // The server builds its validator only when the structural schema itself (not
     // only an `allOf`) has rules; rules inside `allOf` then run with it.
     let spine_rules = compiled
@@ -161,6 +167,7 @@ pub fn evaluate_with(
         true,
         0,
     );
+    out.remaining_budget = w.budget;
     out
 }
 

@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use super::ast::{Expr, ExprKind, Literal};
 use super::checker::{CheckedAst, Reference};
+use super::cost::runtime;
 use super::gotime;
 use super::value::Val;
 
@@ -87,9 +88,51 @@ struct Interp<'a> {
     scope: Vec<(String, Val)>,
 }
 
+/// Whether an error ends the whole evaluation (the cost limit, or something crdlint
+/// cannot evaluate) rather than being a CEL error value that evaluation carries on with.
+fn fatal(e: &EvalError) -> bool {
+    !matches!(e, EvalError::Message(_))
+}
+
+/// A CEL error as the value cost functions see (it has no size: 1).
+fn error_val(e: &EvalError) -> Val {
+    Val::Error(Arc::from(e.to_string().as_str()))
+}
+
+/// The cel-go type conversion functions, folded to constants when their argument is one.
+fn is_type_conversion(f: &str) -> bool {
+    matches!(
+        f,
+        "bool"
+            | "bytes"
+            | "double"
+            | "duration"
+            | "dyn"
+            | "int"
+            | "string"
+            | "timestamp"
+            | "type"
+            | "uint"
+    )
+}
+
+/// Values cel-go's set-membership optimization accepts (`types.IsPrimitiveType`
+/// without bytes).
+fn is_set_element(v: &Val) -> bool {
+    matches!(
+        v,
+        Val::Bool(_) | Val::Double(_) | Val::Int(_) | Val::String(_) | Val::Uint(_)
+    )
+}
+
 impl Interp<'_> {
+    /// Adds a cost where cel-go's cost observer does, and stops past the limit.
     fn charge(&mut self, n: u64) -> Result<(), EvalError> {
         self.cost = self.cost.saturating_add(n);
+        self.check_limit()
+    }
+
+    fn check_limit(&self) -> Result<(), EvalError> {
         if self.cost > self.limit {
             Err(EvalError::CostLimit)
         } else {
@@ -105,11 +148,108 @@ impl Interp<'_> {
             .map(|(_, v)| v.clone())
     }
 
+    /// The single overload the checker resolved (the planner's overload id), else "".
+    fn overload(&self, e: &Expr) -> &str {
+        match self.checked.refs.get(&e.id) {
+            Some(Reference::Function { overload_ids, .. }) if overload_ids.len() == 1 => {
+                &overload_ids[0]
+            }
+            _ => "",
+        }
+    }
+
+    fn is_type_ident(&self, e: &Expr) -> bool {
+        matches!(
+            self.checked.types.get(&e.id),
+            Some(super::types::Type::Type(Some(_)))
+        )
+    }
+
+    /// Whether cel-go plans `e` as a constant (literals, type names, and what its
+    /// optimizer folds: lists and maps of constants, type conversions of constants,
+    /// `x in []`).
+    fn is_const(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Literal(_) => true,
+            ExprKind::Ident(_) => self.is_type_ident(e),
+            ExprKind::List { elements, .. } => elements.iter().all(|x| self.is_const(x)),
+            ExprKind::Map { entries } => entries
+                .iter()
+                .all(|en| self.is_const(&en.key) && self.is_const(&en.value)),
+            ExprKind::Call {
+                function,
+                target: None,
+                args,
+            } => match (function.as_str(), args.as_slice()) {
+                (f, [a]) if is_type_conversion(f) => self.is_const(a),
+                ("@in", [_, list]) => {
+                    self.overload(e) == "in_list"
+                        && matches!(&list.kind, ExprKind::List { elements, .. } if elements.is_empty())
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Evaluates a constant without cost (cel-go computes it when planning).
+    fn eval_const(&mut self, e: &Expr, depth: usize) -> R {
+        let saved = (self.cost, self.limit);
+        self.limit = u64::MAX;
+        let r = self.eval(e, depth);
+        (self.cost, self.limit) = saved;
+        r
+    }
+
+    /// Whether cel-go plans `e` as an attribute: a variable, a field selection, an
+    /// index, an optional selection or index, or a conditional.
+    fn is_attribute(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Ident(_) => !self.is_type_ident(e),
+            ExprKind::Select { .. } => true,
+            ExprKind::Call {
+                function, target, ..
+            } => {
+                target.is_none() && matches!(function.as_str(), "_[_]" | "_[?_]" | "_?._" | "_?_:_")
+            }
+            _ => false,
+        }
+    }
+
+    /// The cost cel-go's observer adds for an attribute once it is resolved: 1, except
+    /// for chains rooted in a conditional (nothing).
+    fn attribute_cost(e: &Expr) -> u64 {
+        match &e.kind {
+            ExprKind::Select { operand, .. } => Self::attribute_cost(operand),
+            ExprKind::Call { function, args, .. } => match function.as_str() {
+                "_?_:_" => 0,
+                "_[_]" | "_[?_]" | "_?._" => args.first().map_or(1, Self::attribute_cost),
+                _ => 1,
+            },
+            _ => 1,
+        }
+    }
+
     fn eval(&mut self, e: &Expr, depth: usize) -> R {
         if depth > 2000 {
             return Err(err("expression too deeply nested"));
         }
-        self.charge(1)?;
+        if let ExprKind::Select {
+            operand,
+            field,
+            test_only: true,
+        } = &e.kind
+        {
+            return self.presence_test(operand, field, depth);
+        }
+        if self.is_attribute(e) {
+            let r = self.resolve(e, depth);
+            if matches!(&r, Err(x) if fatal(x)) {
+                return r;
+            }
+            self.charge(Self::attribute_cost(e))?;
+            return r;
+        }
         match &e.kind {
             ExprKind::Literal(l) => Ok(match l {
                 Literal::Bool(b) => Val::Bool(*b),
@@ -120,25 +260,11 @@ impl Interp<'_> {
                 Literal::Bytes(b) => Val::Bytes(Arc::from(b.as_slice())),
                 Literal::Null => Val::Null,
             }),
-            ExprKind::Ident(name) => match self.lookup(name) {
-                // An error held by a comprehension accumulator.
-                Some(Val::Error(m)) if name.starts_with('@') => Err(err(m.to_string())),
-                Some(v) => Ok(v),
-                None => match self.checked.types.get(&e.id) {
-                    Some(super::types::Type::Type(Some(t))) => {
-                        Ok(Val::Type(t.type_name().to_string()))
-                    }
-                    _ => Err(err(format!("no such attribute: {name}"))),
-                },
+            ExprKind::Ident(_) => match self.checked.types.get(&e.id) {
+                Some(super::types::Type::Type(Some(t))) => Ok(Val::Type(t.type_name().to_string())),
+                _ => Err(no_overload()),
             },
-            ExprKind::Select {
-                operand,
-                field,
-                test_only,
-            } => {
-                let v = self.eval(operand, depth + 1)?;
-                select(&v, field, *test_only, false)
-            }
+            ExprKind::Select { .. } => Err(no_overload()),
             ExprKind::Call {
                 function,
                 target,
@@ -148,117 +274,247 @@ impl Interp<'_> {
                 elements,
                 optional_indices,
             } => {
-                let mut out = Vec::with_capacity(elements.len());
-                for (i, el) in elements.iter().enumerate() {
-                    let v = self.eval(el, depth + 1)?;
-                    if optional_indices.contains(&i) {
-                        match v {
-                            Val::Optional(Some(x)) => out.push(*x),
-                            Val::Optional(None) => {}
-                            other => out.push(other),
-                        }
-                    } else {
-                        out.push(v);
-                    }
+                if self.is_const(e) {
+                    return self.list(elements, optional_indices, depth);
                 }
-                Ok(Val::List(Arc::new(out)))
+                let r = self.list(elements, optional_indices, depth);
+                if matches!(&r, Err(x) if fatal(x)) {
+                    return r;
+                }
+                self.charge(runtime::node_cost(runtime::NodeKind::List))?;
+                r
             }
             ExprKind::Map { entries } => {
-                let mut out: Vec<(Val, Val)> = Vec::with_capacity(entries.len());
-                for en in entries {
-                    let k = self.eval(&en.key, depth + 1)?;
-                    let v = self.eval(&en.value, depth + 1)?;
-                    let v = if en.optional {
-                        match v {
-                            Val::Optional(Some(x)) => *x,
-                            Val::Optional(None) => continue,
-                            other => other,
-                        }
-                    } else {
-                        v
-                    };
-                    if out.iter().any(|(k2, _)| k2.equals(&k)) {
-                        return Err(err(format!("Failed with repeated key: {}", display(&k))));
-                    }
-                    out.push((k, v));
+                if self.is_const(e) {
+                    return self.map(entries, depth);
                 }
-                Ok(Val::Map(Arc::new(out)))
+                let r = self.map(entries, depth);
+                if matches!(&r, Err(x) if fatal(x)) {
+                    return r;
+                }
+                self.charge(runtime::node_cost(runtime::NodeKind::Map))?;
+                r
             }
             ExprKind::Struct { type_name, .. } => Err(EvalError::Unsupported(format!(
                 "object construction of {type_name}"
             ))),
-            ExprKind::Comprehension(c) => {
-                let range = self.eval(&c.iter_range, depth + 1)?;
-                let range = range.plain();
-                if let Val::Error(m) = &range {
-                    return Err(err(m.to_string()));
+            ExprKind::Comprehension(c) => self.fold(c, depth),
+        }
+    }
+
+    fn list(&mut self, elements: &[Expr], optional_indices: &[usize], depth: usize) -> R {
+        let mut out = Vec::with_capacity(elements.len());
+        for (i, el) in elements.iter().enumerate() {
+            let v = self.eval(el, depth + 1)?;
+            if optional_indices.contains(&i) {
+                match v {
+                    Val::Optional(Some(x)) => out.push(*x),
+                    Val::Optional(None) => {}
+                    other => out.push(other),
                 }
-                let items: Vec<(Val, Val)> = match &range {
-                    Val::List(l) => l
-                        .iter()
-                        .enumerate()
-                        .map(|(i, v)| (Val::Int(i as i64), v.clone()))
-                        .collect(),
-                    Val::Map(m) => m.iter().cloned().collect(),
-                    _ => return Err(no_overload()),
-                };
-                let accu = self.eval(&c.accu_init, depth + 1)?;
-                let base = self.scope.len();
-                self.scope.push((c.accu_var.clone(), accu));
-                let two = c.iter_var2.is_some();
-                let is_list = matches!(range, Val::List(_));
-                for (k, v) in items {
-                    self.charge(1)?;
-                    let len = self.scope.len();
-                    if two {
-                        self.scope.push((c.iter_var.clone(), k));
-                        self.scope
-                            .push((c.iter_var2.clone().unwrap_or_default(), v));
-                    } else if is_list {
-                        self.scope.push((c.iter_var.clone(), v));
-                    } else {
-                        self.scope.push((c.iter_var.clone(), k));
-                    }
-                    let cond = self.eval(&c.loop_condition, depth + 1);
-                    let go_on = match cond {
-                        Ok(Val::Bool(b)) => b,
-                        Ok(_) => return Err(no_overload()),
-                        Err(e) => {
-                            self.scope.truncate(base);
-                            return Err(e);
-                        }
-                    };
-                    if !go_on {
-                        self.scope.truncate(len);
-                        break;
-                    }
-                    let step = self.eval(&c.loop_step, depth + 1);
-                    self.scope.truncate(len);
-                    match step {
-                        Ok(v) => {
-                            if let Some(slot) = self.scope.get_mut(base) {
-                                slot.1 = v;
-                            }
-                        }
-                        // cel-go keeps an error in the accumulator and goes on: a
-                        // later `false && error` (all) or `true || error` (exists)
-                        // absorbs it; anything else reads it and fails with it.
-                        Err(EvalError::Message(m)) => {
-                            if let Some(slot) = self.scope.get_mut(base) {
-                                slot.1 = Val::Error(Arc::from(m));
-                            }
-                        }
-                        Err(e) => {
-                            self.scope.truncate(base);
-                            return Err(e);
-                        }
-                    }
-                }
-                let r = self.eval(&c.result, depth + 1);
-                self.scope.truncate(base);
-                r
+            } else {
+                out.push(v);
             }
         }
+        Ok(Val::List(Arc::new(out)))
+    }
+
+    fn map(&mut self, entries: &[super::ast::MapEntry], depth: usize) -> R {
+        let mut out: Vec<(Val, Val)> = Vec::with_capacity(entries.len());
+        for en in entries {
+            let k = self.eval(&en.key, depth + 1)?;
+            let v = self.eval(&en.value, depth + 1)?;
+            let v = if en.optional {
+                match v {
+                    Val::Optional(Some(x)) => *x,
+                    Val::Optional(None) => continue,
+                    other => other,
+                }
+            } else {
+                v
+            };
+            if out.iter().any(|(k2, _)| k2.equals(&k)) {
+                return Err(err(format!("Failed with repeated key: {}", display(&k))));
+            }
+            out.push((k, v));
+        }
+        Ok(Val::Map(Arc::new(out)))
+    }
+
+    /// A comprehension as cel-go folds it: the range, then per element the loop
+    /// condition (a `false` ends the loop; errors do not) and the step (whose value,
+    /// error or not, becomes the accumulator), then the result. The fold itself costs
+    /// nothing.
+    fn fold(&mut self, c: &super::ast::Comprehension, depth: usize) -> R {
+        let range = self.eval(&c.iter_range, depth + 1)?;
+        let range = range.plain();
+        if let Val::Error(m) = &range {
+            return Err(err(m.to_string()));
+        }
+        let items: Vec<(Val, Val)> = match &range {
+            Val::List(l) => l
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (Val::Int(i as i64), v.clone()))
+                .collect(),
+            Val::Map(m) => m.iter().cloned().collect(),
+            _ => return Err(no_overload()),
+        };
+        let accu = match self.eval(&c.accu_init, depth + 1) {
+            Ok(v) => v,
+            Err(e) if fatal(&e) => return Err(e),
+            Err(e) => error_val(&e),
+        };
+        let base = self.scope.len();
+        self.scope.push((c.accu_var.clone(), accu));
+        let two = c.iter_var2.is_some();
+        let is_list = matches!(range, Val::List(_));
+        for (k, v) in items {
+            let len = self.scope.len();
+            if two {
+                self.scope.push((c.iter_var.clone(), k));
+                self.scope
+                    .push((c.iter_var2.clone().unwrap_or_default(), v));
+            } else if is_list {
+                self.scope.push((c.iter_var.clone(), v));
+            } else {
+                self.scope.push((c.iter_var.clone(), k));
+            }
+            match self.eval(&c.loop_condition, depth + 1) {
+                Ok(Val::Bool(false)) => {
+                    self.scope.truncate(len);
+                    break;
+                }
+                Err(e) if fatal(&e) => {
+                    self.scope.truncate(base);
+                    return Err(e);
+                }
+                _ => {}
+            }
+            let step = self.eval(&c.loop_step, depth + 1);
+            self.scope.truncate(len);
+            let accu = match step {
+                Ok(v) => v,
+                Err(e) if fatal(&e) => {
+                    self.scope.truncate(base);
+                    return Err(e);
+                }
+                Err(e) => error_val(&e),
+            };
+            if let Some(slot) = self.scope.get_mut(base) {
+                slot.1 = accu;
+            }
+        }
+        let r = self.eval(&c.result, depth + 1);
+        self.scope.truncate(base);
+        r
+    }
+
+    /// Resolves an attribute without the cost of the attribute itself (what cel-go's
+    /// `Resolve` does): a variable, then each qualifier, each costing 1 where the
+    /// observer sees it (always, or for optional qualification only when present).
+    fn resolve(&mut self, e: &Expr, depth: usize) -> R {
+        if depth > 2000 {
+            return Err(err("expression too deeply nested"));
+        }
+        match &e.kind {
+            ExprKind::Ident(name) => match self.lookup(name) {
+                Some(Val::Error(m)) => Err(err(m.to_string())),
+                Some(v) => Ok(v),
+                None => Err(err(format!("no such attribute: {name}"))),
+            },
+            ExprKind::Select {
+                operand,
+                field,
+                test_only: false,
+            } => {
+                let v = self.operand(operand, depth)?;
+                self.qualify(v, &Val::str(field), false, true)
+            }
+            ExprKind::Call { function, args, .. } => match (function.as_str(), args.as_slice()) {
+                ("_?_:_", [c, t, f]) => {
+                    let cond = self.eval(c, depth + 1)?;
+                    let branch = match cond {
+                        Val::Bool(true) => t,
+                        Val::Bool(false) => f,
+                        _ => return Err(no_overload()),
+                    };
+                    self.operand(branch, depth)
+                }
+                ("_?._", [o, key]) => {
+                    let v = self.operand(o, depth)?;
+                    let key = self.eval_const(key, depth + 1)?;
+                    self.qualify(v, &key, true, true)
+                }
+                (f @ ("_[_]" | "_[?_]"), [o, key]) => {
+                    let optional = f == "_[?_]";
+                    let v = self.operand(o, depth)?;
+                    let k = if self.is_const(key) {
+                        self.eval_const(key, depth + 1)
+                    } else {
+                        self.operand(key, depth)
+                    };
+                    match k {
+                        Ok(k) => self.qualify(v, &k, optional, false),
+                        Err(x) if fatal(&x) => Err(x),
+                        Err(x) => {
+                            // The qualifier is observed with its error unless optional.
+                            if !(optional || matches!(v, Val::Optional(_))) {
+                                self.charge(1)?;
+                            }
+                            Err(x)
+                        }
+                    }
+                }
+                _ => self.eval(e, depth + 1),
+            },
+            _ => self.eval(e, depth + 1),
+        }
+    }
+
+    /// The operand of a qualifier or a conditional's branch: an attribute is resolved
+    /// without its own cost; anything else is evaluated.
+    fn operand(&mut self, e: &Expr, depth: usize) -> R {
+        if self.is_attribute(e) {
+            self.resolve(e, depth + 1)
+        } else {
+            self.eval(e, depth + 1)
+        }
+    }
+
+    /// Applies one qualifier (a field name or an index) to `v`.
+    fn qualify(&mut self, v: Val, key: &Val, optional: bool, field: bool) -> R {
+        let (inner, optional) = match v {
+            Val::Optional(None) => return Ok(Val::Optional(None)),
+            Val::Optional(Some(x)) => (*x, true),
+            other => (other, optional),
+        };
+        let r = match (field, key) {
+            (true, Val::String(f)) => select(&inner, f, false, optional),
+            _ => index(&inner, key, optional),
+        };
+        if !optional || matches!(r, Ok(Val::Optional(Some(_)))) {
+            self.charge(1)?;
+        }
+        r
+    }
+
+    /// `has(operand.field)`: the operand resolved without its own cost, the presence
+    /// qualifier (1), and the attribute (1, minus 1 as presence tests are free).
+    fn presence_test(&mut self, operand: &Expr, field: &str, depth: usize) -> R {
+        let r = self.operand(operand, depth).and_then(|v| {
+            self.charge(1)?;
+            select(&v, field, true, false)
+        });
+        if matches!(&r, Err(x) if fatal(x)) {
+            return r;
+        }
+        self.cost = self
+            .cost
+            .wrapping_add(Self::attribute_cost(operand))
+            .wrapping_sub(1);
+        self.check_limit()?;
+        r
     }
 
     fn call(
@@ -269,17 +525,21 @@ impl Interp<'_> {
         args: &[Expr],
         depth: usize,
     ) -> R {
-        // Non-strict operators first.
+        // Operators and functions cel-go plans specially; they cost nothing themselves.
         match function {
             "_&&_" | "_||_" => {
                 let short = function == "_||_";
                 let a = self.eval(&args[0], depth + 1);
-                if matches!(a, Ok(Val::Bool(b)) if b == short) {
-                    return Ok(Val::Bool(short));
+                match &a {
+                    Ok(Val::Bool(b)) if *b == short => return Ok(Val::Bool(short)),
+                    Err(x) if fatal(x) => return a,
+                    _ => {}
                 }
                 let b = self.eval(&args[1], depth + 1);
-                if matches!(b, Ok(Val::Bool(x)) if x == short) {
-                    return Ok(Val::Bool(short));
+                match &b {
+                    Ok(Val::Bool(x)) if *x == short => return Ok(Val::Bool(short)),
+                    Err(x) if fatal(x) => return b,
+                    _ => {}
                 }
                 return match (a, b) {
                     (Ok(Val::Bool(_)), Ok(Val::Bool(_))) => Ok(Val::Bool(!short)),
@@ -287,36 +547,114 @@ impl Interp<'_> {
                     _ => Err(no_overload()),
                 };
             }
-            "_?_:_" => {
-                return match self.eval(&args[0], depth + 1)? {
-                    Val::Bool(true) => self.eval(&args[1], depth + 1),
-                    Val::Bool(false) => self.eval(&args[2], depth + 1),
-                    _ => Err(no_overload()),
+            "orValue" | "or"
+                if target.is_some()
+                    && args.len() == 1
+                    && matches!(
+                        self.overload(e),
+                        "" | "optional_orValue_value" | "optional_or_optional"
+                    ) =>
+            {
+                let lhs = self.eval(target.unwrap_or(&args[0]), depth + 1)?;
+                return match lhs {
+                    Val::Optional(Some(v)) if function == "orValue" => Ok(*v),
+                    Val::Optional(Some(v)) => Ok(Val::Optional(Some(v))),
+                    Val::Optional(None) => self.eval(&args[0], depth + 1),
+                    other => Ok(other),
                 };
-            }
-            "@not_strictly_false" => {
-                return Ok(match self.eval(&args[0], depth + 1) {
-                    Ok(Val::Bool(b)) => Val::Bool(b),
-                    _ => Val::Bool(true),
-                });
-            }
-            "_?._" => {
-                let v = self.eval(&args[0], depth + 1)?;
-                let field = match &args[1].kind {
-                    ExprKind::Literal(Literal::String(s)) => s.clone(),
-                    _ => return Err(no_overload()),
-                };
-                return select(&v, &field, false, true);
             }
             _ => {}
         }
-        let mut vals = Vec::with_capacity(args.len() + 1);
-        if let Some(t) = target {
-            vals.push(self.eval(t, depth + 1)?);
+        if self.is_const(e) {
+            return self.const_call(function, target, args, depth);
         }
-        for a in args {
-            vals.push(self.eval(a, depth + 1)?);
+        // `x in [constants]`: a set lookup that costs nothing itself.
+        if function == "@in"
+            && self.overload(e) == "in_list"
+            && let [lhs, list] = args
+            && self.is_const(list)
+        {
+            let set = self.eval_const(list, depth + 1)?;
+            if set
+                .list_items()
+                .is_some_and(|l| l.iter().all(is_set_element))
+            {
+                let v = self.eval(lhs, depth + 1)?;
+                return contains(&set, &v);
+            }
         }
+        let overload: String = match function {
+            "_==_" => "equals".into(),
+            "_!=_" => "not_equals".into(),
+            _ => self.overload(e).to_string(),
+        };
+        let exprs: Vec<&Expr> = target.into_iter().chain(args).collect();
+        // cel-go evaluates every argument of unary and binary calls; calls with more
+        // arguments (and regex calls on a constant pattern) stop at the first error
+        // without a cost.
+        let regex_const = matches!(function, "matches" | "find" | "findAll")
+            && exprs.get(1).is_some_and(|x| self.is_const(x));
+        let varargs = exprs.len() > 2 || regex_const;
+        let mut vals = Vec::with_capacity(exprs.len());
+        let mut first_err: Option<EvalError> = None;
+        for a in exprs {
+            match self.eval(a, depth + 1) {
+                Ok(v) => vals.push(v),
+                Err(x) if fatal(&x) => return Err(x),
+                Err(x) if varargs => return Err(x),
+                Err(x) => {
+                    vals.push(error_val(&x));
+                    first_err.get_or_insert(x);
+                }
+            }
+        }
+        let result = match first_err {
+            Some(x) => Err(x),
+            None if function == "@not_strictly_false" => Ok(match vals.first() {
+                Some(Val::Bool(b)) => Val::Bool(*b),
+                _ => Val::Bool(true),
+            }),
+            None => self.apply(function, target.is_some(), vals.clone(), e),
+        };
+        let result = match result {
+            Err(x) if fatal(&x) => return Err(x),
+            other => other,
+        };
+        // `@not_strictly_false` is non-strict: an error argument is `true`.
+        let result = if function == "@not_strictly_false" {
+            Ok(result.unwrap_or(Val::Bool(true)))
+        } else {
+            result
+        };
+        let rv = match &result {
+            Ok(v) => v.clone(),
+            Err(x) => error_val(x),
+        };
+        let refs: Vec<&Val> = vals.iter().collect();
+        self.charge(runtime::call_cost(function, &overload, &refs, &rv))?;
+        result
+    }
+
+    /// A call cel-go folds into a constant when planning.
+    fn const_call(
+        &mut self,
+        function: &str,
+        target: Option<&Expr>,
+        args: &[Expr],
+        depth: usize,
+    ) -> R {
+        if function == "@in" {
+            return Ok(Val::Bool(false));
+        }
+        let mut vals = Vec::new();
+        for a in target.into_iter().chain(args) {
+            vals.push(self.eval_const(a, depth + 1)?);
+        }
+        call_function(function, target.is_some(), &vals, &[])
+    }
+
+    /// Calls a function on evaluated arguments.
+    fn apply(&mut self, function: &str, member: bool, vals: Vec<Val>, e: &Expr) -> R {
         let overloads: &[String] = match self.checked.refs.get(&e.id) {
             Some(Reference::Function { overload_ids, .. }) => overload_ids,
             _ => &[],
@@ -326,7 +664,7 @@ impl Interp<'_> {
         }
         // Set and map lists keep their semantics where they can show (equality,
         // `+`, and values passed through unchanged); elsewhere they are plain lists.
-        if !matches!(
+        let vals: Vec<Val> = if matches!(
             function,
             "_==_"
                 | "_!=_"
@@ -338,25 +676,87 @@ impl Interp<'_> {
                 | "orValue"
                 | "value"
         ) {
-            vals = vals.into_iter().map(Val::plain).collect();
-        }
+            vals
+        } else {
+            vals.into_iter().map(Val::plain).collect()
+        };
         if matches!(function, "_==_" | "_!=_")
             && let [x, y] = vals.as_slice()
             && equality_error(x, y)
         {
             return Err(no_overload());
         }
-        // A size-proportional charge (approximate; the exact runtime cost model lives
-        // in the cost module). Comprehension accumulators (`accu + [x]`) are not
-        // charged by size: cel-go appends to them in place.
-        let size_cost =
-            if function == "_+_" && vals.first().is_some_and(|v| v.list_items().is_some()) {
-                0
-            } else {
-                vals.iter().map(val_size).max().unwrap_or(0) / 10
-            };
-        self.charge(size_cost)?;
-        call_function(function, target.is_some(), &vals, overloads)
+        call_function(function, member, &vals, overloads)
+    }
+}
+
+impl runtime::CostValue for Val {
+    fn sizer(&self) -> Option<u64> {
+        match self {
+            Val::String(s) => Some(s.chars().count() as u64),
+            Val::Bytes(b) => Some(b.len() as u64),
+            Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => Some(l.len() as u64),
+            Val::Map(m) => Some(m.len() as u64),
+            _ => None,
+        }
+    }
+
+    fn optional_value(&self) -> Option<&Self> {
+        match self {
+            Val::Optional(Some(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    fn is_string_or_bytes(&self) -> bool {
+        matches!(self, Val::String(_) | Val::Bytes(_))
+    }
+
+    fn first_element(&self) -> Option<&Self> {
+        self.list_items().and_then(|l| l.first())
+    }
+
+    fn traversal_cost(&self) -> u64 {
+        match self {
+            Val::String(s) => (s.len() as f64 * 0.1) as u64,
+            Val::Bytes(b) => (b.len() as f64 * 0.1) as u64,
+            Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => l
+                .iter()
+                .fold(0u64, |a, x| a.saturating_add(x.traversal_cost())),
+            Val::Map(m) => m.iter().fold(0u64, |a, (k, v)| {
+                a.saturating_add(k.traversal_cost())
+                    .saturating_add(v.traversal_cost())
+            }),
+            _ => 1,
+        }
+    }
+
+    fn is_unit_equality_type(&self) -> bool {
+        matches!(
+            self,
+            Val::Quantity(_)
+                | Val::Url(_)
+                | Val::Ip(_)
+                | Val::Cidr(_)
+                | Val::Semver(_)
+                | Val::Format(_)
+        )
+    }
+
+    fn format_max_regex_size(&self) -> Option<u64> {
+        let Val::Format(f) = self else {
+            return None;
+        };
+        // apiserver `library/format.go`: each format's MaxRegexSize.
+        Some(match f.name {
+            "DNS1123Subdomain" | "QualifiedName" | "DNS1123SubdomainPrefix" => 60,
+            "LabelValue" => 40,
+            "URI" => 1103,
+            "uuid" => 70,
+            "byte" => 84,
+            "date" | "datetime" => 71,
+            _ => 30,
+        })
     }
 }
 
@@ -370,16 +770,6 @@ fn equality_error(x: &Val, y: &Val) -> bool {
             a.len() == b.len() && a.iter().zip(b).any(|(p, q)| equality_error(p, q))
         }
         _ => false,
-    }
-}
-
-fn val_size(v: &Val) -> u64 {
-    match v {
-        Val::String(s) => s.len() as u64,
-        Val::Bytes(b) => b.len() as u64,
-        Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => l.len() as u64,
-        Val::Map(m) => m.len() as u64,
-        _ => 1,
     }
 }
 

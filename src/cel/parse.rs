@@ -37,11 +37,101 @@ impl Default for ParseOptions {
 /// the same way for the constructs rules use.
 const MAX_RECURSION_DEPTH: u16 = 250;
 
-/// Stack for the parser thread; enough for the recursion limit in debug builds.
-const PARSER_STACK: usize = 256 << 20;
+/// Stack the parser needs for the recursion limit in debug builds.
+pub const PARSER_STACK: usize = 256 << 20;
+
+thread_local! {
+    static BIG_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Declares that the calling thread was started with at least [`PARSER_STACK`] bytes
+/// of stack (e.g. the workers of a rayon pool built with it): parsing then runs on it
+/// directly instead of on a thread of its own (a thread per rule cost more than the
+/// parse: mmap, clone, page faults, a malloc arena).
+pub fn declare_parser_stack() {
+    BIG_STACK.with(|b| b.set(true));
+}
 
 /// Parses `text`; on failure the issues carry cel-go's messages and positions.
+///
+/// Results are cached for the process: a rule is parsed for CRD validation, for its
+/// cost, for defaults and for resources, and CRDs repeat rules (versions, channels of
+/// one project); the generated parser costs far more than a copy of the tree.
+/// Parsing is a pure function of `text` and `options`, so a hit returns exactly what a
+/// parse would; the cache is shared by all threads behind a lock (parsing itself runs
+/// outside it) and bounded by an estimate of its heap size ([`ParseCache`]).
 pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
+    static CACHE: std::sync::LazyLock<std::sync::Mutex<ParseCache>> =
+        std::sync::LazyLock::new(Default::default);
+    if text.len() > ParseCache::MAX_TEXT {
+        return parse_uncached(text, options).0;
+    }
+    let key = options.key();
+    if let Some(hit) = CACHE.lock().ok().and_then(|c| c.get(key, text)) {
+        return hit;
+    }
+    let (parsed, cacheable) = parse_uncached(text, options);
+    if cacheable && let Ok(mut cache) = CACHE.lock() {
+        cache.insert(key, text, &parsed);
+    }
+    parsed
+}
+
+impl ParseOptions {
+    /// The options as three bits (an index of [`ParseCache::entries`]).
+    fn key(self) -> u8 {
+        u8::from(self.optional_syntax)
+            | (u8::from(self.two_var_comprehensions) << 1)
+            | (u8::from(self.sort_by) << 2)
+    }
+}
+
+/// Parse results by options and text, up to a budget of estimated heap bytes; once the
+/// budget is spent, further texts are parsed each time (results are the same).
+#[derive(Default)]
+struct ParseCache {
+    /// By [`ParseOptions::key`], then by text.
+    entries: [std::collections::HashMap<Box<str>, Result<Ast, Issues>>; 8],
+    /// Estimated heap bytes held by `entries`.
+    bytes: usize,
+}
+
+impl ParseCache {
+    /// Rules longer than this are parsed each time (they are rare).
+    const MAX_TEXT: usize = 4096;
+    /// The budget: a few hundred bytes per tree node, so some 100,000 cached nodes,
+    /// far more than the rules of hundreds of CRDs.
+    const MAX_BYTES: usize = 32 << 20;
+    /// Estimated heap bytes per node of a tree: the `Expr` and its boxes and strings,
+    /// and its entry in the offsets map.
+    const NODE_BYTES: usize = 192;
+
+    fn get(&self, key: u8, text: &str) -> Option<Result<Ast, Issues>> {
+        self.entries[usize::from(key)].get(text).cloned()
+    }
+
+    fn insert(&mut self, key: u8, text: &str, parsed: &Result<Ast, Issues>) {
+        let nodes = match parsed {
+            Ok(ast) => ast.source.offsets.len().max(1),
+            Err(issues) => issues.errors.len().max(1),
+        };
+        // The key, the copy of the text in the result, and the nodes.
+        let cost = 2 * text.len() + nodes * Self::NODE_BYTES;
+        if self.bytes + cost > Self::MAX_BYTES {
+            return;
+        }
+        if self.entries[usize::from(key)]
+            .insert(Box::from(text), parsed.clone())
+            .is_none()
+        {
+            self.bytes += cost;
+        }
+    }
+}
+
+/// Parses `text`; the flag says whether the result may be cached (not when the parser
+/// thread could not be started, which may not happen next time).
+fn parse_uncached(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, bool) {
     let parser = cel::Env::default()
         .with_optional_support(options.optional_syntax)
         .parser()
@@ -53,16 +143,24 @@ pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
             parser.parse_with_source_info(text)
         }))
     };
-    let parsed = std::thread::scope(|scope| {
-        match std::thread::Builder::new()
-            .name("cel-parse".into())
-            .stack_size(PARSER_STACK)
-            .spawn_scoped(scope, run)
-        {
-            Ok(handle) => handle.join().unwrap_or_else(Err),
-            Err(_) => Err(Box::new("parser thread") as Box<dyn std::any::Any + Send>),
-        }
-    });
+    let mut spawned = true;
+    let parsed = if BIG_STACK.with(|b| b.get()) {
+        run()
+    } else {
+        std::thread::scope(|scope| {
+            match std::thread::Builder::new()
+                .name("cel-parse".into())
+                .stack_size(PARSER_STACK)
+                .spawn_scoped(scope, run)
+            {
+                Ok(handle) => handle.join().unwrap_or_else(Err),
+                Err(_) => {
+                    spawned = false;
+                    Err(Box::new("parser thread") as Box<dyn std::any::Any + Send>)
+                }
+            }
+        })
+    };
     let mut source = Source::new(text);
     let mut issues = Issues::new(text);
     let (expr, info) = match parsed {
@@ -88,7 +186,7 @@ pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
             if issues.is_empty() {
                 issues.push(CelError::at(&source, Some(0), "Syntax error"));
             }
-            return Err(issues);
+            return (Err(issues), true);
         }
         Err(_) => {
             issues.push(CelError::at(
@@ -96,7 +194,7 @@ pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
                 Some(0),
                 "Syntax error: internal parser failure",
             ));
-            return Err(issues);
+            return (Err(issues), spawned);
         }
     };
     let mut conv = Converter {
@@ -109,9 +207,9 @@ pub fn parse(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
     conv.next_id = max_id(&expr) + 1;
     let expr = conv.convert(&expr);
     if !issues.is_empty() {
-        return Err(issues);
+        return (Err(issues), true);
     }
-    Ok(Ast { expr, source })
+    (Ok(Ast { expr, source }), true)
 }
 
 /// cel-go's text for a parser-crate message: its unescape errors for string and
@@ -864,6 +962,58 @@ mod tests {
             }
         });
         found
+    }
+
+    #[test]
+    fn cached_parses_equal_fresh_ones() {
+        for (text, options) in [
+            (
+                "self.a.all(x, x > 0) && self.b == 'c'",
+                ParseOptions::default(),
+            ),
+            (
+                "self.?a.orValue(1) > 0",
+                ParseOptions {
+                    optional_syntax: false,
+                    ..ParseOptions::default()
+                },
+            ),
+            ("self.a +", ParseOptions::default()),
+        ] {
+            let fresh = parse_uncached(text, options).0;
+            // The first call may fill the cache, the second hits it.
+            for _ in 0..2 {
+                match (parse(text, options), &fresh) {
+                    (Ok(a), Ok(b)) => {
+                        assert_eq!(a.expr, b.expr, "{text}");
+                        assert_eq!(a.source.text, b.source.text);
+                        assert_eq!(a.source.offsets, b.source.offsets);
+                    }
+                    (Err(a), Err(b)) => assert_eq!(&a, b, "{text}"),
+                    (a, b) => panic!("{text}: {a:?} vs {b:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn parse_cache_stays_within_its_budget() {
+        let mut cache = ParseCache::default();
+        let options = ParseOptions::default();
+        let text = format!("self.a == '{}'", "x".repeat(ParseCache::MAX_TEXT - 20));
+        let (parsed, cacheable) = parse_uncached(&text, options);
+        assert!(cacheable);
+        let mut i = 0usize;
+        while cache.bytes + 2 * text.len() + 3 * ParseCache::NODE_BYTES <= ParseCache::MAX_BYTES {
+            cache.insert(options.key(), &format!("{text}{i}"), &parsed);
+            i += 1;
+        }
+        let (len, bytes) = (cache.entries[usize::from(options.key())].len(), cache.bytes);
+        // Past the budget: refused.
+        cache.insert(options.key(), &format!("{text}-"), &parsed);
+        assert_eq!(cache.entries[usize::from(options.key())].len(), len);
+        assert_eq!(cache.bytes, bytes);
+        assert!(bytes <= ParseCache::MAX_BYTES);
     }
 
     #[test]

@@ -61,6 +61,30 @@ pub(super) struct Output {
 }
 
 pub(super) fn execute(options: &CheckOptions, mode: Mode) -> Output {
+    match pool() {
+        Some(pool) => pool.install(|| execute_here(options, mode)),
+        None => execute_here(options, mode),
+    }
+}
+
+/// The workers of a run: rayon threads (`RAYON_NUM_THREADS` is honoured) whose stacks
+/// are big enough for the CEL parser, which then runs on them directly. (The stacks
+/// are reserved address space, committed only as far as they are used.) `None` when
+/// such threads cannot be made: the global pool is used, and each parse gets a thread.
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("crdlint-{i}"))
+            .stack_size(crate::cel::parse::PARSER_STACK)
+            .start_handler(|_| crate::cel::parse::declare_parser_stack())
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+fn execute_here(options: &CheckOptions, mode: Mode) -> Output {
     attempt(options, mode, false).unwrap_or_else(|()| {
         // A file defined a CRD without spelling the marker: start over with every file
         // parsed in the scan pass, which leaves nothing for the check pass to discover.

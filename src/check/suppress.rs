@@ -186,7 +186,7 @@ pub fn apply(files: &[Arc<SourceFile>], diagnostics: &mut Vec<Diagnostic>) {
             if df.path != file.path {
                 return true;
             }
-            let line = file.lines.line_of(span.start);
+            let line = file.lines().line_of(span.start);
             let mut keep = true;
             for (i, s) in comments.suppressions.iter().enumerate() {
                 if s.target_line == line && s.code == d.code {
@@ -328,7 +328,7 @@ mod tests {
     fn apply_removes_matching_findings_and_reports_unused_ones() {
         let text = "kind: A # crdlint-ignore: missing-crd known\n# crdlint-ignore: duplicate-crd, missing-crd\nkind: B\nkind: C # crdlint-ignore: mising-crd\n";
         let file = SourceFile::new("f.yaml", text.to_string());
-        let at = |line: usize| file.lines.line_start(line);
+        let at = |line: usize| file.lines().line_start(line);
         let finding = |line| {
             Diagnostic::warning("missing-crd", "m")
                 .with_span(Span::new(at(line), at(line) + 4))

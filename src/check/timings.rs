@@ -89,12 +89,28 @@ impl Drop for Phase {
     fn drop(&mut self) {
         if let Some(start) = self.start {
             eprintln!(
-                "crdlint-timing phase {:<14} {:>9.1} ms (wall)",
+                "crdlint-timing phase {:<14} {:>9.1} ms (wall){}",
                 self.name,
-                start.elapsed().as_secs_f64() * 1e3
+                start.elapsed().as_secs_f64() * 1e3,
+                memory()
             );
         }
     }
+}
+
+/// Resident memory now and at its peak, where the system tells (Linux).
+fn memory() -> String {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return String::new();
+    };
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| v.trim().to_string())
+            .unwrap_or_default()
+    };
+    format!("  RSS {}, peak {}", field("VmRSS:"), field("VmHWM:"))
 }
 
 /// Prints the summed work per stage (timings on).

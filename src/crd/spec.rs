@@ -81,13 +81,10 @@ fn hoisting(crd: &Crd) -> Hoisted {
         [first, rest @ ..] => {
             let same = |which: &str| {
                 let first = gojson::version_field(first, which);
-                let mut first_normalized = None;
                 rest.iter().all(|v| {
                     let other = gojson::version_field(v, which);
                     // Equal texts normalize alike; only different ones need the work.
-                    other == first
-                        || normalize_empty(&other)
-                            == *first_normalized.get_or_insert_with(|| normalize_empty(&first))
+                    other == first || Normalized::new(&other).eq(Normalized::new(&first))
                 })
             };
             Hoisted {
@@ -100,34 +97,54 @@ fn hoisting(crd: &Crd) -> Hoisted {
     }
 }
 
-/// Semantic equality treats empty and nil slices alike: `:[]` and empty `Properties`,
-/// `PatternProperties`, `Definitions` and `Dependencies` maps read as `null` (one pass;
-/// the patterns cannot overlap).
-fn normalize_empty(s: &str) -> String {
-    const PATTERNS: [(&str, &str); 5] = [
+/// Semantic equality treats empty and nil slices alike: in a rendering, `:[]` and empty
+/// `Properties`, `PatternProperties`, `Definitions` and `Dependencies` maps read as
+/// `null`. The normalized text, byte by byte, so that two renderings compare without
+/// building either (and stop at the first difference). The patterns cannot overlap.
+struct Normalized<'a> {
+    rest: &'a [u8],
+    /// The rest of a replacement being produced.
+    pending: &'static [u8],
+}
+
+impl<'a> Normalized<'a> {
+    const PATTERNS: [(&'static str, &'static str); 5] = [
         (":[]", ":null"),
         ("\"Properties\":{}", "\"Properties\":null"),
         ("\"PatternProperties\":{}", "\"PatternProperties\":null"),
         ("\"Definitions\":{}", "\"Definitions\":null"),
         ("\"Dependencies\":{}", "\"Dependencies\":null"),
     ];
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    'scan: while let Some(at) = rest.find([':', '"']) {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        for (from, to) in PATTERNS {
-            if let Some(after) = rest.strip_prefix(from) {
-                out.push_str(to);
-                rest = after;
-                continue 'scan;
+
+    fn new(text: &'a str) -> Self {
+        Normalized {
+            rest: text.as_bytes(),
+            pending: &[],
+        }
+    }
+}
+
+impl Iterator for Normalized<'_> {
+    type Item = u8;
+
+    fn next(&mut self) -> Option<u8> {
+        if let Some((&b, tail)) = self.pending.split_first() {
+            self.pending = tail;
+            return Some(b);
+        }
+        let (&b, tail) = self.rest.split_first()?;
+        if matches!(b, b':' | b'"') {
+            for (from, to) in Self::PATTERNS {
+                if let Some(after) = self.rest.strip_prefix(from.as_bytes()) {
+                    self.rest = after;
+                    self.pending = &to.as_bytes()[1..];
+                    return Some(to.as_bytes()[0]);
+                }
             }
         }
-        out.push_str(&rest[..1]);
-        rest = &rest[1..];
+        self.rest = tail;
+        Some(b)
     }
-    out.push_str(rest);
-    out
 }
 
 pub fn validate_metadata(d: &Defaulted, f: &mut Findings) {
@@ -1440,9 +1457,13 @@ fn request_uri_has_host_and_scheme(v: &str) -> bool {
 
 #[cfg(test)]
 mod normalize_tests {
-    use super::normalize_empty;
+    use super::Normalized;
 
-    /// The one-pass normalization gives what replacing each pattern in turn gives.
+    fn normalize_empty(s: &str) -> String {
+        String::from_utf8(Normalized::new(s).collect()).unwrap()
+    }
+
+    /// The streamed normalization gives what replacing each pattern in turn gives.
     #[test]
     fn one_pass_normalization_matches_sequential_replacement() {
         let sequential = |s: &str| {

@@ -186,29 +186,64 @@ fn write_json(out: &mut String, v: &serde_json::Value) {
 }
 
 fn write_json_string(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
+    // Runs of characters that need no escape are copied at once (schemas are mostly
+    // long descriptions); the escapes are ASCII or U+2028/U+2029 (E2 80 A8/A9), so
+    // every cut falls on a character boundary.
+    let bytes = s.as_bytes();
+    let mut run = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let special = match b {
+            b'"' | b'\\' | b'<' | b'>' | b'&' | 0..=0x1f => 1,
+            0xE2 if bytes.get(i + 1) == Some(&0x80)
+                && matches!(bytes.get(i + 2), Some(0xA8 | 0xA9)) =>
+            {
+                3
+            }
+            _ => 0,
+        };
+        if special == 0 {
+            i += 1;
+            continue;
+        }
+        out.push_str(&s[run..i]);
+        let c = s[i..].chars().next().unwrap_or_default();
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+            c => {
                 let _ = write!(out, "\\u{:04x}", c as u32);
             }
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
         }
+        i += special;
+        run = i;
     }
+    out.push_str(&s[run..]);
     out.push('"');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_strings_escape_like_go() {
+        let mut out = String::new();
+        write_json_string(
+            &mut out,
+            "a\"b\\c\nd\re\tf<g>h&i\u{1}j\u{2028}k\u{2029}l\u{e2}\u{80}é€\u{2027}",
+        );
+        assert_eq!(
+            out,
+            "\"a\\\"b\\\\c\\nd\\re\\tf\\u003cg\\u003eh\\u0026i\\u0001j\\u2028k\\u2029lâ\u{80}é€\u{2027}\""
+        );
+    }
 
     #[test]
     fn float_v_matches_go() {

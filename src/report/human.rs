@@ -161,7 +161,7 @@ const MAX_SNIPPET_LINES: usize = 500;
 /// Whether every line a snippet of `d` would show (its spans' lines and one line of
 /// context around them) is short enough to print.
 fn snippet_fits(file: &SourceFile, d: &Diagnostic) -> bool {
-    let lines = &file.lines;
+    let lines = file.lines();
     let last = lines.line_count() - 1;
     let line_len = |l: usize| {
         let end = if l < last {

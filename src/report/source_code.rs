@@ -21,7 +21,7 @@ impl SourceCode for IndexedSource<'_> {
         if end > text.len() {
             return Err(MietteError::OutOfBounds);
         }
-        let lines = &file.lines;
+        let lines = file.lines();
         let start_line = lines.line_of(start);
         let end_line = lines.line_of(end.saturating_sub(1).max(start));
         let first_line = start_line.saturating_sub(context_lines_before);

@@ -45,7 +45,7 @@ impl ReadError {
 /// Reads `input` completely, if it is at most `max_size` bytes of UTF-8 text.
 pub fn read_input(input: &Input, max_size: u64) -> Result<String, ReadError> {
     let bytes = match input {
-        Input::Stdin => read_limited(std::io::stdin().lock(), max_size)?,
+        Input::Stdin => read_limited(std::io::stdin().lock(), max_size, 0)?,
         Input::Path(path) => {
             let meta = std::fs::metadata(path).map_err(|e| ReadError::Io(describe_io_error(&e)))?;
             if let Some(kind) = special_file_kind(&meta) {
@@ -58,14 +58,15 @@ pub fn read_input(input: &Input, max_size: u64) -> Result<String, ReadError> {
                 });
             }
             let file = File::open(path).map_err(|e| ReadError::Io(describe_io_error(&e)))?;
-            read_limited(file, max_size)?
+            // The size read at open is a good guess (one read call instead of a dozen).
+            read_limited(file, max_size, meta.len())?
         }
     };
     into_text(bytes)
 }
 
-fn read_limited(reader: impl Read, max_size: u64) -> Result<Vec<u8>, ReadError> {
-    let mut bytes = Vec::new();
+fn read_limited(reader: impl Read, max_size: u64, size_hint: u64) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = Vec::with_capacity(size_hint.min(max_size) as usize + 1);
     reader
         .take(max_size.saturating_add(1))
         .read_to_end(&mut bytes)

@@ -110,6 +110,17 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     }
 }
 
+/// Where to report an error the scanner found at `at`. At the end of the stream that is
+/// the end of the last line with content, where the missing `]` or quote belongs: a point
+/// after the final line break lies on a line no editor shows.
+fn end_of_content(text: &str, at: usize) -> usize {
+    if at < text.len() {
+        at
+    } else {
+        text.trim_end().len()
+    }
+}
+
 /// One pass of saphyr over `text`; on an indentation error that go-yaml would not make,
 /// also says which lines to indent for another try (see [`lenient`]).
 fn parse_attempt(text: &str, limits: &Limits) -> (ParseOutput, Option<lenient::Fix>) {
@@ -121,6 +132,14 @@ fn parse_attempt(text: &str, limits: &Limits) -> (ParseOutput, Option<lenient::F
             Ok((event, span)) => {
                 let start = builder.offsets.byte(span.start.index());
                 let end = builder.offsets.byte(span.end.index());
+                if let Event::Scalar(_, SaphyrStyle::Literal | SaphyrStyle::Folded, ..) = event
+                    && builder.frames.is_empty()
+                {
+                    fix = lenient::root_block_scalar_fix(text, start, end.max(start));
+                    if fix.is_some() {
+                        break;
+                    }
+                }
                 builder.event(event, start, end.max(start));
             }
             Err(err) => {
@@ -499,7 +518,7 @@ impl<'t> Builder<'t> {
         self.out.errors.push(YamlError {
             kind,
             message,
-            span: Span::point(at),
+            span: Span::point(end_of_content(self.text, at)),
             document,
         });
         self.frames.clear();

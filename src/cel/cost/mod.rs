@@ -29,6 +29,10 @@ pub mod suggest;
 use super::compile::{RuleCompileResult, SchemaStep, compile_rules};
 use super::env::KubeVersion;
 use super::schema_types::{DeclType, MAX_REQUEST_SIZE_BYTES, escape, schema_decl_type};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use crate::diag::FieldPath;
 use crate::schema::structural::{Structural, StructuralOrBool};
 use crate::source::Span;
@@ -155,14 +159,16 @@ pub fn estimate_compiled(
         total: 0,
         most_expensive: Vec::new(),
     };
+    // Rules share their schema's declared types: build each once per schema.
+    let cache = DeclCache::default();
     for r in compiled {
-        let Some(ctx) = node_context(root, &r.node, base) else {
+        let Some(ctx) = node_context_cached(root, &r.node, base, &cache) else {
             continue;
         };
         let Some(rule) = ctx.schema.x_validations.get(r.index) else {
             continue;
         };
-        let (max_cost, me) = match (&r.program, &ctx.decl) {
+        let (max_cost, me) = match (&r.program, ctx.decl()) {
             (Some(p), Some(decl)) => {
                 let cost = estimator::estimate_cost(&p.rule, Some(decl)).max;
                 let me = p
@@ -185,11 +191,7 @@ pub fn estimate_compiled(
             }
             _ => (0, None),
         };
-        let min_size = ctx
-            .decl
-            .as_ref()
-            .map(|d| d.min_serialized_size)
-            .unwrap_or(0);
+        let min_size = ctx.decl().map(|d| d.min_serialized_size).unwrap_or(0);
         let rule_max_cardinality = max_cardinality(min_size);
         let card = ctx.cardinality.unwrap_or(rule_max_cardinality);
         let estimated_cost = multiply_with_overflow_guard(max_cost, card);
@@ -258,12 +260,96 @@ pub(crate) struct NodeContext<'a> {
     pub schema: &'a Structural,
     pub schema_path: FieldPath,
     /// The declared type the rule is compiled against (from the parent's type when
-    /// an ancestor has rules, as `CELSchemaContext.TypeInfo` does).
-    pub decl: Option<DeclType>,
+    /// an ancestor has rules, as `CELSchemaContext.TypeInfo` does); see [`Self::decl`].
+    decl: Option<DeclRef>,
     /// `CELSchemaContext.MaxCardinality`.
     pub cardinality: Option<u64>,
     pub chain: Vec<CardinalityStep>,
     pub data_path: String,
+}
+
+impl NodeContext<'_> {
+    /// The declared type the rule is compiled against.
+    pub fn decl(&self) -> Option<&DeclType> {
+        self.decl.as_ref().map(DeclRef::get)
+    }
+}
+
+/// Declared types of schema nodes (`SchemaDeclType`), built at most once per node:
+/// every rule below a node with rules sees (part of) that node's type, and building
+/// and cloning it per rule made the cost check quadratic in the schema size.
+#[derive(Default)]
+pub(crate) struct DeclCache {
+    types: RefCell<HashMap<DeclKey, Option<Rc<DeclType>>>>,
+}
+
+/// A schema node (by address: the cache lives only while the schema is borrowed) and
+/// whether it is the resource root.
+type DeclKey = (*const Structural, bool);
+
+impl DeclCache {
+    fn get(&self, node: &Structural, is_resource_root: bool) -> Option<DeclRef> {
+        let key = (node as *const Structural, is_resource_root);
+        let ty = self
+            .types
+            .borrow_mut()
+            .entry(key)
+            .or_insert_with(|| schema_decl_type(node, is_resource_root).map(Rc::new))
+            .clone()?;
+        Some(DeclRef {
+            root: ty,
+            hops: Vec::new(),
+        })
+    }
+}
+
+/// A declared type inside a cached one: the cached root and the way down to it.
+#[derive(Clone)]
+struct DeclRef {
+    root: Rc<DeclType>,
+    hops: Vec<DeclHop>,
+}
+
+#[derive(Clone)]
+enum DeclHop {
+    /// The field of this escaped name.
+    Field(String),
+    /// The element type of a list or map.
+    Elem,
+}
+
+impl DeclRef {
+    fn get(&self) -> &DeclType {
+        let mut ty: &DeclType = &self.root;
+        for hop in &self.hops {
+            let next = match hop {
+                DeclHop::Field(name) => ty.field(name).map(|f| &f.ty),
+                DeclHop::Elem => ty.elem(),
+            };
+            // Hops are only added after checking that they exist.
+            match next {
+                Some(next) => ty = next,
+                None => break,
+            }
+        }
+        ty
+    }
+
+    fn down(&self, hop: DeclHop) -> Option<DeclRef> {
+        let ty = self.get();
+        let exists = match &hop {
+            DeclHop::Field(name) => ty.field(name).is_some(),
+            DeclHop::Elem => ty.elem().is_some(),
+        };
+        exists.then(|| {
+            let mut hops = self.hops.clone();
+            hops.push(hop);
+            DeclRef {
+                root: self.root.clone(),
+                hops,
+            }
+        })
+    }
 }
 
 /// `extractMaxElements`: by how much a schema multiplies its children's cardinality.
@@ -283,10 +369,20 @@ pub(crate) fn node_context<'a>(
     steps: &[SchemaStep],
     base: &FieldPath,
 ) -> Option<NodeContext<'a>> {
+    node_context_cached(root, steps, base, &DeclCache::default())
+}
+
+/// [`node_context`] with declared types taken from (and added to) `cache`.
+pub(crate) fn node_context_cached<'a>(
+    root: &'a Structural,
+    steps: &[SchemaStep],
+    base: &FieldPath,
+    cache: &DeclCache,
+) -> Option<NodeContext<'a>> {
     let mut cur = root;
     let mut in_scope = !root.x_validations.is_empty();
-    let mut decl: Option<DeclType> = if in_scope {
-        schema_decl_type(root, true)
+    let mut decl: Option<DeclRef> = if in_scope {
+        cache.get(root, true)
     } else {
         None
     };
@@ -300,7 +396,7 @@ pub(crate) fn node_context<'a>(
             (Some(c), Some(m)) => Some(multiply_with_overflow_guard(c, m)),
             _ => None,
         };
-        let (child, from_parent): (&Structural, Option<DeclType>) = match step {
+        let (child, from_parent): (&Structural, Option<DeclRef>) = match step {
             SchemaStep::Property(name) => {
                 let child = parent.property(name)?;
                 path = path.child("properties").key(name);
@@ -313,7 +409,7 @@ pub(crate) fn node_context<'a>(
                     if parent.properties.is_empty() {
                         return None;
                     }
-                    escape(name).and_then(|e| d.field(&e)).map(|f| f.ty.clone())
+                    escape(name).and_then(|e| d.down(DeclHop::Field(e)))
                 });
                 (child, d)
             }
@@ -332,7 +428,7 @@ pub(crate) fn node_context<'a>(
                 });
                 path = path.child("items");
                 data = format!("{}[*]", display_data(&data));
-                (child, decl.as_ref().and_then(|d| d.elem().cloned()))
+                (child, decl.as_ref().and_then(|d| d.down(DeclHop::Elem)))
             }
             SchemaStep::AdditionalProperties => {
                 let Some(StructuralOrBool::Structural(child)) = &parent.additional_properties
@@ -352,7 +448,7 @@ pub(crate) fn node_context<'a>(
                 });
                 path = path.child("additionalProperties");
                 data = format!("{}[*]", display_data(&data));
-                (child, decl.as_ref().and_then(|d| d.elem().cloned()))
+                (child, decl.as_ref().and_then(|d| d.down(DeclHop::Elem)))
             }
             // Rules inside allOf are never compiled (or costed) when a CRD is created.
             SchemaStep::AllOf(_) => return None,
@@ -364,7 +460,7 @@ pub(crate) fn node_context<'a>(
         } else if parent_in_scope && from_parent.is_some() {
             from_parent
         } else {
-            schema_decl_type(child, child.extensions.x_embedded_resource)
+            cache.get(child, child.extensions.x_embedded_resource)
         };
         cur = child;
     }
@@ -386,5 +482,7 @@ fn display_data(d: &str) -> &str {
     if d.is_empty() { "<root>" } else { d }
 }
 
+#[cfg(test)]
+mod runtime_tests;
 #[cfg(test)]
 mod tests;

@@ -39,7 +39,7 @@ pub fn suggestions(
     let Some(ctx) = node_context(root, input.node, base) else {
         return Vec::new();
     };
-    let Some(decl) = ctx.decl.as_ref() else {
+    let Some(decl) = ctx.decl() else {
         return Vec::new();
     };
     let (_, seen) = estimator::estimate_cost_seen(input.checked, Some(decl), true);
@@ -122,7 +122,7 @@ pub fn rule_cost(root: &Structural, input: &RuleInput<'_>, base: &FieldPath) -> 
     let Some(ctx) = node_context(root, input.node, base) else {
         return 0;
     };
-    let Some(decl) = ctx.decl.as_ref() else {
+    let Some(decl) = ctx.decl() else {
         return 0;
     };
     let max = estimator::estimate_cost(input.checked, Some(decl)).max;

@@ -70,6 +70,32 @@ pub(super) fn fix_for(builder: &Builder<'_>, info: &str, at: usize) -> Option<Fi
     })
 }
 
+/// saphyr 0.3.3 lets a block scalar that is a whole document, with content at column 0,
+/// run on past a `---` or `...` line (`"|\nx\n---\nb\n"` loads as one string), where
+/// YAML (and go-yaml) ends the document. Indenting its content lines by one space changes
+/// nothing in the value (the indentation is detected from the first line) and makes saphyr
+/// stop at the marker. `start..end` is saphyr's span of the scalar: from its first content
+/// character to the end of its content.
+pub(super) fn root_block_scalar_fix(text: &str, start: usize, end: usize) -> Option<Fix> {
+    let b = text.as_bytes();
+    let first = line_start(b, start);
+    let mut line_starts = Vec::new();
+    let mut p = first;
+    while p < end.min(b.len()) {
+        if is_document_marker(b, p) {
+            // Without content lines to indent there is nothing to fix (and no progress).
+            return (!line_starts.is_empty()).then_some(Fix {
+                line_starts,
+                pad: 1,
+                at: p,
+            });
+        }
+        line_starts.push(p);
+        p = next_line(b, p)?;
+    }
+    None
+}
+
 /// Parses again with the lines indented, until saphyr is satisfied (or gives up).
 pub(super) fn reparse(
     original: &str,

@@ -397,6 +397,30 @@ fn syntax_errors_keep_earlier_documents() {
 }
 
 #[test]
+fn errors_at_the_end_of_the_stream_point_at_the_last_line_with_content() {
+    // The scanner stops after the final line breaks; the report goes where the missing
+    // `]` or quote belongs, on a line the user can see.
+    for (text, at) in [
+        ("a: [1, 2\n", 8),
+        ("a: [1, 2\n\n  \n", 8),
+        // An unterminated quote is reported where it opens.
+        ("a: \"open\n", 3),
+        ("a: [1, 2", 8),
+        ("[", 1),
+    ] {
+        let out = parse_default(text);
+        assert_eq!(out.errors.len(), 1, "{text:?}");
+        assert_eq!(out.errors[0].kind, YamlErrorKind::Syntax, "{text:?}");
+        assert_eq!(
+            out.errors[0].span,
+            Span::point(at),
+            "{text:?}: {}",
+            out.errors[0].message
+        );
+    }
+}
+
+#[test]
 fn values_json_cannot_carry_drop_the_document() {
     let out = parse_default("a: .inf\nb: [.nan, -.Inf]\n---\nok: 1\n");
     let messages: Vec<(&str, Span)> = out
@@ -612,4 +636,19 @@ fn flow_and_quoted_indentation_that_go_yaml_accepts() {
     assert_eq!(out.errors.len(), 1);
     assert_eq!(out.errors[0].kind, YamlErrorKind::Syntax);
     assert_eq!(&text[out.errors[0].span.start..], "d: 2\n");
+}
+
+#[test]
+fn a_root_block_scalar_ends_at_a_document_marker() {
+    // go-yaml (YAML 1.1 and 1.2 alike) ends the document at `---`; saphyr 0.3.3 alone
+    // would load one string "x\n---\nb\n".
+    let text = "|\nx\n  y\n\n---\nb: 1\n...\n>\nf\ng\n...\n";
+    let out = parse_default(text);
+    assert!(out.errors.is_empty(), "{:?}", out.errors[0].message);
+    let values: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+    assert_eq!(values, [r#""x\n  y\n""#, r#"{"b":1}"#, r#""f g\n""#]);
+    // Spans are in the original text.
+    assert_eq!(out.documents[0].root.span.start, 0);
+    let b = &out.documents[1].root;
+    assert_eq!(&text[b.span.start..b.span.start + 1], "b");
 }
