@@ -907,7 +907,12 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         ("_==_", [x, y]) => Ok(Bool(x.equals(y))),
         ("_!=_", [x, y]) => Ok(Bool(!x.equals(y))),
         ("_<_" | "_<=_" | "_>_" | "_>=_", [x, y]) => {
-            let o = x.compare(y).ok_or_else(no_overload)?;
+            let nan = |v: &Val| matches!(v, Double(d) if d.is_nan());
+            let o = match x.compare(y) {
+                Some(o) => o,
+                None if nan(x) || nan(y) => return Err(err("NaN values cannot be ordered")),
+                None => return Err(no_overload()),
+            };
             Ok(Bool(match f {
                 "_<_" => o == Ordering::Less,
                 "_<=_" => o != Ordering::Greater,
