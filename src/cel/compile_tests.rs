@@ -114,6 +114,82 @@ fn normalise(s: &str) -> String {
     re.replace_all(&joined, "selfType").into_owned()
 }
 
+/// The schema of `testdata/cel/syntax_errors.txt`.
+fn syntax_schema(rule: &str) -> serde_json::Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "x-kubernetes-validations": [{"rule": rule}],
+                "properties": {
+                    "s": {"type": "string", "maxLength": 64},
+                    "i": {"type": "integer"},
+                    "n": {"type": "number"},
+                    "b": {"type": "boolean"},
+                    "l": {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 64}},
+                    "m": {"type": "object", "maxProperties": 10, "additionalProperties": {"type": "string", "maxLength": 64}},
+                    "d": {"type": "string", "format": "duration"},
+                    "t": {"type": "string", "format": "date-time"}
+                }
+            }
+        }
+    })
+}
+
+/// `testdata/cel/syntax_errors.txt`: malformed rules (lexer errors, ANTLR error
+/// recovery, bad literals) with the server's details, in the same block format.
+#[test]
+fn syntax_errors_match_the_server() {
+    let text = include_str!("../../testdata/cel/syntax_errors.txt");
+    let mut cases: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        if let Some(rule) = line.strip_prefix("RULE: ") {
+            cases.push((rule.to_string(), String::new()));
+        } else if let Some(l) = line.strip_prefix("  ")
+            && let Some(last) = cases.last_mut()
+        {
+            if !last.1.is_empty() {
+                last.1.push('\n');
+            }
+            last.1.push_str(l);
+        }
+    }
+    assert!(cases.len() > 150, "{}", cases.len());
+    let mut failures = Vec::new();
+    for (rule, expected) in &cases {
+        let s = structural(&syntax_schema(rule));
+        let results = compile_rules(
+            &s,
+            KubeVersion::new(1, 35),
+            &FieldPath::root("spec.validation.openAPIV3Schema"),
+        );
+        let mut details: Vec<String> = results
+            .into_iter()
+            .flat_map(|r| r.diagnostics)
+            .map(|d| d.detail.unwrap_or(d.message))
+            .collect();
+        details.sort();
+        let got = if details.is_empty() {
+            "OK".to_string()
+        } else {
+            details.join("\n")
+        };
+        if normalise(&got) != normalise(expected) {
+            failures.push(format!(
+                "RULE: {rule}\n  expected: {expected}\n  got:      {got}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
 #[test]
 fn rule_field_checks() {
     let s = structural(&json!({

@@ -915,7 +915,12 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         ("_==_", [x, y]) => Ok(Bool(x.equals(y))),
         ("_!=_", [x, y]) => Ok(Bool(!x.equals(y))),
         ("_<_" | "_<=_" | "_>_" | "_>=_", [x, y]) => {
-            let o = x.compare(y).ok_or_else(no_overload)?;
+            let nan = |v: &Val| matches!(v, Double(d) if d.is_nan());
+            let o = match x.compare(y) {
+                Some(o) => o,
+                None if nan(x) || nan(y) => return Err(err("NaN values cannot be ordered")),
+                None => return Err(no_overload()),
+            };
             Ok(Bool(match f {
                 "_<_" => o == Ordering::Less,
                 "_<=_" => o != Ordering::Greater,
@@ -931,7 +936,10 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         ("_+_", [x, y]) if x.list_items().is_some() && y.list_items().is_some() => {
             x.concat(y).ok_or_else(no_overload)
         }
-        ("_+_", [Duration(x), Duration(y)]) => dur_result(*x as i128 + *y as i128),
+        ("_+_", [Duration(x), Duration(y)]) => match x.checked_add(*y) {
+            Some(n) => dur_result(n as i128),
+            None => Err(err("integer overflow")),
+        },
         ("_+_", [Timestamp(s, n), Duration(d)]) | ("_+_", [Duration(d), Timestamp(s, n)]) => {
             let (s, n) = from_nanos(ts_nanos(*s, *n) + *d as i128);
             ts_result(s, n)
@@ -939,7 +947,10 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         ("_-_", [Int(x), Int(y)]) => int_result(x.checked_sub(*y)),
         ("_-_", [Uint(x), Uint(y)]) => uint_result(x.checked_sub(*y)),
         ("_-_", [Double(x), Double(y)]) => Ok(Double(x - y)),
-        ("_-_", [Duration(x), Duration(y)]) => dur_result(*x as i128 - *y as i128),
+        ("_-_", [Duration(x), Duration(y)]) => match x.checked_sub(*y) {
+            Some(n) => dur_result(n as i128),
+            None => Err(err("integer overflow")),
+        },
         ("_-_", [Timestamp(s, n), Duration(d)]) => {
             let (s, n) = from_nanos(ts_nanos(*s, *n) - *d as i128);
             ts_result(s, n)
@@ -950,7 +961,8 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         ("_*_", [Int(x), Int(y)]) => int_result(x.checked_mul(*y)),
         ("_*_", [Uint(x), Uint(y)]) => uint_result(x.checked_mul(*y)),
         ("_*_", [Double(x), Double(y)]) => Ok(Double(x * y)),
-        ("_/_", [Int(_), Int(0)]) | ("_%_", [Int(_), Int(0)]) => Err(err("division by zero")),
+        ("_/_", [Int(_), Int(0)]) => Err(err("division by zero")),
+        ("_%_", [Int(_), Int(0)]) => Err(err("modulus by zero")),
         ("_/_", [Uint(_), Uint(0)]) => Err(err("division by zero")),
         ("_%_", [Uint(_), Uint(0)]) => Err(err("modulus by zero")),
         ("_/_", [Int(x), Int(y)]) => int_result(x.checked_div(*y)),
@@ -1013,10 +1025,16 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             Double(d) => Ok(Double(*d)),
             Int(i) => Ok(Double(*i as f64)),
             Uint(u) => Ok(Double(*u as f64)),
-            String(s) => s
-                .parse::<f64>()
-                .map(Double)
-                .map_err(|_| err("type conversion error from 'string' to 'double'")),
+            String(s) => {
+                let bad = || err("type conversion error from 'string' to 'double'");
+                let d = s.parse::<f64>().map_err(|_| bad())?;
+                // Go's ParseFloat refuses values out of range (Rust rounds to ±inf).
+                let word = s.trim_start_matches(['+', '-']).to_ascii_lowercase();
+                if d.is_infinite() && word != "inf" && word != "infinity" {
+                    return Err(bad());
+                }
+                Ok(Double(d))
+            }
             _ => Err(no_overload()),
         },
         ("string", [x]) => to_string(x).map(|s| Val::str(&s)),
@@ -1100,28 +1118,37 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             let chars: Vec<char> = s.chars().collect();
             let needle: Vec<char> = t.chars().collect();
             let last = f == "lastIndexOf";
-            let start = match rest.first() {
-                Some(Int(i)) => *i,
-                None => {
-                    if last {
-                        chars.len() as i64
-                    } else {
-                        0
-                    }
-                }
+            let offset = match rest.first() {
+                Some(Int(i)) => Some(*i),
+                None => None,
                 _ => return Err(no_overload()),
             };
-            if start < 0 || start > chars.len() as i64 {
-                return Err(err(format!("index out of range: {start}")));
+            if needle.is_empty() {
+                return Ok(Int(offset.unwrap_or(if last {
+                    chars.len() as i64
+                } else {
+                    0
+                })));
             }
-            let start = start as usize;
+            if last && offset.is_none() && s.len() < t.len() {
+                return Ok(Int(-1));
+            }
+            let off = offset.unwrap_or(if last { chars.len() as i64 - 1 } else { 0 });
+            if off < 0 {
+                return Err(err(format!("index out of range: {off}")));
+            }
+            if off as u64 >= chars.len() as u64 {
+                return Ok(Int(-1));
+            }
+            let off = off as usize;
             let matches_at = |i: usize| {
                 i + needle.len() <= chars.len() && chars[i..i + needle.len()] == needle[..]
             };
             let found = if last {
-                (0..=start.min(chars.len())).rev().find(|&i| matches_at(i))
+                let from = off.min(chars.len().saturating_sub(needle.len()));
+                (0..=from).rev().find(|&i| matches_at(i))
             } else {
-                (start..=chars.len()).find(|&i| matches_at(i))
+                (off..chars.len()).find(|&i| matches_at(i))
             };
             Ok(Int(found.map(|i| i as i64).unwrap_or(-1)))
         }
@@ -1157,7 +1184,23 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             let parts: Vec<Val> = if n == 0 {
                 vec![]
             } else if sep.is_empty() {
-                s.chars().map(|c| Val::str(&c.to_string())).collect()
+                let chars: Vec<char> = s.chars().collect();
+                let cut = if n < 0 {
+                    chars.len()
+                } else {
+                    (n as usize).min(chars.len())
+                };
+                let mut parts: Vec<Val> = Vec::new();
+                for (i, c) in chars.iter().enumerate() {
+                    if cut > 0 && i + 1 == cut && i + 1 < chars.len() {
+                        parts.push(Val::str(
+                            &chars[i..].iter().collect::<std::string::String>(),
+                        ));
+                        break;
+                    }
+                    parts.push(Val::str(&c.to_string()));
+                }
+                parts
             } else if n < 0 {
                 s.split(&**sep).map(Val::str).collect()
             } else {
@@ -1246,8 +1289,21 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
                 .ok_or_else(|| err(format!("{f} called on empty list")))
         }
         ("slice", [List(l), Int(s), Int(e)]) => {
-            if *s < 0 || *e < 0 || s > e || *e as usize > l.len() {
-                return Err(err(format!("cannot slice({s}, {e}), invalid range")));
+            if *s < 0 || *e < 0 {
+                return Err(err(format!(
+                    "cannot slice({s}, {e}), negative indexes not supported"
+                )));
+            }
+            if s > e {
+                return Err(err(format!(
+                    "cannot slice({s}, {e}), start index must be less than or equal to end index"
+                )));
+            }
+            if *e as usize > l.len() {
+                return Err(err(format!(
+                    "cannot slice({s}, {e}), list is length {}",
+                    l.len()
+                )));
             }
             Ok(List(Arc::new(l[*s as usize..*e as usize].to_vec())))
         }

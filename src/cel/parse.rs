@@ -222,12 +222,25 @@ fn parse_uncached(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, bo
     let (expr, info) = match parsed {
         Ok(Ok(v)) => v,
         Ok(Err(errors)) => {
+            // The parser crate adds its own notes on half-built nodes after a syntax
+            // error; cel-go has none (keep one only if it is all there is).
+            let syntax = errors
+                .errors
+                .iter()
+                .filter(|e| !e.msg.starts_with("Incomplete `"))
+                .count();
             // At one position cel-go lists the syntax error before the AST check that
             // refuses the keyword (errors print sorted by position, stably).
             let mut errors = errors.errors;
             errors.sort_by_key(|e| e.msg == "unsupported ident kind");
             for e in errors {
+                if syntax > 0 && e.msg.starts_with("Incomplete `") {
+                    continue;
+                }
                 let mut offset = offset_of_line_col(text, e.pos.0, e.pos.1);
+                if e.msg == "invalid int literal" || e.msg == "invalid double literal" {
+                    offset = offset.map(|o| signed_literal_start(text, o));
+                }
                 // cel-go points at the backquote of an escaped field name; the crate at
                 // the selecting `.` (or `.?`) before it.
                 if e.msg == "unsupported syntax: '`'"
@@ -274,6 +287,20 @@ fn parse_uncached(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, bo
         return (Err(issues), true);
     }
     (Ok(Ast { expr, source }), true)
+}
+
+/// cel-go reports a bad number literal at the literal's start, which includes its
+/// sign (`-9223372036854775809`, `- 1e999`); a `-` after an operand is a binary
+/// minus, not a sign.
+fn signed_literal_start(text: &str, number: usize) -> usize {
+    let before = text.get(..number).unwrap_or("");
+    let trimmed = before.trim_end();
+    let Some(minus) = trimmed.strip_suffix('-') else {
+        return number;
+    };
+    let prev = minus.trim_end().chars().last();
+    let operand_end = prev.is_some_and(|c| c.is_alphanumeric() || "_)]}'\"`.".contains(c));
+    if operand_end { number } else { minus.len() }
 }
 
 fn max_id(e: &cast::IdedExpr) -> u64 {

@@ -112,11 +112,11 @@ fn interpolate(
             i += 2;
             continue;
         }
-        if arg >= nargs {
-            return Err(e(format!("index {arg} out of range")));
-        }
         if i + 1 >= b.len() {
             return Err(e("unexpected end of string"));
+        }
+        if arg >= nargs {
+            return Err(e(format!("index {arg} out of range")));
         }
         let (read, c) = parse_clause(&b[i + 1..])
             .map_err(|m| e(format!("could not parse formatting clause: {m}")))?;
