@@ -321,21 +321,21 @@ pub fn escape(ident: &str) -> Option<String> {
     if RESERVED.contains(&ident) {
         return Some(format!("__{ident}__"));
     }
+    // Only ASCII survives escaping, so bytes will do (any other byte means `None`).
+    let bytes = ident.as_bytes();
     let mut out = String::with_capacity(ident.len());
-    let chars: Vec<char> = ident.chars().collect();
     let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            '_' if chars.get(i + 1) == Some(&'_') => {
+    while i < bytes.len() {
+        match bytes[i] {
+            b'_' if bytes.get(i + 1) == Some(&b'_') => {
                 out.push_str("__underscores__");
                 i += 2;
                 continue;
             }
-            '.' => out.push_str("__dot__"),
-            '-' => out.push_str("__dash__"),
-            '/' => out.push_str("__slash__"),
-            c if c.is_ascii_alphanumeric() || c == '_' => out.push(c),
+            b'.' => out.push_str("__dot__"),
+            b'-' => out.push_str("__dash__"),
+            b'/' => out.push_str("__slash__"),
+            b if b.is_ascii_alphanumeric() || b == b'_' => out.push(char::from(b)),
             _ => return None,
         }
         i += 1;
@@ -419,6 +419,9 @@ mod tests {
         assert_eq!(escape("1a"), None);
         assert_eq!(escape("a b"), None);
         assert_eq!(escape("a@b"), None);
+        assert_eq!(escape("é"), None);
+        assert_eq!(escape("aé_"), None);
+        assert_eq!(escape("a___b").as_deref(), Some("a__underscores___b"));
         assert_eq!(escape(""), None);
     }
 }
