@@ -276,9 +276,180 @@ pub fn format_duration(nanos: i64) -> String {
     s
 }
 
+/// Go's `time` package quoting of values in parse errors: ASCII printable characters
+/// as is (with `"` and `\` escaped), every byte of anything else as `\xNN`.
+pub fn time_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        if c.is_ascii() && c >= ' ' {
+            if c == '"' || c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("\\x{b:02x}"));
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `time.Parse("2006-01-02T15:04:05", s)` (strfmt's `ISO8601LocalTime`, the last layout
+/// `strfmt.ParseDateTime` tries, whose error it reports): the time in UTC, or Go's
+/// error text.
+pub fn parse_iso8601_local(s: &str) -> Result<Timestamp, String> {
+    const LAYOUT: &str = "2006-01-02T15:04:05";
+    let b = s.as_bytes();
+    let cannot = |rest: usize, elem: &str| {
+        format!(
+            "parsing time {} as {}: cannot parse {} as {}",
+            time_quote(s),
+            time_quote(LAYOUT),
+            time_quote(&s[rest..]),
+            time_quote(elem)
+        )
+    };
+    let range = |what: &str| format!("parsing time {}: {what} out of range", time_quote(s));
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    // A one- or two-digit number at `i` (exactly two when `fixed`).
+    let getnum = |i: usize, fixed: bool| -> Option<(u32, usize)> {
+        if !digit(i) {
+            return None;
+        }
+        if !digit(i + 1) {
+            if fixed {
+                return None;
+            }
+            return Some((u32::from(b[i] - b'0'), i + 1));
+        }
+        Some((
+            u32::from(b[i] - b'0') * 10 + u32::from(b[i + 1] - b'0'),
+            i + 2,
+        ))
+    };
+    let lit = |i: usize, c: u8, elem: &str| -> Result<usize, String> {
+        if b.get(i) == Some(&c) {
+            Ok(i + 1)
+        } else {
+            Err(cannot(i, elem))
+        }
+    };
+    if b.len() < 4 || !b[..4].iter().all(u8::is_ascii_digit) {
+        return Err(cannot(0, "2006"));
+    }
+    let year = i64::from(
+        b[..4]
+            .iter()
+            .fold(0u32, |n, d| n * 10 + u32::from(d - b'0')),
+    );
+    let i = lit(4, b'-', "-")?;
+    let (month, i) = getnum(i, true).ok_or_else(|| cannot(i, "01"))?;
+    if !(1..=12).contains(&month) {
+        return Err(range("month"));
+    }
+    let i = lit(i, b'-', "-")?;
+    let (day, i) = getnum(i, true).ok_or_else(|| cannot(i, "02"))?;
+    let i = lit(i, b'T', "T")?;
+    let (hour, i) = getnum(i, false).ok_or_else(|| cannot(i, "15"))?;
+    if hour >= 24 {
+        return Err(range("hour"));
+    }
+    let i = lit(i, b':', ":")?;
+    let (minute, i) = getnum(i, true).ok_or_else(|| cannot(i, "04"))?;
+    if minute >= 60 {
+        return Err(range("minute"));
+    }
+    let i = lit(i, b':', ":")?;
+    let (second, mut i) = getnum(i, true).ok_or_else(|| cannot(i, "05"))?;
+    if second >= 60 {
+        return Err(range("second"));
+    }
+    let mut nanos = 0u32;
+    if matches!(b.get(i), Some(b'.') | Some(b',')) && digit(i + 1) {
+        let mut j = i + 1;
+        while digit(j) {
+            j += 1;
+        }
+        let mut n = 0u32;
+        for k in 0..9 {
+            let d = if i + 1 + k < j {
+                b[i + 1 + k] - b'0'
+            } else {
+                0
+            };
+            n = n * 10 + u32::from(d);
+        }
+        nanos = n;
+        i = j;
+    }
+    if i < b.len() {
+        return Err(format!(
+            "parsing time {}: extra text: {}",
+            time_quote(s),
+            time_quote(&s[i..])
+        ));
+    }
+    if day < 1 || day > days_in_month(year, month) {
+        return Err(range("day"));
+    }
+    let seconds = days_from_civil(year, month, day) * 86_400
+        + i64::from(hour) * 3600
+        + i64::from(minute) * 60
+        + i64::from(second);
+    Ok(Timestamp { seconds, nanos })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iso8601_local_errors_like_go() {
+        let e = |s: &str| parse_iso8601_local(s).unwrap_err();
+        assert_eq!(
+            e("nope"),
+            r#"parsing time "nope" as "2006-01-02T15:04:05": cannot parse "nope" as "2006""#
+        );
+        assert_eq!(
+            e("2024-01-01t10:00:00z"),
+            r#"parsing time "2024-01-01t10:00:00z" as "2006-01-02T15:04:05": cannot parse "t10:00:00z" as "T""#
+        );
+        assert_eq!(
+            e("2024-1-01T10:00:00"),
+            r#"parsing time "2024-1-01T10:00:00" as "2006-01-02T15:04:05": cannot parse "1-01T10:00:00" as "01""#
+        );
+        assert_eq!(
+            e("2024-01-01T10:00:00.5z"),
+            r#"parsing time "2024-01-01T10:00:00.5z": extra text: "z""#
+        );
+        assert_eq!(
+            e("2024-01-01T10:00:00Zn\u{f6}\"\u{1}"),
+            r#"parsing time "2024-01-01T10:00:00Zn\xc3\xb6\"\x01": extra text: "Zn\xc3\xb6\"\x01""#
+        );
+        assert_eq!(
+            e("2024-13-01T10:00:00"),
+            r#"parsing time "2024-13-01T10:00:00": month out of range"#
+        );
+        assert_eq!(
+            e("2024-02-30T10:00:00"),
+            r#"parsing time "2024-02-30T10:00:00": day out of range"#
+        );
+        assert_eq!(
+            e("2024-02-01T24:00:00"),
+            r#"parsing time "2024-02-01T24:00:00": hour out of range"#
+        );
+        assert_eq!(
+            parse_iso8601_local("2024-02-29T9:00:00,25"),
+            Ok(Timestamp {
+                seconds: 1_709_197_200,
+                nanos: 250_000_000
+            })
+        );
+    }
 
     #[test]
     fn durations_like_go() {

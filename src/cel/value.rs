@@ -366,8 +366,10 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                     // strfmt's zero DateTime.
                     return Val::Timestamp(super::gotime::MIN_UNIX_SECONDS, 0);
                 }
+                // strfmt tries RFC 3339 layouts, then the zone-less local layout,
+                // and reports that last layout's error.
                 let parsed = super::gotime::parse_rfc3339(s)
-                    .or_else(|_| super::gotime::parse_rfc3339(&format!("{s}Z")));
+                    .or_else(|_| super::gotime::parse_iso8601_local(s));
                 match parsed {
                     Ok(ts) => Val::Timestamp(ts.seconds, ts.nanos),
                     Err(e) => Val::Error(Arc::from(format!(
