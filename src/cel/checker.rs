@@ -37,6 +37,86 @@ impl TypeProvider for NoTypes {
     }
 }
 
+/// Protobuf well-known message names the checker resolves besides those of the
+/// environment's own list (`google.protobuf.Any`, `Value`, `Struct`, `ListValue`), with
+/// the type a construction of them has.
+pub fn well_known_type_idents() -> Vec<(&'static str, Type)> {
+    let wrapper = |t: Type| Type::Wrapper(Box::new(t));
+    vec![
+        ("google.protobuf.BoolValue", wrapper(Type::Bool)),
+        ("google.protobuf.BytesValue", wrapper(Type::Bytes)),
+        ("google.protobuf.DoubleValue", wrapper(Type::Double)),
+        ("google.protobuf.FloatValue", wrapper(Type::Double)),
+        ("google.protobuf.Int64Value", wrapper(Type::Int)),
+        ("google.protobuf.Int32Value", wrapper(Type::Int)),
+        ("google.protobuf.UInt64Value", wrapper(Type::Uint)),
+        ("google.protobuf.UInt32Value", wrapper(Type::Uint)),
+        ("google.protobuf.StringValue", wrapper(Type::String)),
+        ("google.protobuf.Duration", Type::Duration),
+        ("google.protobuf.Timestamp", Type::Timestamp),
+        (
+            "google.protobuf.Empty",
+            Type::Object("google.protobuf.Empty".into()),
+        ),
+    ]
+}
+
+/// The message name cel-go's checker looks fields up in when a well-known type is
+/// constructed by a protobuf name (`google.protobuf.Int32Value{...}` uses the fields
+/// of `Int64Value`), or `None` for other types.
+fn well_known_message(t: &Type) -> Option<&'static str> {
+    Some(match t {
+        Type::Any => "google.protobuf.Any",
+        Type::Timestamp => "google.protobuf.Timestamp",
+        Type::Duration => "google.protobuf.Duration",
+        Type::Dyn => "google.protobuf.Value",
+        Type::Null => "google.protobuf.NullValue",
+        Type::Wrapper(p) => match **p {
+            Type::Bool => "google.protobuf.BoolValue",
+            Type::Bytes => "google.protobuf.BytesValue",
+            Type::Double => "google.protobuf.DoubleValue",
+            Type::Int => "google.protobuf.Int64Value",
+            Type::String => "google.protobuf.StringValue",
+            Type::Uint => "google.protobuf.UInt64Value",
+            _ => return None,
+        },
+        Type::List(e) if **e == Type::Dyn => "google.protobuf.ListValue",
+        Type::Map(k, v) if **k == Type::String && **v == Type::Dyn => "google.protobuf.Struct",
+        _ => return None,
+    })
+}
+
+/// The fields of the protobuf well-known messages, with their checker types; `None`
+/// for a name that is not one of them.
+fn well_known_fields(name: &str) -> Option<Vec<(&'static str, Type)>> {
+    let value = |t: Type| vec![("value", t)];
+    let struct_t = || Type::map(Type::String, Type::Dyn);
+    Some(match name {
+        "google.protobuf.BoolValue" => value(Type::Bool),
+        "google.protobuf.BytesValue" => value(Type::Bytes),
+        "google.protobuf.DoubleValue" => value(Type::Double),
+        "google.protobuf.Int64Value" => value(Type::Int),
+        "google.protobuf.StringValue" => value(Type::String),
+        "google.protobuf.UInt64Value" => value(Type::Uint),
+        "google.protobuf.Duration" | "google.protobuf.Timestamp" => {
+            vec![("seconds", Type::Int), ("nanos", Type::Int)]
+        }
+        "google.protobuf.Any" => vec![("type_url", Type::String), ("value", Type::Bytes)],
+        "google.protobuf.Struct" => vec![("fields", struct_t())],
+        "google.protobuf.ListValue" => vec![("values", Type::list(Type::Dyn))],
+        "google.protobuf.Value" => vec![
+            ("null_value", Type::Int),
+            ("number_value", Type::Double),
+            ("string_value", Type::String),
+            ("bool_value", Type::Bool),
+            ("struct_value", struct_t()),
+            ("list_value", Type::list(Type::Dyn)),
+        ],
+        "google.protobuf.Empty" => vec![],
+        _ => return None,
+    })
+}
+
 /// What an identifier or call node resolved to.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reference {
@@ -362,6 +442,16 @@ impl Checker<'_, '_> {
     }
 
     fn lookup_field_type(&mut self, id: ExprId, type_name: &str, field: &str) -> Option<Type> {
+        if let Some(fields) = well_known_fields(type_name) {
+            let found = fields
+                .into_iter()
+                .find(|(n, _)| *n == field)
+                .map(|(_, t)| t);
+            if found.is_none() {
+                self.error(id, format!("undefined field '{field}'"));
+            }
+            return found;
+        }
         if !self.decls.provider.has_struct(type_name) {
             self.error(id, format!("unexpected failed resolution of '{type_name}'"));
             return None;
@@ -600,6 +690,10 @@ impl Checker<'_, '_> {
         match &ident_type {
             Type::Error => {}
             Type::Type(Some(inner)) => match &**inner {
+                t if well_known_message(t).is_some() => {
+                    result = t.clone();
+                    msg_name = well_known_message(t).unwrap_or_default().to_string();
+                }
                 Type::Object(n) => {
                     result = (**inner).clone();
                     msg_name = n.clone();

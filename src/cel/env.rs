@@ -241,6 +241,11 @@ impl Env {
             env.idents
                 .insert(name.to_string(), Type::type_of(parse_type(t)));
         }
+        // The other protobuf well-known messages of cel-go's registry: wrappers
+        // (`wrapper(int)`), Duration, Timestamp and Empty.
+        for (name, t) in super::checker::well_known_type_idents() {
+            env.idents.insert(name.to_string(), Type::type_of(t));
+        }
         env.declare(URLS);
         env.declare(REGEX);
         env.declare(K8S_LISTS);

@@ -29,6 +29,15 @@ pub const UNPLANNABLE_TYPE_IDENTS: &[&str] = &[
     "google.protobuf.Value",
     "google.protobuf.Struct",
     "google.protobuf.ListValue",
+    "google.protobuf.BoolValue",
+    "google.protobuf.BytesValue",
+    "google.protobuf.DoubleValue",
+    "google.protobuf.FloatValue",
+    "google.protobuf.Int64Value",
+    "google.protobuf.Int32Value",
+    "google.protobuf.UInt64Value",
+    "google.protobuf.UInt32Value",
+    "google.protobuf.StringValue",
 ];
 
 /// A constant value as far as the planner's folding needs it.

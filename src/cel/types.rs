@@ -28,6 +28,9 @@ pub enum Type {
     Type(Option<Box<Type>>),
     /// An abstract type: `optional_type(T)`, `net.IP`, `net.CIDR`, `function(…)`.
     Opaque(String, Vec<Type>),
+    /// A protobuf wrapper type, `wrapper(int)` (cel-go's nullable type): the kind and
+    /// runtime name of its primitive, assignable from that primitive and from null.
+    Wrapper(Box<Type>),
 }
 
 /// cel-go's type kinds, used where its rules compare kinds.
@@ -94,6 +97,7 @@ impl Type {
             Type::TypeParam(_) => Kind::TypeParam,
             Type::Type(_) => Kind::Type,
             Type::Opaque(..) => Kind::Opaque,
+            Type::Wrapper(p) => p.kind(),
         }
     }
 
@@ -116,6 +120,7 @@ impl Type {
             Type::Map(..) => "map",
             Type::Object(n) | Type::TypeParam(n) | Type::Opaque(n, _) => n,
             Type::Type(_) => "type",
+            Type::Wrapper(p) => p.type_name(),
         }
     }
 
@@ -194,6 +199,9 @@ impl Type {
 
     /// The runtime-type notion of assignability (`Type.IsAssignableType`).
     pub fn is_assignable_type(&self, from: &Type) -> bool {
+        if let Type::Wrapper(p) = self {
+            return self == from || from.kind() == Kind::Null || p.is_assignable_type(from);
+        }
         if self == from || matches!(self, Type::Dyn | Type::Any | Type::TypeParam(_)) {
             return true;
         }
@@ -236,6 +244,7 @@ impl fmt::Display for Type {
             Type::Null => f.write_str("null"),
             Type::Timestamp => f.write_str("timestamp"),
             Type::TypeParam(n) => f.write_str(n),
+            Type::Wrapper(p) => write!(f, "wrapper({p})"),
             Type::Opaque(n, ps) if n == "function" && !ps.is_empty() => {
                 write!(f, "{}", format_function(Some(&ps[0]), &ps[1..], false))
             }

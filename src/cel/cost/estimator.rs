@@ -1451,6 +1451,7 @@ fn is_scalar(t: &Type) -> bool {
             true
         }
         Type::Opaque(n, ps) if n == "optional_type" => ps.first().is_some_and(is_scalar),
+        Type::Wrapper(p) => is_scalar(p),
         _ => false,
     }
 }
