@@ -96,6 +96,8 @@ pub fn duration_in_range(nanos: i128) -> bool {
 pub struct Timestamp {
     pub seconds: i64,
     pub nanos: u32,
+    /// The UTC offset it was written with (Go keeps it as the time's location).
+    pub offset: i32,
 }
 
 pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
@@ -233,13 +235,19 @@ pub fn parse_rfc3339(s: &str) -> Result<Timestamp, String> {
     if !(MIN_UNIX_SECONDS..=MAX_UNIX_SECONDS).contains(&seconds) {
         return Err("timestamp out of range".into());
     }
-    Ok(Timestamp { seconds, nanos })
+    Ok(Timestamp {
+        seconds,
+        nanos,
+        offset: offset as i32,
+    })
 }
 
-/// RFC 3339 in UTC with Go's `time.RFC3339Nano` trimming, as CEL prints timestamps.
+/// RFC 3339 in the timestamp's own offset (`Z` for UTC) with Go's `time.RFC3339Nano`
+/// trimming, as CEL prints timestamps.
 pub fn format_rfc3339(ts: Timestamp) -> String {
-    let days = ts.seconds.div_euclid(86_400);
-    let secs = ts.seconds.rem_euclid(86_400);
+    let local = ts.seconds + i64::from(ts.offset);
+    let days = local.div_euclid(86_400);
+    let secs = local.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
     let mut s = format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
@@ -252,7 +260,13 @@ pub fn format_rfc3339(ts: Timestamp) -> String {
         s.push('.');
         s.push_str(frac.trim_end_matches('0'));
     }
-    s.push('Z');
+    if ts.offset == 0 {
+        s.push('Z');
+    } else {
+        let sign = if ts.offset < 0 { '-' } else { '+' };
+        let minutes = ts.offset.unsigned_abs() / 60;
+        s.push_str(&format!("{sign}{:02}:{:02}", minutes / 60, minutes % 60));
+    }
     s
 }
 
@@ -400,12 +414,27 @@ pub fn parse_iso8601_local(s: &str) -> Result<Timestamp, String> {
         + i64::from(hour) * 3600
         + i64::from(minute) * 60
         + i64::from(second);
-    Ok(Timestamp { seconds, nanos })
+    Ok(Timestamp {
+        seconds,
+        nanos,
+        offset: 0,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_print_in_their_offset() {
+        let t = parse_rfc3339("2024-01-01T10:00:00.5-05:30").unwrap();
+        assert_eq!(t.offset, -19_800);
+        assert_eq!(format_rfc3339(t), "2024-01-01T10:00:00.5-05:30");
+        let t = parse_rfc3339("2024-01-01T00:30:00+02:00").unwrap();
+        assert_eq!(format_rfc3339(t), "2024-01-01T00:30:00+02:00");
+        let t = parse_rfc3339("2024-01-01T00:30:00-00:00").unwrap();
+        assert_eq!(format_rfc3339(t), "2024-01-01T00:30:00Z");
+    }
 
     #[test]
     fn iso8601_local_errors_like_go() {
@@ -446,7 +475,8 @@ mod tests {
             parse_iso8601_local("2024-02-29T9:00:00,25"),
             Ok(Timestamp {
                 seconds: 1_709_197_200,
-                nanos: 250_000_000
+                nanos: 250_000_000,
+                offset: 0
             })
         );
     }

@@ -832,9 +832,9 @@ fn as_str(v: &Val) -> Result<&str, EvalError> {
     }
 }
 
-fn ts_result(secs: i64, nanos: u32) -> R {
+fn ts_result(secs: i64, nanos: u32, offset: i32) -> R {
     if (gotime::MIN_UNIX_SECONDS..=gotime::MAX_UNIX_SECONDS).contains(&secs) {
-        Ok(Val::Timestamp(secs, nanos))
+        Ok(Val::Timestamp(secs, nanos, offset))
     } else {
         Err(err("timestamp overflow"))
     }
@@ -940,9 +940,9 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             Some(n) => dur_result(n as i128),
             None => Err(err("integer overflow")),
         },
-        ("_+_", [Timestamp(s, n), Duration(d)]) | ("_+_", [Duration(d), Timestamp(s, n)]) => {
+        ("_+_", [Timestamp(s, n, o), Duration(d)]) | ("_+_", [Duration(d), Timestamp(s, n, o)]) => {
             let (s, n) = from_nanos(ts_nanos(*s, *n) + *d as i128);
-            ts_result(s, n)
+            ts_result(s, n, *o)
         }
         ("_-_", [Int(x), Int(y)]) => int_result(x.checked_sub(*y)),
         ("_-_", [Uint(x), Uint(y)]) => uint_result(x.checked_sub(*y)),
@@ -951,11 +951,11 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             Some(n) => dur_result(n as i128),
             None => Err(err("integer overflow")),
         },
-        ("_-_", [Timestamp(s, n), Duration(d)]) => {
+        ("_-_", [Timestamp(s, n, o), Duration(d)]) => {
             let (s, n) = from_nanos(ts_nanos(*s, *n) - *d as i128);
-            ts_result(s, n)
+            ts_result(s, n, *o)
         }
-        ("_-_", [Timestamp(s1, n1), Timestamp(s2, n2)]) => {
+        ("_-_", [Timestamp(s1, n1, _), Timestamp(s2, n2, _)]) => {
             dur_result(ts_nanos(*s1, *n1) - ts_nanos(*s2, *n2))
         }
         ("_*_", [Int(x), Int(y)]) => int_result(x.checked_mul(*y)),
@@ -999,7 +999,7 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
                 .parse::<i64>()
                 .map(Int)
                 .map_err(|_| err("type conversion error from 'string' to 'int'")),
-            Timestamp(s, _) => Ok(Int(*s)),
+            Timestamp(s, _, _) => Ok(Int(*s)),
             Duration(n) => Ok(Int(*n)),
             _ => Err(no_overload()),
         },
@@ -1065,13 +1065,13 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
             _ => Err(no_overload()),
         },
         ("timestamp", [x]) => match x {
-            Timestamp(s, n) => Ok(Timestamp(*s, *n)),
-            Int(i) => ts_result(*i, 0),
+            Timestamp(s, n, o) => Ok(Timestamp(*s, *n, *o)),
+            Int(i) => ts_result(*i, 0, 0),
             String(s) => {
                 let t = gotime::parse_rfc3339(s).map_err(|_| {
                     err("type conversion error from 'string' to 'google.protobuf.Timestamp'")
                 })?;
-                Ok(Timestamp(t.seconds, t.nanos))
+                Ok(Timestamp(t.seconds, t.nanos, t.offset))
             }
             _ => Err(no_overload()),
         },
@@ -1423,7 +1423,7 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         (
             "getFullYear" | "getMonth" | "getDayOfYear" | "getDayOfMonth" | "getDate"
             | "getDayOfWeek" | "getHours" | "getMinutes" | "getSeconds" | "getMilliseconds",
-            [Timestamp(s, n), rest @ ..],
+            [Timestamp(s, n, _), rest @ ..],
         ) => {
             let offset = match rest.first() {
                 None => 0,
@@ -1485,7 +1485,7 @@ fn is_zero(v: &Val) -> bool {
         Val::List(l) => l.is_empty(),
         Val::Map(m) => m.is_empty(),
         Val::Duration(n) => *n == 0,
-        Val::Timestamp(s, n) => *s == 0 && *n == 0,
+        Val::Timestamp(s, n, _) => *s == 0 && *n == 0,
         _ => false,
     }
 }
@@ -1533,9 +1533,10 @@ pub fn to_string(x: &Val) -> Result<String, EvalError> {
         Bytes(b) => std::str::from_utf8(b)
             .map(str::to_string)
             .map_err(|_| err("invalid UTF-8 in bytes, cannot convert to string"))?,
-        Timestamp(s, n) => gotime::format_rfc3339(gotime::Timestamp {
+        Timestamp(s, n, o) => gotime::format_rfc3339(gotime::Timestamp {
             seconds: *s,
             nanos: *n,
+            offset: *o,
         }),
         Duration(n) => {
             // Go: strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s".

@@ -35,7 +35,8 @@ pub enum Val {
     /// Maps and objects: entries in insertion order with unique keys.
     Map(Arc<Vec<(Val, Val)>>),
     /// Seconds and nanoseconds since the Unix epoch (UTC).
-    Timestamp(i64, u32),
+    /// Unix seconds, nanoseconds, and the UTC offset (seconds) it prints with.
+    Timestamp(i64, u32, i32),
     /// Nanoseconds.
     Duration(i64),
     Optional(Option<Box<Val>>),
@@ -110,7 +111,7 @@ impl Val {
             (Val::Bool(a), Val::Bool(b)) => a == b,
             (Val::String(a), Val::String(b)) => a == b,
             (Val::Bytes(a), Val::Bytes(b)) => a == b,
-            (Val::Timestamp(a, b), Val::Timestamp(c, d)) => a == c && b == d,
+            (Val::Timestamp(a, b, _), Val::Timestamp(c, d, _)) => a == c && b == d,
             (Val::Duration(a), Val::Duration(b)) => a == b,
             (Val::Type(a), Val::Type(b)) => a == b,
             (Val::Quantity(a), Val::Quantity(b)) => a.compare(b) == Ordering::Equal,
@@ -239,7 +240,7 @@ impl Val {
             (Val::Bool(a), Val::Bool(b)) => Some(a.cmp(b)),
             (Val::String(a), Val::String(b)) => Some(a.cmp(b)),
             (Val::Bytes(a), Val::Bytes(b)) => Some(a.cmp(b)),
-            (Val::Timestamp(a, b), Val::Timestamp(c, d)) => Some((a, b).cmp(&(c, d))),
+            (Val::Timestamp(a, b, _), Val::Timestamp(c, d, _)) => Some((a, b).cmp(&(c, d))),
             (Val::Duration(a), Val::Duration(b)) => Some(a.cmp(b)),
             _ => self.numeric_cmp(other),
         }
@@ -354,7 +355,7 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
         NodeValue::Float(f) => Val::Double(*f),
         NodeValue::String(s) if !int_or_string && type_ == "string" => match format {
             "date" => match super::gotime::parse_rfc3339(&format!("{s}T00:00:00Z")) {
-                Ok(ts) if s.len() == 10 => Val::Timestamp(ts.seconds, ts.nanos),
+                Ok(ts) if s.len() == 10 => Val::Timestamp(ts.seconds, ts.nanos, 0),
                 _ => Val::Error(Arc::from(format!(
                     "Invalid date formatted string {s}: parsing time {} as \"2006-01-02\": cannot parse {} as \"2006-01-02\"",
                     crate::diag::gofmt::quote(s),
@@ -364,14 +365,14 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
             "date-time" => {
                 if s.is_empty() {
                     // strfmt's zero DateTime.
-                    return Val::Timestamp(super::gotime::MIN_UNIX_SECONDS, 0);
+                    return Val::Timestamp(super::gotime::MIN_UNIX_SECONDS, 0, 0);
                 }
                 // strfmt tries RFC 3339 layouts, then the zone-less local layout,
                 // and reports that last layout's error.
                 let parsed = super::gotime::parse_rfc3339(s)
                     .or_else(|_| super::gotime::parse_iso8601_local(s));
                 match parsed {
-                    Ok(ts) => Val::Timestamp(ts.seconds, ts.nanos),
+                    Ok(ts) => Val::Timestamp(ts.seconds, ts.nanos, ts.offset),
                     Err(e) => Val::Error(Arc::from(format!(
                         "Invalid date-time formatted string {s}: {e}"
                     ))),
