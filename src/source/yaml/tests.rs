@@ -299,9 +299,8 @@ fn billion_laughs_stops_fast() {
         text.push_str(&format!("{}: &{} [{refs}]\n", w[1], w[1]));
     }
     text.push_str("---\nafter: ok\n");
-    let started = std::time::Instant::now();
+    // Stopping fast is the node budget below (no timing: tests assert outcomes).
     let out = parse_default(&text);
-    assert!(started.elapsed() < std::time::Duration::from_secs(1));
     assert_eq!(out.errors.len(), 1);
     assert_eq!(out.errors[0].kind, YamlErrorKind::AliasLimit);
     assert_eq!(out.errors[0].document, 0);
