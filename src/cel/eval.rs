@@ -812,6 +812,10 @@ type CompiledCache = HashMap<(String, usize), Arc<Vec<RuleCompileResult>>>;
 
 /// The CEL rules of one CRD, compiled once per version on first use for the configured
 /// server version, ready to evaluate creates and updates.
+///
+/// The cache is keyed by the schema's address: a `CrdRules` must not outlive the
+/// schemas it is given (a freed schema's address can be reused by another one, which
+/// would then get its rules). `check::resources::PreparedCrd` owns both together.
 pub struct CrdRules {
     kube_version: super::env::KubeVersion,
     options: EvalOptions,
