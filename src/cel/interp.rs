@@ -101,7 +101,7 @@ fn error_val(e: &EvalError) -> Val {
 }
 
 /// The cel-go type conversion functions, folded to constants when their argument is one.
-fn is_type_conversion(f: &str) -> bool {
+pub(crate) fn is_type_conversion(f: &str) -> bool {
     matches!(
         f,
         "bool"

@@ -163,7 +163,9 @@ impl Planner<'_> {
                         Some(go_type) => Err(format!("invalid qualifier type: {go_type}")),
                         None => Ok(None),
                     },
-                    (f, [Some(arg)]) if target.is_none() && is_conversion(f) => {
+                    (f, [Some(arg)])
+                        if target.is_none() && super::interp::is_type_conversion(f) =>
+                    {
                         convert(f, arg).map(Some)
                     }
                     _ => Ok(None),
@@ -204,22 +206,6 @@ impl Planner<'_> {
             }
         }
     }
-}
-
-fn is_conversion(f: &str) -> bool {
-    matches!(
-        f,
-        "bool"
-            | "bytes"
-            | "double"
-            | "duration"
-            | "dyn"
-            | "int"
-            | "string"
-            | "timestamp"
-            | "type"
-            | "uint"
-    )
 }
 
 fn conversion_error(from: &str, to: &str) -> String {
