@@ -26,7 +26,7 @@ use crate::model::crd::Crd;
 use crate::source::Node;
 
 pub use findings::{Finding, Findings};
-pub use hooks::{CelRuleInput, CelSchemaInput, Hooks, NodeCelFindings, Options};
+pub use hooks::{CelSchemaInput, Hooks, NodeCelFindings, Options, SchemaCelFindings};
 
 crate::declare_codes! {
     METADATA = "crd-metadata", Error, "metadata of the CRD: name must be <plural>.<group>, valid labels, annotations, finalizers, owner references, API approval in protected groups";
@@ -120,7 +120,7 @@ pub fn check_with(crd: &Crd, options: &Options<'_>) -> Findings {
             let mut found = false;
             warnings::visit(
                 s,
-                &FieldPath::empty(),
+                &warnings::NodePath::Root(&FieldPath::empty()),
                 &mut |n, _| found |= n.default.is_some(),
                 0,
             );

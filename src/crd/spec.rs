@@ -79,7 +79,20 @@ fn hoisting(crd: &Crd) -> Hoisted {
             selectable_fields: true,
         },
         [first, rest @ ..] => {
+            // Most CRDs repeat one schema in every version: the same tree decodes and
+            // renders alike, so only versions whose trees differ are rendered.
+            let same_schema_tree = |v: &Version| {
+                v.schema_field.is_some() == first.schema_field.is_some()
+                    && match (&v.schema_node, &first.schema_node) {
+                        (Some(a), Some(b)) => a.same_data(b),
+                        (None, None) => true,
+                        _ => false,
+                    }
+            };
             let same = |which: &str| {
+                if which == "schema" && rest.iter().all(same_schema_tree) {
+                    return true;
+                }
                 let first = gojson::version_field(first, which);
                 rest.iter().all(|v| {
                     let other = gojson::version_field(v, which);
