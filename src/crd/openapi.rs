@@ -570,7 +570,10 @@ impl Walker<'_> {
             if s.x_validations.as_ref().is_some_and(|r| !r.is_empty()) {
                 self.compilable.insert(path.as_str().to_string());
             }
-            if let Some(found) = self.compiled.remove(path.as_str()) {
+            // (Most schemas compile cleanly: no path to hash.)
+            if !self.compiled.is_empty()
+                && let Some(found) = self.compiled.remove(path.as_str())
+            {
                 self.cel_out.extend(found);
             }
         }

@@ -6,6 +6,7 @@
 use crate::diag::{BadValue, FieldError, FieldPath};
 use crate::model::crd::{Crd, PrinterColumn, Scale, SelectableField, Version};
 use crate::model::decode::Field;
+use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::schema::structural::{self, Structural};
 
 use super::dns::{is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name};
@@ -90,8 +91,13 @@ fn hoisting(crd: &Crd) -> Hoisted {
                     }
             };
             let same = |which: &str| {
-                if which == "schema" && rest.iter().all(same_schema_tree) {
-                    return true;
+                if which == "schema" {
+                    if rest.iter().all(same_schema_tree) {
+                        return true;
+                    }
+                    if rest.iter().any(|v| schemas_differ(first, v)) {
+                        return false;
+                    }
                 }
                 let first = gojson::version_field(first, which);
                 rest.iter().all(|v| {
@@ -107,6 +113,75 @@ fn hoisting(crd: &Crd) -> Hoisted {
                 selectable_fields: same("selectable"),
             }
         }
+    }
+}
+
+/// Whether the schemas of two versions certainly render differently: a field printed
+/// verbatim (type, description, format, pattern, title) differs, or a node's property
+/// names differ, at any depth reached through properties, items and
+/// additionalProperties. `false` means "maybe equal" (render to know). Versions that
+/// differ usually do so here, so their (large) renderings are rarely needed.
+fn schemas_differ(a: &Version, b: &Version) -> bool {
+    if a.schema_field.is_some() != b.schema_field.is_some() {
+        return true;
+    }
+    match (&a.schema, &b.schema) {
+        (Some(x), Some(y)) => props_differ(x, y, 0),
+        (None, None) => false,
+        _ => true,
+    }
+}
+
+fn props_differ(a: &SchemaProps, b: &SchemaProps, depth: usize) -> bool {
+    if depth > 1000 {
+        return false;
+    }
+    let differs = |x: &Option<String>, y: &Option<String>| {
+        x.as_deref().unwrap_or("") != y.as_deref().unwrap_or("")
+    };
+    if differs(&a.type_, &b.type_)
+        || differs(&a.description, &b.description)
+        || differs(&a.format, &b.format)
+        || differs(&a.pattern, &b.pattern)
+        || differs(&a.title, &b.title)
+    {
+        return true;
+    }
+    // Empty and absent property maps render alike; non-empty ones list their names.
+    fn props(s: &SchemaProps) -> Vec<(&str, &SchemaProps)> {
+        let mut v: Vec<(&str, &SchemaProps)> = s
+            .properties
+            .iter()
+            .flatten()
+            .map(|(k, p)| (k.as_str(), p))
+            .collect();
+        v.sort_unstable_by(|x, y| x.0.cmp(y.0));
+        v
+    }
+    let (pa, pb) = (props(a), props(b));
+    if pa.len() != pb.len() || pa.iter().zip(&pb).any(|(x, y)| x.0 != y.0) {
+        return true;
+    }
+    if pa
+        .iter()
+        .zip(&pb)
+        .any(|(x, y)| props_differ(x.1, y.1, depth + 1))
+    {
+        return true;
+    }
+    match (&a.items, &b.items) {
+        (Some(SchemaOrArray::Schema(x)), Some(SchemaOrArray::Schema(y)))
+            if props_differ(x, y, depth + 1) =>
+        {
+            return true;
+        }
+        _ => {}
+    }
+    match (&a.additional_properties, &b.additional_properties) {
+        (Some(SchemaOrBool::Schema(x)), Some(SchemaOrBool::Schema(y))) => {
+            props_differ(x, y, depth + 1)
+        }
+        _ => false,
     }
 }
 
