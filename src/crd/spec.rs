@@ -8,6 +8,7 @@ use crate::model::crd::{Crd, PrinterColumn, Scale, SelectableField, Version};
 use crate::model::decode::Field;
 use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::schema::structural::{self, Structural};
+use crate::source::Node;
 
 use super::dns::{is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name};
 use super::findings::Findings;
@@ -48,7 +49,9 @@ pub struct Defaulted<'a> {
 }
 
 impl<'a> Defaulted<'a> {
-    pub fn new(crd: &'a Crd) -> Self {
+    /// `tree` is the manifest `crd` was decoded from, when at hand (it makes comparing
+    /// the versions' schemas cheap).
+    pub fn new(crd: &'a Crd, tree: Option<&Node>) -> Self {
         let kind = s(&crd.names.kind);
         let mut singular = s(&crd.names.singular).to_string();
         if singular.is_empty() {
@@ -62,14 +65,14 @@ impl<'a> Defaulted<'a> {
             crd,
             singular,
             list_kind,
-            hoisted: hoisting(crd),
+            hoisted: hoisting(crd, tree),
         }
     }
 }
 
 /// Which per-version fields are identical in every version (the internal conversion
 /// then moves them to the spec, and the server validates them once).
-fn hoisting(crd: &Crd) -> Hoisted {
+fn hoisting(crd: &Crd, tree: Option<&Node>) -> Hoisted {
     match crd.versions.as_slice() {
         [] => Hoisted::default(),
         // A single version shares everything with itself: nothing to render.
@@ -80,19 +83,9 @@ fn hoisting(crd: &Crd) -> Hoisted {
             selectable_fields: true,
         },
         [first, rest @ ..] => {
-            // Most CRDs repeat one schema in every version: the same tree decodes and
-            // renders alike, so only versions whose trees differ are rendered.
-            let same_schema_tree = |v: &Version| {
-                v.schema_field.is_some() == first.schema_field.is_some()
-                    && match (&v.schema_node, &first.schema_node) {
-                        (Some(a), Some(b)) => a.same_data(b),
-                        (None, None) => true,
-                        _ => false,
-                    }
-            };
             let same = |which: &str| {
                 if which == "schema" {
-                    if rest.iter().all(same_schema_tree) {
+                    if same_schema_trees(crd, tree) {
                         return true;
                     }
                     if rest.iter().any(|v| schemas_differ(first, v)) {
@@ -114,6 +107,31 @@ fn hoisting(crd: &Crd) -> Hoisted {
             }
         }
     }
+}
+
+/// Whether every version's `schema` is written as the same data: most CRDs repeat
+/// one schema in every version, and the same tree decodes and renders alike, so only
+/// versions whose trees differ need rendering. `false` when unsure.
+fn same_schema_trees(crd: &Crd, tree: Option<&Node>) -> bool {
+    let Some(items) = tree
+        .and_then(|t| t.get_path(&["spec", "versions"]))
+        .and_then(Node::as_array)
+    else {
+        return false;
+    };
+    // The decoded versions are the list's items, in order (else: unsure).
+    if items.len() != crd.versions.len() {
+        return false;
+    }
+    let mut schemas = items.iter().map(|item| item.get("schema"));
+    let Some(first) = schemas.next() else {
+        return false;
+    };
+    schemas.all(|other| match (first, other) {
+        (Some(a), Some(b)) => a.same_data(b),
+        (None, None) => true,
+        _ => false,
+    })
 }
 
 /// Whether the schemas of two versions certainly render differently: a field printed

@@ -280,3 +280,29 @@ impl Value {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::source::yaml::{Limits, parse};
+
+    fn doc(text: &str) -> super::Node {
+        let mut out = parse(text, &Limits::default());
+        assert!(out.errors.is_empty(), "{text}: {:?}", out.errors);
+        out.documents.remove(0).root
+    }
+
+    #[test]
+    fn same_data_ignores_where_and_how_values_are_written() {
+        let a = doc("a: 1\nb: [x, 'z']\nc: {d: null}\n");
+        let b = doc("{a: 1,   b: [\"x\", z], c: {d: ~}}");
+        assert!(a.same_data(&b));
+        // (go-yaml v2 reads a plain `y` as true.)
+        assert!(!doc("a: 'y'").same_data(&doc("a: y")));
+        // Key order counts (a cheap check may say "different" for equal JSON).
+        assert!(!a.same_data(&doc("b: [x, z]\na: 1\nc: {d: null}\n")));
+        // Integers and floats differ, as in Go's decoded values.
+        assert!(!doc("a: 1").same_data(&doc("a: 1.5")));
+        assert!(!doc("a: [1]").same_data(&doc("a: [1, 2]")));
+        assert!(!doc("a: {b: 1}").same_data(&doc("a: {c: 1}")));
+    }
+}
