@@ -10,6 +10,7 @@ pub mod crd;
 pub mod diag;
 pub mod dryrun;
 pub mod model;
+pub mod names;
 pub mod report;
 pub mod schema;
 pub mod source;

@@ -10,7 +10,6 @@
 
 pub mod cel_rules;
 pub mod defaults;
-pub mod dns;
 pub mod fieldpath;
 pub mod findings;
 pub mod gojson;

@@ -10,7 +10,6 @@ use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::schema::structural::{self, Structural};
 use crate::source::Node;
 
-use super::dns::{is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name};
 use super::findings::Findings;
 use super::gojson::{self, Hoisted};
 use super::{
@@ -18,6 +17,9 @@ use super::{
     SELECTABLE_FIELDS, SUBRESOURCES, VERSIONS,
 };
 use super::{fieldpath, gourl};
+use crate::names::{
+    is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name, mask_trailing_dash,
+};
 
 fn s(f: &Option<Field<String>>) -> &str {
     f.as_ref().map_or("", |f| f.value.as_str())
@@ -259,8 +261,8 @@ pub fn validate_metadata(d: &Defaulted, f: &mut Findings) {
     let path = FieldPath::root("metadata");
     let required_name = format!("{}.{}", s(&crd.names.plural), s(&crd.group));
     let name_fn = |name: &str, prefix: bool| -> Vec<String> {
-        let masked = if prefix && name.len() > 1 && name.ends_with('-') {
-            format!("{}a", &name[..name.len() - 2])
+        let masked = if prefix {
+            mask_trailing_dash(name)
         } else {
             name.to_string()
         };

@@ -5,6 +5,10 @@
 
 use crate::diag::{BadValue, FieldError, FieldPath};
 use crate::model::decode::{At, Decoder, Field};
+use crate::names::{
+    is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name,
+    mask_trailing_dash,
+};
 use crate::source::{Node, Span, Value};
 
 use super::prune::UnknownField;
@@ -277,190 +281,6 @@ fn is_rfc3339(s: &str) -> bool {
 }
 
 // ---------------------------------------------------------------------------------
-// Name and label syntax (apimachinery util/validation and api/validate/content).
-
-const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_SUBDOMAIN_FMT: &str =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-
-fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
-    if examples.is_empty() {
-        return format!("{msg} (regex used for validation is '{fmt}')");
-    }
-    let mut s = format!("{msg} (e.g. ");
-    for (i, e) in examples.iter().enumerate() {
-        if i > 0 {
-            s.push_str(" or ");
-        }
-        s.push_str(&format!("'{e}', "));
-    }
-    s.push_str(&format!("regex used for validation is '{fmt}')"));
-    s
-}
-
-fn is_label_char(b: u8) -> bool {
-    b.is_ascii_lowercase() || b.is_ascii_digit()
-}
-
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
-fn matches_dns_label(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && is_label_char(b[0])
-        && is_label_char(b[b.len() - 1])
-        && b.iter().all(|c| is_label_char(*c) || *c == b'-')
-}
-
-fn matches_dns_subdomain(s: &str) -> bool {
-    s.split('.').all(matches_dns_label)
-}
-
-fn matches_dns1035(s: &str) -> bool {
-    matches_dns_label(s) && s.as_bytes()[0].is_ascii_lowercase()
-}
-
-fn is_label_key_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric()
-}
-
-/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`
-fn matches_label_name(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && is_label_key_char(b[0])
-        && is_label_key_char(b[b.len() - 1])
-        && b.iter()
-            .all(|c| is_label_key_char(*c) || matches!(c, b'-' | b'_' | b'.'))
-}
-
-/// `util/validation.IsDNS1123Subdomain` ("characters" in the length message).
-pub fn is_dns1123_subdomain(v: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if v.len() > 253 {
-        errs.push("must be no more than 253 characters".into());
-    }
-    if !matches_dns_subdomain(v) {
-        errs.push(regex_error(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-            DNS1123_SUBDOMAIN_FMT,
-            &["example.com"],
-        ));
-    }
-    errs
-}
-
-/// `api/validate/content.IsDNS1123Subdomain` ("bytes" in the length message).
-fn content_dns1123_subdomain(v: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if v.len() > 253 {
-        errs.push("must be no more than 253 bytes".into());
-    }
-    if !matches_dns_subdomain(v) {
-        errs.push(regex_error(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-            DNS1123_SUBDOMAIN_FMT,
-            &["example.com"],
-        ));
-    }
-    errs
-}
-
-/// `util/validation.IsDNS1123Label`.
-pub fn is_dns1123_label(v: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if v.len() > 63 {
-        errs.push("must be no more than 63 characters".into());
-    }
-    if !matches_dns_label(v) {
-        if matches_dns_subdomain(v) {
-            errs.push("must not contain dots".into());
-        } else {
-            errs.push(regex_error(
-                "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-                DNS1123_LABEL_FMT,
-                &["my-name", "123-abc"],
-            ));
-        }
-    }
-    errs
-}
-
-/// `util/validation.IsDNS1035Label`.
-pub fn is_dns1035_label(v: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if v.len() > 63 {
-        errs.push("must be no more than 63 characters".into());
-    }
-    if !matches_dns1035(v) {
-        errs.push(regex_error(
-            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-            DNS1035_LABEL_FMT,
-            &["my-name", "abc-123"],
-        ));
-    }
-    errs
-}
-
-/// `IsQualifiedName` / `IsLabelKey`.
-pub fn is_qualified_name(v: &str) -> Vec<String> {
-    let label_key_msg = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-    let examples = ["MyName", "my.name", "123-abc"];
-    let mut errs = Vec::new();
-    let parts: Vec<&str> = v.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_string());
-            } else {
-                errs.extend(
-                    content_dns1123_subdomain(prefix)
-                        .into_iter()
-                        .map(|m| format!("prefix part {m}")),
-                );
-            }
-            *name
-        }
-        _ => {
-            return vec![format!(
-                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                regex_error(label_key_msg, LABEL_KEY_FMT, &examples)
-            )];
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".into());
-    } else if name.len() > 63 {
-        errs.push("name part must be no more than 63 bytes".into());
-    }
-    if !matches_label_name(name) {
-        errs.push(format!(
-            "name part {}",
-            regex_error(label_key_msg, LABEL_KEY_FMT, &examples)
-        ));
-    }
-    errs
-}
-
-/// `IsLabelValue`.
-pub fn is_label_value(v: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if v.len() > 63 {
-        errs.push("must be no more than 63 bytes".into());
-    }
-    if !(v.is_empty() || matches_label_name(v)) {
-        errs.push(regex_error(
-            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-            LABEL_VALUE_FMT,
-            &["MyValue", "my_value", "12345"],
-        ));
-    }
-    errs
-}
-
 /// How a resource's names are checked: custom resources use DNS subdomains, embedded
 /// resources only path-segment rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -490,18 +310,6 @@ impl NameRule {
                     .collect()
             }
         }
-    }
-}
-
-/// `maskTrailingDash`: a generateName may end in `-`.
-fn mask_trailing_dash(name: &str) -> String {
-    if name.len() > 1 && name.ends_with('-') {
-        // Go slices bytes: name[:len-2] + "a".
-        let cut = name.len() - 2;
-        let head = name.get(..cut).unwrap_or("");
-        format!("{head}a")
-    } else {
-        name.to_string()
     }
 }
 
