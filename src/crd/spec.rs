@@ -1473,7 +1473,10 @@ fn validate_service_path(f: &mut Findings, path: &FieldPath, p: &str) {
             help,
         );
     }
-    let mut check = &p[1.min(p.len())..];
+    // Go drops the first byte whatever it is; a cut inside a character leaves broken
+    // bytes, which fail the segment check just as U+FFFD does.
+    let rest = String::from_utf8_lossy(p.as_bytes().get(1..).unwrap_or_default());
+    let mut check: &str = &rest;
     if let Some(stripped) = check.strip_suffix('/') {
         check = stripped;
     }

@@ -887,7 +887,12 @@ fn percent_decode(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' && i + 2 < b.len() {
-            let v = u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap_or(b'%');
+            // (Bytes, not `&s[..]`: the two after `%` need not end on a char boundary.)
+            let hex = |c: u8| char::from(c).to_digit(16);
+            let v = match (hex(b[i + 1]), hex(b[i + 2])) {
+                (Some(h), Some(l)) => (h * 16 + l) as u8,
+                _ => b'%',
+            };
             out.push(v);
             i += 3;
         } else {

@@ -274,7 +274,7 @@ fn decode_time(dec: &mut Decoder, node: &Node, at: &At) {
 fn is_rfc3339(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() >= 20
-        && super::formats::is_date(&s[..10])
+        && s.get(..10).is_some_and(super::formats::is_date)
         && (b[10] == b'T' || b[10] == b't')
         && b[13] == b':'
         && b[16] == b':'
