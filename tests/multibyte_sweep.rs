@@ -159,7 +159,7 @@ fn multibyte_characters_anywhere_in_resources_do_not_panic() {
         for doc in docs(&case.join("cr.yaml")) {
             each_mutation(&doc, &mut |mutant| {
                 seen += 1;
-                if seen % every == 0 {
+                if seen.is_multiple_of(every) {
                     runs += 1;
                     let _ = prepared.check(mutant, UnknownFields::Error);
                 }
@@ -188,7 +188,7 @@ fn multibyte_characters_anywhere_in_crds_do_not_panic() {
         for doc in docs(&file) {
             each_mutation(&doc, &mut |mutant| {
                 seen += 1;
-                if seen % every == 0 {
+                if seen.is_multiple_of(every) {
                     runs += 1;
                     let _ = crdlint::crd::validate_with_options(mutant, &options);
                 }
