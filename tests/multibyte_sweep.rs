@@ -86,7 +86,7 @@ fn each_mutation(root: &Node, visit: &mut dyn FnMut(&Node)) {
     }
 }
 
-fn step<'a>(node: &'a Node, i: usize) -> Option<(&'a str, &'a Node)> {
+fn step(node: &Node, i: usize) -> Option<(&str, &Node)> {
     match &node.value {
         Value::Array(items) => items.get(i).map(|n| ("", n)),
         Value::Object(map) => map.entries.get(i).map(|e| (e.key.as_str(), &e.value)),
