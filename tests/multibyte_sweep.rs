@@ -14,7 +14,7 @@ use crdlint::source::{Node, Value, yaml};
 const MAX_POSITIONS: usize = 24;
 
 /// Debug builds (plain `cargo test`) check every STRIDE-th mutant, spread over all
-/// fixtures; `cargo test --release --test multibyte_sweep` checks them all (~180,000).
+/// fixtures; `cargo test --release --test multibyte_sweep` checks them all (~400,000).
 fn stride(release_stride: usize, debug_stride: usize) -> usize {
     if cfg!(debug_assertions) {
         debug_stride
@@ -32,7 +32,8 @@ fn docs(path: &Path) -> Vec<Node> {
         .collect()
 }
 
-/// Mutants of `s`: "é" inserted at each char boundary, and each char replaced by it.
+/// Mutants of `s`: "é" inserted at each char boundary and put in place of each char;
+/// "€" (three bytes) and "😀" (four) inserted at each boundary.
 fn mutants(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let bounds: Vec<usize> = s
@@ -42,7 +43,9 @@ fn mutants(s: &str) -> Vec<String> {
         .take(MAX_POSITIONS)
         .collect();
     for &i in &bounds {
-        out.push(format!("{}é{}", &s[..i], &s[i..]));
+        for wide in ["é", "€", "😀"] {
+            out.push(format!("{}{wide}{}", &s[..i], &s[i..]));
+        }
         if let Some(c) = s[i..].chars().next() {
             out.push(format!("{}é{}", &s[..i], &s[i + c.len_utf8()..]));
         }
@@ -143,7 +146,7 @@ fn multibyte_characters_anywhere_in_resources_do_not_panic() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/crs");
     let mut runs = 0usize;
     let mut seen = 0usize;
-    let every = stride(1, 4);
+    let every = stride(1, 8);
     let mut cases: Vec<_> = std::fs::read_dir(&root)
         .expect("testdata/crs")
         .flatten()
@@ -175,7 +178,7 @@ fn multibyte_characters_anywhere_in_crds_do_not_panic() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/crd");
     let mut runs = 0usize;
     let mut seen = 0usize;
-    let every = stride(1, 20);
+    let every = stride(1, 40);
     let mut files: Vec<_> = std::fs::read_dir(&root)
         .expect("testdata/crd")
         .flatten()
