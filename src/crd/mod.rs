@@ -13,7 +13,6 @@ pub mod defaults;
 pub mod fieldpath;
 pub mod findings;
 pub mod gojson;
-pub mod gourl;
 pub mod hooks;
 pub mod locate;
 pub mod openapi;

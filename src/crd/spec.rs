@@ -10,13 +10,14 @@ use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::schema::structural::{self, Structural};
 use crate::source::Node;
 
+use super::fieldpath;
 use super::findings::Findings;
 use super::gojson::{self, Hoisted};
 use super::{
     CONVERSION, GROUP, METADATA, NAMES, PRESERVE_UNKNOWN_FIELDS, PRINTER_COLUMNS, SCOPE,
     SELECTABLE_FIELDS, SUBRESOURCES, VERSIONS,
 };
-use super::{fieldpath, gourl};
+use crate::cel::library::url;
 use crate::names::{
     is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name, mask_trailing_dash,
 };
@@ -1379,7 +1380,7 @@ pub fn validate_conversion(d: &Defaulted, f: &mut Findings, structural_ok: bool)
 
 fn validate_webhook_url(f: &mut Findings, path: &FieldPath, url: &Field<String>) {
     const FORM: &str = "; desired format: https://host[/path]";
-    match gourl::parse(&url.value) {
+    match url::parse(&url.value) {
         Err(e) => {
             f.push_at(
                 CONVERSION,
@@ -1413,7 +1414,7 @@ fn validate_webhook_url(f: &mut Findings, path: &FieldPath, url: &Field<String>)
                     "write an absolute https URL with a host",
                 );
             }
-            if let Some(user) = &u.user {
+            if let Some(user) = u.userinfo() {
                 f.push_at(
                     CONVERSION,
                     FieldError::invalid(
@@ -1555,12 +1556,10 @@ pub fn validate_preserve_and_approval(d: &Defaulted, f: &mut Findings, has_defau
     }
 }
 
-/// `url.ParseRequestURI(v)` succeeds with a scheme and a host.
+/// `url.ParseRequestURI(v)` succeeds with a scheme and a host (`GetAPIApprovalState`;
+/// unlike `url.Parse`, a `#` is no fragment: `https://host#x` has a bad host).
 fn request_uri_has_host_and_scheme(v: &str) -> bool {
-    if v.contains('#') {
-        // ParseRequestURI treats '#' as part of the path; the host check below decides.
-    }
-    match gourl::parse(v) {
+    match url::parse_request_uri(v) {
         Ok(u) => !u.scheme.is_empty() && !u.host.is_empty(),
         Err(_) => false,
     }

@@ -404,6 +404,17 @@ fn split_host_port(host_port: &str) -> (&str, &str) {
 }
 
 impl Url {
+    /// `Userinfo.String()`: the escaped `user[:password]` (`None` without userinfo).
+    pub fn userinfo(&self) -> Option<String> {
+        let (name, pass) = self.user.as_ref()?;
+        let mut s = escape(name, Mode::UserPassword);
+        if let Some(p) = pass {
+            s.push(':');
+            s.push_str(&escape(p, Mode::UserPassword));
+        }
+        Some(s)
+    }
+
     pub fn hostname(&self) -> &str {
         split_host_port(&self.host).0
     }
@@ -472,12 +483,8 @@ impl std::fmt::Display for Url {
                 if !self.host.is_empty() || !self.path.is_empty() || self.user.is_some() {
                     buf.push_str("//");
                 }
-                if let Some((name, pass)) = &self.user {
-                    buf.push_str(&escape(name, Mode::UserPassword));
-                    if let Some(p) = pass {
-                        buf.push(':');
-                        buf.push_str(&escape(p, Mode::UserPassword));
-                    }
+                if let Some(userinfo) = self.userinfo() {
+                    buf.push_str(&userinfo);
                     buf.push('@');
                 }
                 if !self.host.is_empty() {
