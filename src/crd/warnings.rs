@@ -7,35 +7,6 @@ use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 
 use super::{SCHEMA_LIST_SET_NON_SCALAR, SCHEMA_UNKNOWN_FORMAT};
 
-const STRING_FORMATS: &[&str] = &[
-    "bsonobjectid",
-    "uri",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "cidr",
-    "mac",
-    "uuid",
-    "uuid3",
-    "uuid4",
-    "uuid5",
-    "isbn",
-    "isbn10",
-    "isbn13",
-    "creditcard",
-    "ssn",
-    "hexcolor",
-    "rgbcolor",
-    "byte",
-    "password",
-    "date",
-    "duration",
-    "datetime",
-    "k8sshortname",
-    "k8slongname",
-];
-
 /// `GetUnrecognizedFormats` for one schema node, as a server of the newest supported
 /// version reports it.
 pub fn is_unrecognized_format(ty: &str, format: &str) -> bool {
@@ -51,13 +22,11 @@ pub fn is_unrecognized_format_at(ty: &str, format: &str, version: KubeVersion) -
     }
     let compatibility = version.compatibility();
     let string_format_unknown = || {
-        let normalized: std::borrow::Cow<'_, str> = if format.contains('-') {
-            format.replace('-', "").into()
-        } else {
-            format.into()
-        };
-        let introduced_1_34 = matches!(&*normalized, "k8sshortname" | "k8slongname");
-        !STRING_FORMATS.contains(&&*normalized)
+        let introduced_1_34 = matches!(
+            &*crate::schema::formats::normalize(format),
+            "k8sshortname" | "k8slongname"
+        );
+        !crate::schema::formats::is_string_format(format)
             || (introduced_1_34 && compatibility < KubeVersion::new(1, 34))
     };
     if version < KubeVersion::new(1, 36) {

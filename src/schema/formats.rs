@@ -41,9 +41,13 @@ const STRING_FORMATS: &[&str] = &[
     "k8slongname",
 ];
 
-/// go-openapi's name normalisation.
-pub fn normalize(format: &str) -> String {
-    format.replace('-', "")
+/// go-openapi's name normalisation (allocates only for names with dashes).
+pub fn normalize(format: &str) -> std::borrow::Cow<'_, str> {
+    if format.contains('-') {
+        format.replace('-', "").into()
+    } else {
+        format.into()
+    }
 }
 
 /// The format the server keeps for a schema after stripping unsupported ones
@@ -54,7 +58,7 @@ pub fn effective_format<'a>(type_: &str, format: &'a str) -> Option<&'a str> {
         return None;
     }
     let keep = match type_ {
-        "" | "string" => STRING_FORMATS.contains(&normalize(format).as_str()),
+        "" | "string" => STRING_FORMATS.contains(&&*normalize(format)),
         "integer" => format == "int32" || format == "int64",
         "number" => format == "float" || format == "double",
         _ => false,
@@ -64,13 +68,13 @@ pub fn effective_format<'a>(type_: &str, format: &'a str) -> Option<&'a str> {
 
 /// Whether the format registry knows the (possibly un-normalised) name.
 pub fn is_string_format(format: &str) -> bool {
-    STRING_FORMATS.contains(&normalize(format).as_str())
+    STRING_FORMATS.contains(&&*normalize(format))
 }
 
 /// Whether `value` is valid for the string format `format` (un-normalised name).
 /// Unknown formats accept everything.
 pub fn validates(format: &str, value: &str) -> bool {
-    match normalize(format).as_str() {
+    match &*normalize(format) {
         "bsonobjectid" => value.len() == 24 && value.bytes().all(|b| b.is_ascii_hexdigit()),
         "uri" => is_request_uri(value),
         "email" => is_email(value),
