@@ -16,6 +16,7 @@ use super::schema_types::{DeclType, SELF_TYPE_NAME, TypeRegistry, escape, schema
 use super::types::Type;
 use crate::diag::{Diagnostic, FieldPath, gofmt};
 use crate::model::schema::ValidationRule;
+use crate::schema::fieldpath;
 use crate::schema::structural::{NestedValueValidation, Structural, StructuralOrBool};
 use crate::source::Span;
 
@@ -721,8 +722,8 @@ impl Walker<'_> {
             .field_path
             .as_deref()
             .filter(|p| !p.is_empty())
-            .and_then(|p| valid_field_path(p, s).ok())
-            .map(|(p, _)| p);
+            .and_then(|p| fieldpath::valid_field_path(p, s, true).ok())
+            .map(|(steps, _)| fieldpath::render(&steps));
         let _ = ok;
         if plan_error.is_some() {
             return;
@@ -896,7 +897,7 @@ fn rule_field_checks(s: &Structural, rule: &ValidationRule, rpath: &FieldPath) -
                 "write the path on one line",
             );
         }
-        if !fp.is_empty() && valid_field_path(fp, s).is_err() {
+        if !fp.is_empty() && fieldpath::valid_field_path(fp, s, true).is_err() {
             push(
                 FieldError::invalid(
                     rpath.child("fieldPath"),
@@ -909,114 +910,4 @@ fn rule_field_checks(s: &Structural, rule: &ValidationRule, rpath: &FieldPath) -
         }
     }
     out
-}
-
-/// `ValidFieldPath`: the normalised path and the schema it reaches.
-pub fn valid_field_path<'s>(
-    path: &str,
-    schema: &'s Structural,
-) -> Result<(String, &'s Structural), String> {
-    let tokens = tokenize_field_path(path);
-    let mut cur = schema;
-    let mut out = FieldPath::empty();
-    let mut it = tokens.into_iter();
-    let step = |cur: &'s Structural,
-                out: &FieldPath,
-                name: &str|
-     -> Result<(&'s Structural, FieldPath), String> {
-        if !cur.properties.is_empty() {
-            let p = cur
-                .property(name)
-                .ok_or_else(|| "does not refer to a valid field".to_string())?;
-            Ok((p, out.child(name)))
-        } else if let Some(ap) = &cur.additional_properties {
-            match ap {
-                StructuralOrBool::Structural(ap) => Ok((ap, out.key(name))),
-                StructuralOrBool::Bool(_) => Err("does not refer to a valid field".into()),
-            }
-        } else {
-            Err("does not refer to a valid field".into())
-        }
-    };
-    while let Some(tok) = it.next() {
-        match tok.as_str() {
-            "[" => {
-                let t = it.next().ok_or("unexpected end of JSON path")?;
-                if t.len() < 2 || !t.starts_with('\'') || !t.ends_with('\'') {
-                    return Err(format!("expected single quoted string but got {t}"));
-                }
-                let name = unescape_single_quote(&t[1..t.len() - 1])?;
-                let (c, o) = step(cur, &out, &name)?;
-                cur = c;
-                out = o;
-                if it.next().as_deref() != Some("]") {
-                    return Err("expected ]".into());
-                }
-            }
-            "." => {
-                let t = it.next().ok_or("unexpected end of JSON path")?;
-                let (c, o) = step(cur, &out, &t)?;
-                cur = c;
-                out = o;
-            }
-            other => return Err(format!("expected [ or . but got: {other}")),
-        }
-    }
-    let s = out.to_string();
-    Ok((if out.is_empty() { String::new() } else { s }, cur))
-}
-
-fn tokenize_field_path(path: &str) -> Vec<String> {
-    let b = path.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\'' {
-            let mut j = i + 1;
-            while j < b.len() && !(b[j] == b'\'' && b[j - 1] != b'\\') {
-                j += 1;
-            }
-            let end = (j + 1).min(b.len());
-            out.push(path[i..end].to_string());
-            i = end;
-            continue;
-        }
-        if matches!(b[i], b'.' | b'[' | b']') {
-            out.push(path[i..i + 1].to_string());
-            i += 1;
-            continue;
-        }
-        let mut j = i;
-        while j < b.len() && !matches!(b[j], b'.' | b'[' | b']') {
-            j += 1;
-        }
-        out.push(path[i..j].to_string());
-        i = j;
-    }
-    out
-}
-
-fn unescape_single_quote(s: &str) -> Result<String, String> {
-    let mut out = String::new();
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('a') => out.push('\u{7}'),
-            Some('b') => out.push('\u{8}'),
-            Some('f') => out.push('\u{c}'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('t') => out.push('\t'),
-            Some('v') => out.push('\u{b}'),
-            Some('\'') => out.push('\''),
-            Some('\\') => out.push('\\'),
-            Some(o) => return Err(format!("invalid escape char \\{o}")),
-            None => out.push('\\'),
-        }
-    }
-    Ok(out)
 }

@@ -10,7 +10,6 @@
 
 pub mod cel_rules;
 pub mod defaults;
-pub mod fieldpath;
 pub mod findings;
 pub mod gojson;
 pub mod hooks;

@@ -13,7 +13,8 @@ use super::{
     SCHEMA_EXTENSION, SCHEMA_FORBIDDEN_FIELD, SCHEMA_INVALID_DEFAULT, SCHEMA_INVALID_PATTERN,
     SCHEMA_INVALID_TYPE, SCHEMA_NOT_STRUCTURAL, SCHEMA_STATUS_ROOT, SCHEMA_VALIDATION_RULE,
 };
-use super::{defaults, fieldpath, gojson};
+use super::{defaults, gojson};
+use crate::schema::fieldpath;
 
 const ALLOWED_AT_ROOT: &[&str] = &[
     "Description",

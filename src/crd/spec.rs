@@ -10,7 +10,6 @@ use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::schema::structural::{self, Structural};
 use crate::source::Node;
 
-use super::fieldpath;
 use super::findings::Findings;
 use super::gojson::{self, Hoisted};
 use super::{
@@ -21,6 +20,7 @@ use crate::cel::library::url;
 use crate::names::{
     is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name, mask_trailing_dash,
 };
+use crate::schema::fieldpath;
 
 fn s(f: &Option<Field<String>>) -> &str {
     f.as_ref().map_or("", |f| f.value.as_str())

@@ -3,6 +3,7 @@
 //! object meta.
 
 pub mod correlate;
+pub mod fieldpath;
 pub mod formats;
 pub mod listtype;
 pub mod objectmeta;
