@@ -253,7 +253,8 @@ fn schema_decl_type_depth(
                     let mut t = DeclType::simple(Type::String, MIN_STRING_SIZE);
                     let enum_ = vv.map(|v| v.enum_.as_slice()).unwrap_or(&[]);
                     t.max_elements = match max_length {
-                        Some(n) => zero_if_negative(n) * 4,
+                        // Go's int64 arithmetic wraps (maxLength: 2^63-1 gives -4).
+                        Some(n) => zero_if_negative(n).wrapping_mul(4),
                         None if !enum_.is_empty() => enum_
                             .iter()
                             .filter_map(|n| n.as_str())

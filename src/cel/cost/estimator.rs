@@ -246,7 +246,9 @@ impl SizeEstimator<'_> {
         }
         Some(Range {
             min: 0,
-            max: cur.max_elements.max(0) as u64,
+            // Go converts as is: a negative size (maxLength 2^63-1 times 4 wrapped) is
+            // a huge one.
+            max: cur.max_elements as u64,
         })
     }
 }

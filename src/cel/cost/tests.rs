@@ -261,6 +261,7 @@ fn every_fixture_is_tested() {
         "boundary-total.yaml",
         "cardinality.yaml",
         "docs-example.yaml",
+        "go-int64-wrap.yaml",
         "go-slices.yaml",
         "libraries.yaml",
         "lists.yaml",
@@ -298,6 +299,13 @@ fn go_slice_paths_alias_like_cel_go() {
     // `self.a.all(x, x.c.all(y, x.d.…))` sizes the range `x.c` as `x.d`: cel-go's
     // paths share a backing array (8,394,897,741,453 vs 52,428,753 when swapped).
     check_fixture("go-slices.yaml");
+}
+
+#[test]
+fn int64_sizes_wrap_like_go() {
+    // maxLength 2^63-1 on a string: `maxLength * 4` wraps to -4 in Go, which the size
+    // estimator turns into 2^64-4 bytes (cost 1,844,674,407,370,955,265 per call).
+    check_fixture("go-int64-wrap.yaml");
 }
 
 #[test]
