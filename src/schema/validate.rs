@@ -556,7 +556,9 @@ impl Validator {
                     .extend(multiple_of_float(path, as_float, factor, &bad, span));
             } else {
                 let e = match value {
-                    NumberValue::Int(i) => multiple_of_int(path, i, factor as i64, &bad, span),
+                    NumberValue::Int(i) => {
+                        multiple_of_int(path, i, go_float_to_int(factor), &bad, span)
+                    }
                     NumberValue::Float(f) => multiple_of_float(path, f, factor, &bad, span),
                 };
                 multiple.errors.extend(e);
@@ -575,7 +577,8 @@ impl Validator {
             } else {
                 minimum.errors.extend(match value {
                     NumberValue::Int(i) => {
-                        let m = min as i64;
+                        // Go's int64(min): out of range is MinInt64, not a saturation.
+                        let m = go_float_to_int(min);
                         let fails = if excl { i <= m } else { i < m };
                         fails
                             .then(|| bound_error(Code::Min, path, &m.to_string(), excl, &bad, span))
@@ -597,7 +600,7 @@ impl Validator {
             } else {
                 maximum.errors.extend(match value {
                     NumberValue::Int(i) => {
-                        let m = max as i64;
+                        let m = go_float_to_int(max);
                         let fails = if excl { i >= m } else { i > m };
                         fails
                             .then(|| bound_error(Code::Max, path, &m.to_string(), excl, &bad, span))
