@@ -22,8 +22,15 @@ const MAX_DEPTH: u32 = 48;
 /// parentheses); taller trees give up here.
 const MAX_HEIGHT: u32 = 192;
 
+/// Longer texts are left to the generated parser (cel-go's default expression size
+/// limit is 100,000 code points).
+const MAX_TEXT: usize = 100_000;
+
 /// Parses `text` as the generated parser would, or `None` when unsure.
 pub fn parse(text: &str, options: ParseOptions) -> Option<Ast> {
+    if text.len() > MAX_TEXT {
+        return None;
+    }
     let tokens = lex(text)?;
     let mut p = Parser {
         text,
@@ -414,6 +421,10 @@ fn string_end(b: &[u8], i: usize, raw: bool) -> Option<usize> {
             let c = *b.get(j)?;
             if c == b'\\' && !raw {
                 j += escape_len(b, j)?;
+            } else if raw && (c == 0 || b[j..].starts_with("\u{10ffff}".as_bytes())) {
+                // The generated lexer's `.` (raw triple-quoted strings only) matches
+                // neither U+0000 nor U+10FFFF.
+                return None;
             } else {
                 j += 1;
             }

@@ -424,3 +424,80 @@ fn syntax_errors_are_declined() {
     differential("syntax_errors.txt", &rules);
     eprintln!("syntax_errors.txt: accepted (identical trees): {accepted:?}");
 }
+
+/// Deterministic mutations of the fixtures' rules (characters deleted, doubled or
+/// inserted from CEL's punctuation): whatever the fast path accepts must equal the
+/// generated parser's tree.
+#[test]
+fn mutated_rules_parse_the_same() {
+    let rules = rules_under(&repo().join("testdata/crd"));
+    assert!(!rules.is_empty());
+    const PIECES: &[&str] = &[
+        "-", "!", "?", ".", "[", "]", "{", "}", "(", ")", ",", ":", "'", "\"", "\\", "r", "b", "u",
+        "0x", "1", ".5", "e", " ", "\n", "\r", "'''", "?.", "[?", "in", "//", "é", "0", "-1",
+        "has(", "all(x, ", "`", "\\x4", "\\u00", "&&", "||", "==",
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut texts = Vec::new();
+    for _ in 0..1500 {
+        let mut t = rules[next(rules.len())].clone();
+        for _ in 0..1 + next(3) {
+            let mut at = next(t.len() + 1);
+            while !t.is_char_boundary(at) {
+                at -= 1;
+            }
+            match next(3) {
+                0 => {
+                    let mut end = (at + 1 + next(3)).min(t.len());
+                    while !t.is_char_boundary(end) {
+                        end += 1;
+                    }
+                    t.replace_range(at..end, "");
+                }
+                _ => t.insert_str(at, PIECES[next(PIECES.len())]),
+            }
+        }
+        texts.push(t);
+    }
+    for options in all_options() {
+        for t in &texts {
+            if let Err(d) = compare_with_generated(t, options) {
+                panic!("{d}");
+            }
+        }
+    }
+    differential("mutated fixtures", &texts);
+}
+
+/// The generated lexer's `.` (only in raw triple-quoted strings) matches neither
+/// U+0000 nor U+10FFFF (found by the cel_rule fuzzer); its other sets do.
+#[test]
+fn raw_triple_quoted_strings_follow_the_generated_lexer() {
+    for text in ["r'''a\u{0}b'''", "r'''\u{10ffff}'''", "br'''\u{0}'''"] {
+        check(text, false);
+    }
+    for text in [
+        "'''a\u{0}b'''",
+        "'a\u{0}b'",
+        "r'a\u{0}b'",
+        "r'''😀'''",
+        "r'''\u{ffff}'''",
+        "r'''\u{7f}\u{80}\u{1}'''",
+        "a // \u{0}\n + b",
+        "r'''\u{fffe}'''",
+        "'''\u{10ffff}'''",
+        "'\u{10ffff}'",
+        "r'\u{10ffff}'",
+        "a // \u{10ffff}\n + b",
+        "b'''\u{10ffff}'''",
+        "R\"\"\"\u{10fffe}\"\"\"",
+    ] {
+        check(text, true);
+    }
+}
