@@ -3,6 +3,10 @@
 //! into [`crate::cel::ast`] and expands macros itself, exactly as cel-go does (same
 //! comprehension shapes, same `@result` accumulator, same error texts), with the macros
 //! the Kubernetes environment enables for the version at hand.
+//!
+//! Most rules never reach the generated parser: [`super::fastparse`] parses them first
+//! into the same tree and leaves everything it is unsure of (syntax errors included)
+//! to it.
 
 use cel::common::ast as cast;
 
