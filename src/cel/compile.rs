@@ -147,8 +147,12 @@ pub fn compile_all_of_rules(
     version: KubeVersion,
     base: &FieldPath,
 ) -> Vec<RuleCompileResult> {
-    let env = Env::for_server(version);
     let mut out = Vec::new();
+    // Walking builds every node's CEL type: first make sure there is a rule to compile.
+    if !all_of_has_rules(root, 0) {
+        return out;
+    }
+    let env = Env::for_server(version);
     // Every node is walked: `allOf` entries may sit where the spine has no rules.
     let mut walker = Walker {
         env: &env,
@@ -158,6 +162,47 @@ pub fn compile_all_of_rules(
     };
     walker.node(root, base, &mut Vec::new(), None, true, true, None, 0);
     out
+}
+
+/// Whether an `allOf` entry at or below `s` (on the structural spine) has rules, at
+/// any depth inside it.
+fn all_of_has_rules(s: &Structural, depth: usize) -> bool {
+    if depth > 1000 {
+        return false;
+    }
+    let in_all_of = s
+        .value_validation
+        .as_deref()
+        .is_some_and(|v| v.all_of.iter().any(|n| nested_has_rules(n, 0)));
+    in_all_of
+        || s.items
+            .as_deref()
+            .is_some_and(|i| all_of_has_rules(i, depth + 1))
+        || s.properties
+            .iter()
+            .any(|(_, p)| all_of_has_rules(p, depth + 1))
+        || s.additional_properties_schema()
+            .is_some_and(|a| all_of_has_rules(a, depth + 1))
+}
+
+fn nested_has_rules(n: &NestedValueValidation, depth: usize) -> bool {
+    if depth > 1000 {
+        return false;
+    }
+    !n.x_validations.is_empty()
+        || n.value_validation
+            .all_of
+            .iter()
+            .any(|m| nested_has_rules(m, depth + 1))
+        || n.items
+            .as_deref()
+            .is_some_and(|i| nested_has_rules(i, depth + 1))
+        || n.properties
+            .values()
+            .any(|p| nested_has_rules(p, depth + 1))
+        || n.additional_properties
+            .as_deref()
+            .is_some_and(|a| nested_has_rules(a, depth + 1))
 }
 
 struct Walker<'a> {

@@ -13,13 +13,25 @@ use crate::source::inner::offset_in_scalar;
 use crate::source::{Node, Span, Value};
 
 use super::findings::Finding;
-use super::hooks::{CelRuleInput, CelSchemaInput, NodeCelFindings};
+use super::hooks::{CelSchemaInput, NodeCelFindings, SchemaCelFindings};
 use super::{SCHEMA_DEFAULT_NOT_EVALUATED, SCHEMA_INVALID_DEFAULT};
 
 /// [`super::hooks::CelRulesHook`]'s default: compiles the rules of the whole version
-/// schema and groups the findings by schema node.
-pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> Vec<NodeCelFindings> {
+/// schema, groups the compile findings by schema node, and checks the server's cost
+/// limits ([`crate::cel::cost`]) on the same compiled programs.
+pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> SchemaCelFindings {
     let results = cel::compile_rules(input.structural, input.kube_version, input.path);
+    let cost = cel::cost::estimate_compiled(input.structural, &results, input.path);
+    let cost_limits = cel::cost::limit_findings(&cost, false)
+        .into_iter()
+        .map(|l| Finding {
+            code: l.code,
+            error: l.error,
+            span: l.span,
+            help: Some(l.help),
+            severity: Severity::Error,
+        })
+        .collect();
     let mut out: Vec<NodeCelFindings> = Vec::new();
     for r in results {
         if r.diagnostics.is_empty() {
@@ -40,22 +52,10 @@ pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> Vec<NodeCelFindings> 
             }),
         }
     }
-    out
-}
-
-/// [`super::hooks::CelTotalCostHook`]'s default: the server's cost-limit errors of one
-/// version schema, from [`crate::cel::cost`].
-pub fn cost_limits(input: &CelRuleInput<'_>) -> Vec<Finding> {
-    cel::cost::schema_limit_findings(input.root, input.root_path, input.kube_version)
-        .into_iter()
-        .map(|l| Finding {
-            code: l.code,
-            error: l.error,
-            span: l.span,
-            help: Some(l.help),
-            severity: Severity::Error,
-        })
-        .collect()
+    SchemaCelFindings {
+        nodes: out,
+        cost_limits,
+    }
 }
 
 /// The field path of the schema node reached by `steps` from `base`.

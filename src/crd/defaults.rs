@@ -10,6 +10,7 @@ use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::schema::objectmeta;
 use crate::schema::structural::{Structural, StructuralOrBool};
 use crate::source::{Mapping, Node, Value};
+use std::collections::HashSet;
 
 use super::SCHEMA_INVALID_DEFAULT;
 use super::findings::Finding;
@@ -23,11 +24,18 @@ pub fn validate_defaults(
     props: Option<&SchemaProps>,
     options: &Options<'_>,
 ) -> Vec<Finding> {
+    // Most schemas have few defaults: walk only the branches that lead to one.
+    if !mark_defaulted(root, &mut None, 0) {
+        return Vec::new();
+    }
     let mut root = root.clone();
     root.extensions.x_embedded_resource = true;
+    let mut defaulted = Some(HashSet::new());
+    mark_defaulted(&root, &mut defaulted, 0);
     let mut w = Walk {
         options,
         errs: Vec::new(),
+        defaulted: defaulted.unwrap_or_default(),
     };
     let node = At {
         path: path.clone(),
@@ -64,11 +72,45 @@ struct At<'a> {
 struct Walk<'o> {
     options: &'o Options<'o>,
     errs: Vec<Finding>,
+    /// The nodes the walk follows ([`mark_defaulted`]).
+    defaulted: HashSet<*const Structural>,
 }
+
+/// Whether `s` or a node below it (through `items` and `properties`, the walk's
+/// edges) has a default; when `marked` is given, every such node is added to it (all
+/// of them: the walk visits each), otherwise the answer comes at the first default.
+fn mark_defaulted(
+    s: &Structural,
+    marked: &mut Option<HashSet<*const Structural>>,
+    depth: usize,
+) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let mut found = s.generic.default.is_some();
+    let children = s
+        .items
+        .as_deref()
+        .into_iter()
+        .chain(s.properties.iter().map(|(_, p)| p));
+    for child in children {
+        if found && marked.is_none() {
+            break;
+        }
+        found |= mark_defaulted(child, marked, depth + 1);
+    }
+    if found && let Some(set) = marked {
+        set.insert(s as *const Structural);
+    }
+    found
+}
+
+/// The walk's recursion bound (the loader's nesting limit is lower).
+const MAX_DEPTH: usize = 1000;
 
 impl Walk<'_> {
     fn walk(&mut self, at: At<'_>, depth: usize) {
-        if depth > 1000 {
+        if depth > MAX_DEPTH || !self.follows(at.s) {
             return;
         }
         let s = at.s;
@@ -91,7 +133,7 @@ impl Walk<'_> {
             );
         }
         // (additionalProperties are not followed: defaults are forbidden there.)
-        if let Some(items) = &s.items {
+        if let Some(items) = s.items.as_deref().filter(|i| self.follows(i)) {
             let item_props = match at.props.and_then(|p| p.items.as_ref()) {
                 Some(SchemaOrArray::Schema(i)) => Some(&**i),
                 _ => None,
@@ -111,6 +153,9 @@ impl Walk<'_> {
             );
         }
         for (k, sub) in &s.properties {
+            if !self.follows(sub) {
+                continue;
+            }
             let sub_meta = inside_meta
                 || (s.extensions.x_embedded_resource
                     && matches!(k.as_str(), "metadata" | "apiVersion" | "kind"));
@@ -128,6 +173,11 @@ impl Walk<'_> {
                 depth + 1,
             );
         }
+    }
+
+    /// Whether a default stands at or below `s`.
+    fn follows(&self, s: &Structural) -> bool {
+        self.defaulted.contains(&(s as *const Structural))
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -16,24 +16,6 @@ use crate::source::Node;
 
 use super::findings::Finding;
 
-/// A schema node whose `x-kubernetes-validations` the server would compile now: the
-/// schema is structural, its defaults are valid, and this node and everything below it
-/// has no schema error.
-pub struct CelRuleInput<'a> {
-    /// Where the node stands (`spec.versions[0].schema.openAPIV3Schema.properties[spec]`).
-    pub path: &'a FieldPath,
-    pub schema: &'a SchemaProps,
-    /// The version's root schema and its path, for types and cost (cardinality).
-    pub root: &'a SchemaProps,
-    pub root_path: &'a FieldPath,
-    /// The highest ancestor below which `oldSelf` cannot be correlated (lists that are
-    /// not maps, atomic maps): rules using `oldSelf` here fail with
-    /// `oldSelf cannot be used on the uncorrelatable portion of the schema within <path>`.
-    pub uncorrelatable: Option<&'a FieldPath>,
-    /// The server version whose CEL environment and cost model apply.
-    pub kube_version: KubeVersion,
-}
-
 /// One version's root schema, once it is structural and its defaults are valid (the
 /// server's `RootCELContext`).
 pub struct CelSchemaInput<'a> {
@@ -57,14 +39,21 @@ pub struct NodeCelFindings {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Compiles every rule of one version schema.
-pub type CelRulesHook = fn(&CelSchemaInput<'_>) -> Vec<NodeCelFindings>;
+/// What compiling the rules of one version schema found.
+#[derive(Debug, Default)]
+pub struct SchemaCelFindings {
+    /// Compile errors, grouped by schema node.
+    pub nodes: Vec<NodeCelFindings>,
+    /// The CEL cost limits (per rule, per messageExpression, and the schema total),
+    /// estimated from the same compiled programs. Per-rule findings of nodes the
+    /// server does not compile (schema errors at or below them) are dropped by the
+    /// caller.
+    pub cost_limits: Vec<Finding>,
+}
 
-/// Called once per version schema after all nodes (with `path == root_path`), when the
-/// server would compile its rules: the CEL cost limits (per rule, per
-/// messageExpression, and the schema total). Per-rule findings of nodes the server
-/// does not compile (schema errors at or below them) are dropped by the caller.
-pub type CelTotalCostHook = fn(&CelRuleInput<'_>) -> Vec<Finding>;
+/// Compiles every rule of one version schema once, for both its compile errors and
+/// its cost limits (compiling twice was a tenth of CRD validation's work).
+pub type CelRulesHook = fn(&CelSchemaInput<'_>) -> SchemaCelFindings;
 
 /// Validates a default value against the CEL rules of the schema it stands in and of
 /// the schemas below it (`path` ends in `.default`). Findings without a span are
@@ -91,7 +80,6 @@ pub type ValueValidatorHook = fn(
 #[derive(Clone, Copy)]
 pub struct Hooks {
     pub cel_rules: Option<CelRulesHook>,
-    pub cel_total_cost: Option<CelTotalCostHook>,
     pub cel_default: Option<CelDefaultHook>,
     pub validate_value: ValueValidatorHook,
 }
@@ -100,7 +88,6 @@ impl Default for Hooks {
     fn default() -> Self {
         Hooks {
             cel_rules: Some(super::cel_rules::compile_schema_rules),
-            cel_total_cost: Some(super::cel_rules::cost_limits),
             cel_default: Some(super::cel_rules::validate_default),
             validate_value: super::defaults::openapi_value_validation,
         }
@@ -112,7 +99,6 @@ impl Hooks {
     pub fn without_cel() -> Self {
         Hooks {
             cel_rules: None,
-            cel_total_cost: None,
             cel_default: None,
             ..Hooks::default()
         }

@@ -26,7 +26,7 @@ use crate::model::crd::Crd;
 use crate::source::Node;
 
 pub use findings::{Finding, Findings};
-pub use hooks::{CelRuleInput, CelSchemaInput, Hooks, NodeCelFindings, Options};
+pub use hooks::{CelSchemaInput, Hooks, NodeCelFindings, Options, SchemaCelFindings};
 
 crate::declare_codes! {
     METADATA = "crd-metadata", Error, "metadata of the CRD: name must be <plural>.<group>, valid labels, annotations, finalizers, owner references, API approval in protected groups";
@@ -89,7 +89,7 @@ pub fn validate_with_options(root: &Node, options: &Options<'_>) -> Vec<Diagnost
     if !decode_errors.is_empty() {
         return decode_errors;
     }
-    let findings = check_with(&crd, options);
+    let findings = check_tree(&crd, Some(root), options);
     let has_errors = findings.has_errors();
     let mut out = findings.into_diagnostics(root);
     if !has_errors {
@@ -111,7 +111,13 @@ pub fn check(crd: &Crd, hooks: &Hooks) -> Findings {
 
 /// [`check`] with source text and server version.
 pub fn check_with(crd: &Crd, options: &Options<'_>) -> Findings {
-    let d = spec::Defaulted::new(crd);
+    check_tree(crd, None, options)
+}
+
+/// [`check_with`] given the manifest `crd` was decoded from (which makes comparing
+/// the versions' schemas cheaper).
+fn check_tree(crd: &Crd, tree: Option<&Node>, options: &Options<'_>) -> Findings {
+    let d = spec::Defaulted::new(crd, tree);
     let mut f = Findings::default();
     spec::validate_metadata(&d, &mut f);
     spec::validate_group_scope(&d, &mut f);
@@ -120,7 +126,7 @@ pub fn check_with(crd: &Crd, options: &Options<'_>) -> Findings {
             let mut found = false;
             warnings::visit(
                 s,
-                &FieldPath::empty(),
+                &warnings::NodePath::Root(&FieldPath::empty()),
                 &mut |n, _| found |= n.default.is_some(),
                 0,
             );

@@ -8,7 +8,7 @@ use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::schema::structural::{self, Structural};
 
 use super::findings::Findings;
-use super::hooks::{CelRuleInput, CelSchemaInput, Options};
+use super::hooks::{CelSchemaInput, Options};
 use super::{
     SCHEMA_EXTENSION, SCHEMA_FORBIDDEN_FIELD, SCHEMA_INVALID_DEFAULT, SCHEMA_INVALID_PATTERN,
     SCHEMA_INVALID_TYPE, SCHEMA_NOT_STRUCTURAL, SCHEMA_STATUS_ROOT, SCHEMA_VALIDATION_RULE,
@@ -197,6 +197,7 @@ pub fn validate(
     // server would compile.
     let mut compiled: std::collections::HashMap<String, Vec<crate::diag::Diagnostic>> =
         std::collections::HashMap::new();
+    let mut cost_limits = Vec::new();
     if cel_allowed && let (Some(compile), Some(ss)) = (hooks.cel_rules, structural_ok.as_ref()) {
         let input = CelSchemaInput {
             schema,
@@ -205,7 +206,9 @@ pub fn validate(
             source: options.source,
             kube_version: options.kube_version,
         };
-        for node in compile(&input) {
+        let found = compile(&input);
+        cost_limits = found.cost_limits;
+        for node in found.nodes {
             compiled
                 .entry(node.node.as_str().to_string())
                 .or_default()
@@ -233,25 +236,15 @@ pub fn validate(
     {
         f.push(SCHEMA_NOT_STRUCTURAL, e, "");
     }
-    if cel_allowed && let Some(total) = hooks.cel_total_cost {
-        let input = CelRuleInput {
-            path: &root_path,
-            schema,
-            root: schema,
-            root_path: &root_path,
-            uncorrelatable: None,
-            kube_version: options.kube_version,
-        };
-        for finding in total(&input) {
-            // Costs of rules the server does not compile are neither checked nor added.
-            let field = finding.error.field.as_str();
-            if let Some(at) = field.rfind(".x-kubernetes-validations[")
-                && !compilable.contains(&field[..at])
-            {
-                continue;
-            }
-            f.items.push(finding);
+    for finding in cost_limits {
+        // Costs of rules the server does not compile are neither checked nor added.
+        let field = finding.error.field.as_str();
+        if let Some(at) = field.rfind(".x-kubernetes-validations[")
+            && !compilable.contains(&field[..at])
+        {
+            continue;
         }
+        f.items.push(finding);
     }
 }
 
@@ -577,7 +570,10 @@ impl Walker<'_> {
             if s.x_validations.as_ref().is_some_and(|r| !r.is_empty()) {
                 self.compilable.insert(path.as_str().to_string());
             }
-            if let Some(found) = self.compiled.remove(path.as_str()) {
+            // (Most schemas compile cleanly: no path to hash.)
+            if !self.compiled.is_empty()
+                && let Some(found) = self.compiled.remove(path.as_str())
+            {
                 self.cel_out.extend(found);
             }
         }

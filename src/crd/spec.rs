@@ -6,7 +6,9 @@
 use crate::diag::{BadValue, FieldError, FieldPath};
 use crate::model::crd::{Crd, PrinterColumn, Scale, SelectableField, Version};
 use crate::model::decode::Field;
+use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::schema::structural::{self, Structural};
+use crate::source::Node;
 
 use super::dns::{is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name};
 use super::findings::Findings;
@@ -47,7 +49,9 @@ pub struct Defaulted<'a> {
 }
 
 impl<'a> Defaulted<'a> {
-    pub fn new(crd: &'a Crd) -> Self {
+    /// `tree` is the manifest `crd` was decoded from, when at hand (it makes comparing
+    /// the versions' schemas cheap).
+    pub fn new(crd: &'a Crd, tree: Option<&Node>) -> Self {
         let kind = s(&crd.names.kind);
         let mut singular = s(&crd.names.singular).to_string();
         if singular.is_empty() {
@@ -61,14 +65,14 @@ impl<'a> Defaulted<'a> {
             crd,
             singular,
             list_kind,
-            hoisted: hoisting(crd),
+            hoisted: hoisting(crd, tree),
         }
     }
 }
 
 /// Which per-version fields are identical in every version (the internal conversion
 /// then moves them to the spec, and the server validates them once).
-fn hoisting(crd: &Crd) -> Hoisted {
+fn hoisting(crd: &Crd, tree: Option<&Node>) -> Hoisted {
     match crd.versions.as_slice() {
         [] => Hoisted::default(),
         // A single version shares everything with itself: nothing to render.
@@ -80,6 +84,14 @@ fn hoisting(crd: &Crd) -> Hoisted {
         },
         [first, rest @ ..] => {
             let same = |which: &str| {
+                if which == "schema" {
+                    if same_schema_trees(crd, tree) {
+                        return true;
+                    }
+                    if rest.iter().any(|v| schemas_differ(first, v)) {
+                        return false;
+                    }
+                }
                 let first = gojson::version_field(first, which);
                 rest.iter().all(|v| {
                     let other = gojson::version_field(v, which);
@@ -94,6 +106,100 @@ fn hoisting(crd: &Crd) -> Hoisted {
                 selectable_fields: same("selectable"),
             }
         }
+    }
+}
+
+/// Whether every version's `schema` is written as the same data: most CRDs repeat
+/// one schema in every version, and the same tree decodes and renders alike, so only
+/// versions whose trees differ need rendering. `false` when unsure.
+fn same_schema_trees(crd: &Crd, tree: Option<&Node>) -> bool {
+    let Some(items) = tree
+        .and_then(|t| t.get_path(&["spec", "versions"]))
+        .and_then(Node::as_array)
+    else {
+        return false;
+    };
+    // The decoded versions are the list's items, in order (else: unsure).
+    if items.len() != crd.versions.len() {
+        return false;
+    }
+    let mut schemas = items.iter().map(|item| item.get("schema"));
+    let Some(first) = schemas.next() else {
+        return false;
+    };
+    schemas.all(|other| match (first, other) {
+        (Some(a), Some(b)) => a.same_data(b),
+        (None, None) => true,
+        _ => false,
+    })
+}
+
+/// Whether the schemas of two versions certainly render differently: a field printed
+/// verbatim (type, description, format, pattern, title) differs, or a node's property
+/// names differ, at any depth reached through properties, items and
+/// additionalProperties. `false` means "maybe equal" (render to know). Versions that
+/// differ usually do so here, so their (large) renderings are rarely needed.
+fn schemas_differ(a: &Version, b: &Version) -> bool {
+    if a.schema_field.is_some() != b.schema_field.is_some() {
+        return true;
+    }
+    match (&a.schema, &b.schema) {
+        (Some(x), Some(y)) => props_differ(x, y, 0),
+        (None, None) => false,
+        _ => true,
+    }
+}
+
+fn props_differ(a: &SchemaProps, b: &SchemaProps, depth: usize) -> bool {
+    if depth > 1000 {
+        return false;
+    }
+    let differs = |x: &Option<String>, y: &Option<String>| {
+        x.as_deref().unwrap_or("") != y.as_deref().unwrap_or("")
+    };
+    if differs(&a.type_, &b.type_)
+        || differs(&a.description, &b.description)
+        || differs(&a.format, &b.format)
+        || differs(&a.pattern, &b.pattern)
+        || differs(&a.title, &b.title)
+    {
+        return true;
+    }
+    // Empty and absent property maps render alike; non-empty ones list their names.
+    fn props(s: &SchemaProps) -> Vec<(&str, &SchemaProps)> {
+        let mut v: Vec<(&str, &SchemaProps)> = s
+            .properties
+            .iter()
+            .flatten()
+            .map(|(k, p)| (k.as_str(), p))
+            .collect();
+        v.sort_unstable_by(|x, y| x.0.cmp(y.0));
+        v
+    }
+    let (pa, pb) = (props(a), props(b));
+    if pa.len() != pb.len() || pa.iter().zip(&pb).any(|(x, y)| x.0 != y.0) {
+        return true;
+    }
+    if pa
+        .iter()
+        .zip(&pb)
+        .any(|(x, y)| props_differ(x.1, y.1, depth + 1))
+    {
+        return true;
+    }
+    match (&a.items, &b.items) {
+        (Some(SchemaOrArray::Schema(x)), Some(SchemaOrArray::Schema(y)))
+            if props_differ(x, y, depth + 1) =>
+        {
+            return true;
+        }
+        _ => {}
+    }
+    match (&a.additional_properties, &b.additional_properties) {
+        (Some(SchemaOrBool::Schema(x)), Some(SchemaOrBool::Schema(y))) => {
+            props_differ(x, y, depth + 1)
+        }
+        _ => false,
     }
 }
 

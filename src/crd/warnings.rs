@@ -51,9 +51,13 @@ pub fn is_unrecognized_format_at(ty: &str, format: &str, version: KubeVersion) -
     }
     let compatibility = version.compatibility();
     let string_format_unknown = || {
-        let normalized = format.replace('-', "");
-        let introduced_1_34 = matches!(normalized.as_str(), "k8sshortname" | "k8slongname");
-        !STRING_FORMATS.contains(&normalized.as_str())
+        let normalized: std::borrow::Cow<'_, str> = if format.contains('-') {
+            format.replace('-', "").into()
+        } else {
+            format.into()
+        };
+        let introduced_1_34 = matches!(&*normalized, "k8sshortname" | "k8slongname");
+        !STRING_FORMATS.contains(&&*normalized)
             || (introduced_1_34 && compatibility < KubeVersion::new(1, 34))
     };
     if version < KubeVersion::new(1, 36) {
@@ -67,11 +71,34 @@ pub fn is_unrecognized_format_at(ty: &str, format: &str, version: KubeVersion) -
     }
 }
 
+/// Where a visited schema node stands: a chain of steps on the walk's stack, made into
+/// a [`FieldPath`] only for the few nodes that need one.
+pub enum NodePath<'p> {
+    Root(&'p FieldPath),
+    /// `parent.name`
+    Child(&'p NodePath<'p>, &'static str),
+    /// `parent.name[index]`
+    Index(&'p NodePath<'p>, &'static str, usize),
+    /// `parent.name[key]`
+    Key(&'p NodePath<'p>, &'static str, &'p str),
+}
+
+impl NodePath<'_> {
+    pub fn to_path(&self) -> FieldPath {
+        match self {
+            NodePath::Root(p) => (*p).clone(),
+            NodePath::Child(parent, name) => parent.to_path().child(name),
+            NodePath::Index(parent, name, i) => parent.to_path().child(name).index(*i),
+            NodePath::Key(parent, name, k) => parent.to_path().child(name).key(k),
+        }
+    }
+}
+
 /// Visits every schema node like the server's `SchemaHas` (with paths).
 pub fn visit<'a>(
     s: &'a SchemaProps,
-    path: &FieldPath,
-    f: &mut dyn FnMut(&'a SchemaProps, &FieldPath),
+    path: &NodePath<'_>,
+    f: &mut dyn FnMut(&'a SchemaProps, &NodePath<'_>),
     depth: usize,
 ) {
     if depth > 1000 {
@@ -79,10 +106,10 @@ pub fn visit<'a>(
     }
     f(s, path);
     match &s.items {
-        Some(SchemaOrArray::Schema(i)) => visit(i, &path.child("items"), f, depth + 1),
+        Some(SchemaOrArray::Schema(i)) => visit(i, &NodePath::Child(path, "items"), f, depth + 1),
         Some(SchemaOrArray::Array(list)) => {
             for (n, i) in list.iter().enumerate() {
-                visit(i, &path.child("items").index(n), f, depth + 1);
+                visit(i, &NodePath::Index(path, "items", n), f, depth + 1);
             }
         }
         None => {}
@@ -93,26 +120,36 @@ pub fn visit<'a>(
         ("oneOf", &s.one_of),
     ] {
         for (n, i) in list.iter().flatten().enumerate() {
-            visit(i, &path.child(key).index(n), f, depth + 1);
+            visit(i, &NodePath::Index(path, key, n), f, depth + 1);
         }
     }
     if let Some(n) = &s.not {
-        visit(n, &path.child("not"), f, depth + 1);
+        visit(n, &NodePath::Child(path, "not"), f, depth + 1);
     }
     for (k, p) in s.properties.iter().flatten() {
-        visit(p, &path.child("properties").key(k), f, depth + 1);
+        visit(p, &NodePath::Key(path, "properties", k), f, depth + 1);
     }
     if let Some(SchemaOrBool::Schema(ap)) = &s.additional_properties {
-        visit(ap, &path.child("additionalProperties"), f, depth + 1);
+        visit(
+            ap,
+            &NodePath::Child(path, "additionalProperties"),
+            f,
+            depth + 1,
+        );
     }
     for (k, p) in s.pattern_properties.iter().flatten() {
-        visit(p, &path.child("patternProperties").key(k), f, depth + 1);
+        visit(
+            p,
+            &NodePath::Key(path, "patternProperties", k),
+            f,
+            depth + 1,
+        );
     }
     if let Some(SchemaOrBool::Schema(ai)) = &s.additional_items {
-        visit(ai, &path.child("additionalItems"), f, depth + 1);
+        visit(ai, &NodePath::Child(path, "additionalItems"), f, depth + 1);
     }
     for (k, p) in s.definitions.iter().flatten() {
-        visit(p, &path.child("definitions").key(k), f, depth + 1);
+        visit(p, &NodePath::Key(path, "definitions", k), f, depth + 1);
     }
 }
 
@@ -129,7 +166,7 @@ pub fn schema_warnings(
     let mut out = Vec::new();
     visit(
         schema,
-        path,
+        &NodePath::Root(path),
         &mut |s, p| {
             let ty = s.type_.as_deref().unwrap_or("");
             if let Some(format) = s.format.as_deref()
@@ -140,7 +177,7 @@ pub fn schema_warnings(
                     SCHEMA_UNKNOWN_FORMAT,
                     format!("unrecognized format {}", crate::diag::gofmt::quote(format)),
                 )
-                .with_field(p.child("format").to_string())
+                .with_field(p.to_path().child("format").to_string())
                 .with_span(s.value_span("format"))
                 .with_help(format!(
                     "the server ignores this format when validating{}; use a supported format or remove it",
@@ -161,7 +198,7 @@ pub fn schema_warnings(
                     seen_sets.push(msg.clone());
                     out.push(
                     Diagnostic::warning(SCHEMA_LIST_SET_NON_SCALAR, msg)
-                        .with_field(p.child("x-kubernetes-list-type").to_string())
+                        .with_field(p.to_path().child("x-kubernetes-list-type").to_string())
                         .with_span(s.value_span("x-kubernetes-list-type"))
                         .with_help("use x-kubernetes-list-type: map with x-kubernetes-list-map-keys for lists of objects"),
                 );

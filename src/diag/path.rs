@@ -31,12 +31,34 @@ impl FieldPath {
 
     /// `a[3]`.
     pub fn index(&self, index: usize) -> Self {
-        FieldPath(format!("{}[{}]", self.0, index))
+        // Paths are built for every schema node walked: no formatting machinery.
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut n = index;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let digits = std::str::from_utf8(&digits[at..]).unwrap_or_default();
+        self.bracketed(digits)
+    }
+
+    fn bracketed(&self, inner: &str) -> Self {
+        let mut s = String::with_capacity(self.0.len() + inner.len() + 2);
+        s.push_str(&self.0);
+        s.push('[');
+        s.push_str(inner);
+        s.push(']');
+        FieldPath(s)
     }
 
     /// `a[key]` — map keys are printed without quotes, as the server does.
     pub fn key(&self, key: &str) -> Self {
-        FieldPath(format!("{}[{}]", self.0, key))
+        self.bracketed(key)
     }
 
     pub fn as_str(&self) -> &str {
@@ -78,5 +100,17 @@ mod tests {
         );
         assert_eq!(FieldPath::empty().to_string(), "<nil>");
         assert_eq!(FieldPath::empty().child("metadata").to_string(), "metadata");
+    }
+
+    #[test]
+    fn indexes_print_in_decimal() {
+        let items = FieldPath::root("items");
+        for (i, text) in [(0, "items[0]"), (9, "items[9]"), (10, "items[10]")] {
+            assert_eq!(items.index(i).as_str(), text);
+        }
+        assert_eq!(
+            items.index(usize::MAX).as_str(),
+            format!("items[{}]", usize::MAX)
+        );
     }
 }

@@ -92,8 +92,6 @@ pub struct Version {
     pub schema_field: Option<Field<()>>,
     /// `schema.openAPIV3Schema`, decoded.
     pub schema: Option<SchemaProps>,
-    /// `schema.openAPIV3Schema` as written, for checks that need the raw tree.
-    pub schema_node: Option<Node>,
     /// Key span of `openAPIV3Schema`.
     pub schema_key_span: Option<Span>,
     pub subresources: Option<Subresources>,
@@ -558,7 +556,6 @@ fn decode_version(dec: &mut Decoder, node: &Node, at: &At) -> Version {
                         let sat = fat.field("CustomResourceValidation", "openAPIV3Schema");
                         if !s.value.is_null() {
                             v.schema_key_span = Some(s.key_span);
-                            v.schema_node = Some(s.value.clone());
                             v.schema = schema::decode_with(dec, &s.value, &sat);
                         }
                     }

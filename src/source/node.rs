@@ -125,6 +125,31 @@ impl Node {
         self.as_object()?.get(key)
     }
 
+    /// The same data written in the same order, wherever and however it was written
+    /// (spans and scalar styles are ignored). Stricter than JSON equality (key order
+    /// counts, NaN differs from itself), so a `true` lets callers skip comparing
+    /// anything derived from the data; linear, unlike a key-order-free comparison.
+    pub fn same_data(&self, other: &Node) -> bool {
+        match (&self.value, &other.value) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Array(a), Value::Array(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_data(y))
+            }
+            (Value::Object(a), Value::Object(b)) => {
+                a.len() == b.len()
+                    && a.entries
+                        .iter()
+                        .zip(&b.entries)
+                        .all(|(x, y)| x.key == y.key && x.value.same_data(&y.value))
+            }
+            _ => false,
+        }
+    }
+
     /// Follows a chain of object keys.
     pub fn get_path(&self, keys: &[&str]) -> Option<&Node> {
         keys.iter().try_fold(self, |node, key| node.get(key))
@@ -253,5 +278,31 @@ impl Value {
                     .collect(),
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::source::yaml::{Limits, parse};
+
+    fn doc(text: &str) -> super::Node {
+        let mut out = parse(text, &Limits::default());
+        assert!(out.errors.is_empty(), "{text}: {:?}", out.errors);
+        out.documents.remove(0).root
+    }
+
+    #[test]
+    fn same_data_ignores_where_and_how_values_are_written() {
+        let a = doc("a: 1\nb: [x, 'z']\nc: {d: null}\n");
+        let b = doc("{a: 1,   b: [\"x\", z], c: {d: ~}}");
+        assert!(a.same_data(&b));
+        // (go-yaml v2 reads a plain `y` as true.)
+        assert!(!doc("a: 'y'").same_data(&doc("a: y")));
+        // Key order counts (a cheap check may say "different" for equal JSON).
+        assert!(!a.same_data(&doc("b: [x, z]\na: 1\nc: {d: null}\n")));
+        // Integers and floats differ, as in Go's decoded values.
+        assert!(!doc("a: 1").same_data(&doc("a: 1.5")));
+        assert!(!doc("a: [1]").same_data(&doc("a: [1, 2]")));
+        assert!(!doc("a: {b: 1}").same_data(&doc("a: {c: 1}")));
     }
 }
