@@ -23,7 +23,7 @@ impl PreparedCrd {
     pub fn new(root: &Node, kube_version: KubeVersion) -> PreparedCrd {
         let (crd, _) = crate::model::crd::decode(root);
         PreparedCrd {
-            compiled: CompiledCrd::new(&crd),
+            compiled: CompiledCrd::new_at(&crd, kube_version),
             rules: CrdRules::new(kube_version),
         }
     }

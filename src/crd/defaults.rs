@@ -215,7 +215,8 @@ impl Walk<'_> {
                 )));
             }
         }
-        let value_errs = (hooks.validate_value)(props, s, default, &dpath);
+        let value_errs =
+            (hooks.validate_value)(props, s, default, &dpath, self.options.kube_version);
         if !value_errs.is_empty() {
             self.errs.extend(value_errs.into_iter().map(|(e, span)| {
                 let mut f = finding(e);
@@ -429,6 +430,7 @@ pub fn openapi_value_validation(
     schema: &Structural,
     value: &Node,
     path: &FieldPath,
+    kube_version: crate::cel::KubeVersion,
 ) -> Vec<(FieldError, Option<crate::source::Span>)> {
     let Some(props) = props else {
         return basic_value_validation(schema, value, path)
@@ -437,9 +439,9 @@ pub fn openapi_value_validation(
             .collect();
     };
     let validator = if has_int_or_string(props, 0) {
-        crate::schema::validate::Validator::new(&without_int_or_string(props, 0))
+        crate::schema::validate::Validator::new_at(&without_int_or_string(props, 0), kube_version)
     } else {
-        crate::schema::validate::Validator::new(props)
+        crate::schema::validate::Validator::new_at(props, kube_version)
     };
     validator
         .validate(value)

@@ -75,6 +75,7 @@ pub type ValueValidatorHook = fn(
     schema: &Structural,
     value: &Node,
     path: &FieldPath,
+    kube_version: KubeVersion,
 ) -> Vec<(crate::diag::FieldError, Option<crate::source::Span>)>;
 
 #[derive(Clone, Copy)]

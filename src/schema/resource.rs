@@ -6,6 +6,7 @@
 //!
 //! Build a [`CompiledCrd`] once per CRD and share it; [`CompiledCrd::check`] is cheap.
 
+use crate::cel::KubeVersion;
 use crate::diag::{BadValue, Diagnostic, FieldError, FieldPath, Severity};
 use crate::model::crd::{Crd, Version};
 use crate::source::{Node, Span, Value};
@@ -129,7 +130,7 @@ fn field_bool(f: &Option<crate::model::decode::Field<bool>>) -> bool {
     f.as_ref().is_some_and(|f| f.value)
 }
 
-fn compile_version(v: &Version) -> CompiledVersion {
+fn compile_version(v: &Version, kube_version: KubeVersion) -> CompiledVersion {
     let structural = v
         .schema
         .as_ref()
@@ -149,7 +150,10 @@ fn compile_version(v: &Version) -> CompiledVersion {
         served: field_bool(&v.served),
         deprecated: field_bool(&v.deprecated),
         deprecation_warning: v.deprecation_warning.as_ref().map(|f| f.value.clone()),
-        validator: v.schema.as_ref().map(Validator::new),
+        validator: v
+            .schema
+            .as_ref()
+            .map(|s| Validator::new_at(s, kube_version)),
         structural,
         has_rules,
         status_subresource: v.subresources.as_ref().is_some_and(|s| s.status.is_some()),
@@ -165,7 +169,13 @@ fn has_rules(s: &Structural) -> bool {
 }
 
 impl CompiledCrd {
+    /// The CRD as the newest supported server validates its resources.
     pub fn new(crd: &Crd) -> CompiledCrd {
+        Self::new_at(crd, KubeVersion::NEWEST)
+    }
+
+    /// [`CompiledCrd::new`] for a server of `kube_version`.
+    pub fn new_at(crd: &Crd, kube_version: KubeVersion) -> CompiledCrd {
         CompiledCrd {
             group: field_str(&crd.group),
             kind: crd
@@ -176,7 +186,11 @@ impl CompiledCrd {
                 .unwrap_or_default(),
             namespaced: crd.scope.as_ref().is_none_or(|s| s.value != "Cluster"),
             preserve_unknown_fields: field_bool(&crd.preserve_unknown_fields),
-            versions: crd.versions.iter().map(compile_version).collect(),
+            versions: crd
+                .versions
+                .iter()
+                .map(|v| compile_version(v, kube_version))
+                .collect(),
             storage_version: crd
                 .versions
                 .iter()

@@ -8,6 +8,7 @@
 
 use regex::Regex;
 
+use crate::cel::KubeVersion;
 use crate::diag::gofmt;
 use crate::diag::{BadValue, ErrorType, FieldError, FieldPath};
 use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
@@ -118,6 +119,10 @@ pub struct Validator {
     properties: Vec<(String, Validator)>,
     additional_properties: Option<AdditionalProperties>,
     pattern_properties: Vec<(String, Option<Regex>, Validator)>,
+    /// kube-openapi's number validator knows the schema's type and format (from
+    /// Kubernetes 1.36): bounds that do not fit an `integer` are errors of their own
+    /// and compared as floats. Before, every bound was compared natively.
+    typed_numbers: bool,
 }
 
 #[derive(Debug)]
@@ -129,16 +134,22 @@ enum AdditionalProperties {
 const MAX_DEPTH: usize = 1000;
 
 impl Validator {
-    /// Prepares the validator for an `openAPIV3Schema`.
+    /// Prepares the validator for an `openAPIV3Schema`, as the newest supported
+    /// server validates.
     pub fn new(schema: &SchemaProps) -> Validator {
-        Self::build(schema, 0)
+        Self::new_at(schema, KubeVersion::NEWEST)
     }
 
-    fn build(s: &SchemaProps, depth: usize) -> Validator {
+    /// [`Validator::new`] as a server of `version` validates.
+    pub fn new_at(schema: &SchemaProps, version: KubeVersion) -> Validator {
+        Self::build(schema, version >= KubeVersion::new(1, 36), 0)
+    }
+
+    fn build(s: &SchemaProps, typed_numbers: bool, depth: usize) -> Validator {
         if depth > MAX_DEPTH {
             return Validator::default();
         }
-        let build = |c: &SchemaProps| Self::build(c, depth + 1);
+        let build = |c: &SchemaProps| Self::build(c, typed_numbers, depth + 1);
         let mut types: Vec<&'static str> = match s.type_.as_deref() {
             Some("") | None => Vec::new(),
             Some(t) => vec![static_type(t)],
@@ -206,6 +217,7 @@ impl Validator {
                 .flatten()
                 .map(|(k, v)| (k.clone(), super::regex::compile_go(k).ok(), build(v)))
                 .collect(),
+            typed_numbers,
         }
     }
 
@@ -619,7 +631,7 @@ impl Validator {
     /// The type and format the number validator enforces ranges for: only with a
     /// single `integer` (int32/int64) or `number` (float/double) type.
     fn number_type_and_format(&self) -> (&'static str, &str) {
-        if self.types.len() != 1 {
+        if !self.typed_numbers || self.types.len() != 1 {
             return ("", "");
         }
         match self.types[0] {
