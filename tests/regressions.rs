@@ -55,3 +55,23 @@ fn a_finding_far_along_a_long_line_renders_without_a_snippet() {
     assert!(out.contains("long.yaml:1:70005: boom"), "{out}");
     assert!(out.len() < 1000, "{out}");
 }
+
+/// cel_rule: a raw triple-quoted string holding U+0000. The generated lexer's `.` (used
+/// only by raw triple-quoted strings) matches neither U+0000 nor U+10FFFF, so the
+/// generated parser refuses it; the fast-path parser accepted it. It now declines, and
+/// the error is the generated parser's.
+#[test]
+fn a_nul_in_a_raw_triple_quoted_string_is_left_to_the_generated_parser() {
+    use crdlint::cel::fastparse::compare_with_generated;
+    use crdlint::cel::parse::{ParseOptions, parse};
+
+    let found = "self.all(key, key.matches(r\"\"\"^([a-z0-z\u{c}\u{0}0-9][.filter(-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$\"\"\"))";
+    for text in [found, "r'''a\u{0}b'''", "r\"\"\"\u{10ffff}\"\"\""] {
+        assert_eq!(
+            compare_with_generated(text, ParseOptions::default()),
+            Ok(false),
+            "{text:?}"
+        );
+        assert!(parse(text, ParseOptions::default()).is_err(), "{text:?}");
+    }
+}

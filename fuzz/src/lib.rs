@@ -239,6 +239,7 @@ pub const CEL_OBJECT: &str = r#"{
 /// [`CEL_SCHEMA`] through the CRD loader, then evaluated on [`CEL_OBJECT`] (and as a
 /// transition rule on the same object as old value).
 pub fn check_cel_rule(rule: &str) {
+    check_fast_parser(rule);
     let quoted = serde_json::to_string(rule).expect("a string serializes");
     let rules = format!(
         r#"{{"rule": {quoted}}}, {{"rule": "self.replicas >= 0", "messageExpression": {quoted}}}"#
@@ -300,6 +301,25 @@ pub fn check_cel_rule(rule: &str) {
     );
     let _ = cel::evaluate(&schema, &compiled, &object, None);
     let _ = cel::evaluate(&schema, &compiled, &object, Some(&object));
+}
+
+/// The fast-path parser builds exactly the generated parser's tree whenever it
+/// accepts (and accepts nothing the generated parser refuses), for each set of parse
+/// options the Kubernetes versions use.
+pub fn check_fast_parser(rule: &str) {
+    use cel::parse::ParseOptions;
+    for (optional_syntax, two_var_comprehensions, sort_by) in
+        [(true, true, true), (false, false, false), (true, false, false)]
+    {
+        let options = ParseOptions {
+            optional_syntax,
+            two_var_comprehensions,
+            sort_by,
+        };
+        if let Err(diff) = cel::fastparse::compare_with_generated(rule, options) {
+            panic!("fast parser differs from the generated parser: {diff}");
+        }
+    }
 }
 
 /// A CRD around [`CEL_SCHEMA`] (JSON, so the schema text drops in as is).

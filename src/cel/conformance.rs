@@ -479,3 +479,16 @@ fn conformance_parse_and_check() {
     eprintln!("conformance (parse + check): {pass} pass, {fail} fail, {skip} skipped: {rate:.1}%");
     assert!(rate >= 90.0, "conformance pass rate fell to {rate:.1}%");
 }
+
+/// Every test's `expr` in a conformance `.textproto` file (for the fast parser's
+/// differential test).
+pub(crate) fn expressions(text: &str, out: &mut Vec<String>) {
+    let root = parse_textproto(text);
+    for section in root.all("section") {
+        for test in section.all("test") {
+            if let Some(expr) = test.get("expr").and_then(Tp::str) {
+                out.push(expr.to_string());
+            }
+        }
+    }
+}

@@ -11,6 +11,7 @@ pub mod cost;
 pub mod env;
 pub mod errors;
 pub mod eval;
+pub mod fastparse;
 pub mod gotime;
 pub mod interp;
 pub mod library;

@@ -3,6 +3,10 @@
 //! into [`crate::cel::ast`] and expands macros itself, exactly as cel-go does (same
 //! comprehension shapes, same `@result` accumulator, same error texts), with the macros
 //! the Kubernetes environment enables for the version at hand.
+//!
+//! Most rules never reach the generated parser: [`super::fastparse`] parses them first
+//! into the same tree and leaves everything it is unsure of (syntax errors included)
+//! to it.
 
 use cel::common::ast as cast;
 
@@ -188,6 +192,21 @@ impl ParseCache {
 /// Parses `text`; the flag says whether the result may be cached (not when the parser
 /// thread could not be started, which may not happen next time).
 fn parse_uncached(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, bool) {
+    if let Some(ast) = super::fastparse::parse(text, options) {
+        return (Ok(ast), true);
+    }
+    parse_generated(text, options)
+}
+
+/// Parses `text` with the generated parser only (no cache, no fast path): the
+/// authority the fast path is compared with (tests and fuzzing).
+#[doc(hidden)]
+pub fn parse_with_generated_parser(text: &str, options: ParseOptions) -> Result<Ast, Issues> {
+    parse_generated(text, options).0
+}
+
+/// [`parse_uncached`] with the generated parser.
+fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, bool) {
     let parser = cel::Env::default()
         .with_optional_support(options.optional_syntax)
         .parser()
@@ -276,12 +295,13 @@ fn parse_uncached(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, bo
     };
     let mut conv = Converter {
         info: &info,
-        source: &mut source,
-        next_id: 0,
-        issues: &mut issues,
-        options,
+        exp: Expander {
+            source: &mut source,
+            next_id: max_id(&expr) + 1,
+            issues: &mut issues,
+            options,
+        },
     };
-    conv.next_id = max_id(&expr) + 1;
     let expr = conv.convert(&expr);
     if !issues.is_empty() {
         return (Err(issues), true);
@@ -364,27 +384,62 @@ fn offset_of_line_col(text: &str, line: isize, column: isize) -> Option<usize> {
     Some(text.len())
 }
 
-struct Converter<'a> {
+/// Converts the crate's tree into ours (macros expanded on the way).
+struct Converter<'a, 'b> {
     info: &'a cast::SourceInfo,
-    source: &'a mut Source,
-    next_id: u64,
-    issues: &'a mut Issues,
-    options: ParseOptions,
+    exp: Expander<'b>,
 }
 
-impl Converter<'_> {
+/// Expands macro calls into cel-go's comprehensions, for both front ends (the crate's
+/// parser through [`Converter`], and [`super::fastparse`]): new nodes get ids from
+/// `next_id` on, in the order the calls are completed (post-order), placed where the
+/// macro call is.
+pub(super) struct Expander<'a> {
+    pub(super) source: &'a mut Source,
+    pub(super) next_id: u64,
+    pub(super) issues: &'a mut Issues,
+    pub(super) options: ParseOptions,
+}
+
+/// Where cel-go places a number literal whose token starts at byte `start`: its
+/// grammar makes the sign part of the literal (`-1` is one literal), so a negative
+/// literal starts at its `-`; a zero keeps no sign in its value, so then the `-` counts
+/// as the literal's sign where a binary minus cannot stand (after an operator, an
+/// opening bracket, a separator, or at the start).
+pub(super) fn literal_offset(text: &str, start: usize, negative: bool, zero: bool) -> usize {
+    if !negative && !zero {
+        return start;
+    }
+    let ws: &[char] = &[' ', '\t', '\n', '\r', '\x0c'];
+    let before = text.get(..start).unwrap_or("");
+    let trimmed = before.trim_end_matches(ws);
+    let Some(sign_at) = trimmed.strip_suffix('-').map(str::len) else {
+        return start;
+    };
+    let unary_position = || {
+        trimmed[..sign_at]
+            .trim_end_matches(ws)
+            .chars()
+            .last()
+            .is_none_or(|c| "([{,:?!=<>&|+*/%".contains(c))
+    };
+    if negative || unary_position() {
+        sign_at
+    } else {
+        start
+    }
+}
+
+impl Converter<'_, '_> {
     fn record(&mut self, id: ExprId) {
         if let Some((start, _)) = self.info.offset_for(id) {
-            self.source.offsets.insert(id, start as usize);
+            self.exp.source.offsets.insert(id, start as usize);
         }
     }
 
-    /// cel-go's grammar makes the sign part of a number literal (`-1` is one literal
-    /// token pair), so the literal starts at the `-`; the crate places it at the digits.
+    /// The crate places a number literal at its digits; cel-go at its sign
+    /// ([`literal_offset`]).
     fn place_negative_literal(&mut self, e: &cast::IdedExpr) {
-        // A zero keeps no sign in its value: then the `-` counts as the literal's sign
-        // where a binary minus cannot stand (after an operator, an opening bracket, a
-        // separator, or at the start).
         let (negative, zero) = match &e.expr {
             cast::Expr::Literal(cast::LiteralValue::Int(i)) => (*i.inner() < 0, *i.inner() == 0),
             cast::Expr::Literal(cast::LiteralValue::Double(d)) => {
@@ -392,42 +447,14 @@ impl Converter<'_> {
             }
             _ => (false, false),
         };
-        let Some(start) = self.source.offset(e.id).filter(|_| negative || zero) else {
+        if !negative && !zero {
+            return;
+        }
+        let Some(start) = self.exp.source.offset(e.id) else {
             return;
         };
-        let ws: &[char] = &[' ', '\t', '\n', '\r', '\x0c'];
-        let before = self.source.text.get(..start).unwrap_or("");
-        let trimmed = before.trim_end_matches(ws);
-        let Some(sign_at) = trimmed.strip_suffix('-').map(str::len) else {
-            return;
-        };
-        let unary_position = || {
-            trimmed[..sign_at]
-                .trim_end_matches(ws)
-                .chars()
-                .last()
-                .is_none_or(|c| "([{,:?!=<>&|+*/%".contains(c))
-        };
-        if negative || unary_position() {
-            self.source.offsets.insert(e.id, sign_at);
-        }
-    }
-
-    /// A new node placed where `at` is (cel-go's macro-generated nodes).
-    fn node(&mut self, at: ExprId, kind: ExprKind) -> Expr {
-        let id = self.next_id;
-        self.next_id += 1;
-        if let Some(o) = self.source.offset(at) {
-            self.source.offsets.insert(id, o);
-        }
-        Expr::new(id, kind)
-    }
-
-    fn error(&mut self, at: ExprId, message: &str) -> Expr {
-        let offset = self.source.offset(at);
-        let err = CelError::at(self.source, offset, message);
-        self.issues.push(err);
-        Expr::new(at, ExprKind::Literal(Literal::Null))
+        let placed = literal_offset(&self.exp.source.text, start, negative, zero);
+        self.exp.source.offsets.insert(e.id, placed);
     }
 
     fn convert(&mut self, e: &cast::IdedExpr) -> Expr {
@@ -501,13 +528,32 @@ impl Converter<'_> {
             cast::Expr::Call(c) => {
                 let target = c.target.as_ref().map(|t| self.convert(t));
                 let args: Vec<Expr> = c.args.iter().map(|a| self.convert(a)).collect();
-                return self.call_or_macro(id, &c.func_name, target, args);
+                return self.exp.call_or_macro(id, &c.func_name, target, args);
             }
         };
         Expr::new(id, kind)
     }
+}
 
-    fn call_or_macro(
+impl Expander<'_> {
+    /// A new node placed where `at` is (cel-go's macro-generated nodes).
+    fn node(&mut self, at: ExprId, kind: ExprKind) -> Expr {
+        let id = self.next_id;
+        self.next_id += 1;
+        if let Some(o) = self.source.offset(at) {
+            self.source.offsets.insert(id, o);
+        }
+        Expr::new(id, kind)
+    }
+
+    fn error(&mut self, at: ExprId, message: &str) -> Expr {
+        let offset = self.source.offset(at);
+        let err = CelError::at(self.source, offset, message);
+        self.issues.push(err);
+        Expr::new(at, ExprKind::Literal(Literal::Null))
+    }
+
+    pub(super) fn call_or_macro(
         &mut self,
         id: ExprId,
         function: &str,
