@@ -215,6 +215,26 @@ impl Walk<'_> {
                 )));
             }
         }
+        if !inside_meta {
+            // ObjectMeta/TypeMeta of embedded resources in the default, first.
+            let embedded = s.extensions.x_embedded_resource;
+            let coerced = objectmeta::coerce_at_path(&mut default.clone(), s, &dpath, embedded);
+            if let Some(e) = coerced.error {
+                let mut f = finding(e.error);
+                f.span = Some(e.span);
+                self.errs.push(f);
+                return;
+            }
+            let meta_errs = objectmeta::validate_at_path(s, default, &dpath, embedded);
+            if !meta_errs.is_empty() {
+                self.errs.extend(meta_errs.into_iter().map(|e| {
+                    let mut f = finding(e.error);
+                    f.span = Some(e.span);
+                    f
+                }));
+                return;
+            }
+        }
         let value_errs =
             (hooks.validate_value)(props, s, default, &dpath, self.options.kube_version);
         if !value_errs.is_empty() {
@@ -464,7 +484,7 @@ fn children(s: &SchemaProps) -> impl Iterator<Item = &SchemaProps> {
     let items = match &s.items {
         Some(SchemaOrArray::Schema(i)) => vec![&**i],
         Some(SchemaOrArray::Array(list)) => list.iter().collect(),
-        None => Vec::new(),
+        Some(SchemaOrArray::Neither) | None => Vec::new(),
     };
     let ap = match &s.additional_properties {
         Some(SchemaOrBool::Schema(a)) => Some(&**a),

@@ -233,6 +233,7 @@ pub fn schema(out: &mut String, s: &SchemaProps) {
             schema_list(out, Some(list));
             out.push('}');
         }
+        Some(SchemaOrArray::Neither) => out.push_str("{\"Schema\":null,\"JSONSchemas\":null}"),
     }
     out.push_str(",\"AllOf\":");
     schema_list(out, s.all_of.as_deref());

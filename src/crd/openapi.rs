@@ -543,6 +543,7 @@ impl Walker<'_> {
                         );
                     }
                 }
+                SchemaOrArray::Neither => {}
             }
         }
         if let Some(deps) = s.dependencies.as_ref().and_then(|d| d.as_object()) {
@@ -734,15 +735,21 @@ impl Walker<'_> {
                     ),
                     "map lists need an items schema of type object",
                 ),
-                Some(SchemaOrArray::Array(list)) => {
-                    let mut v = String::from("{\"Schema\":null,\"JSONSchemas\":[");
-                    for (i, x) in list.iter().enumerate() {
-                        if i > 0 {
-                            v.push(',');
+                Some(items @ (SchemaOrArray::Array(_) | SchemaOrArray::Neither)) => {
+                    let v = match items {
+                        SchemaOrArray::Array(list) => {
+                            let mut v = String::from("{\"Schema\":null,\"JSONSchemas\":[");
+                            for (i, x) in list.iter().enumerate() {
+                                if i > 0 {
+                                    v.push(',');
+                                }
+                                gojson::schema(&mut v, x);
+                            }
+                            v.push_str("]}");
+                            v
                         }
-                        gojson::schema(&mut v, x);
-                    }
-                    v.push_str("]}");
+                        _ => "{\"Schema\":null,\"JSONSchemas\":null}".to_string(),
+                    };
                     self.push(
                         SCHEMA_EXTENSION,
                         FieldError::invalid(

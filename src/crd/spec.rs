@@ -642,7 +642,11 @@ pub fn validate_versions(
             "set storage: true on exactly one version and storage: false on the others",
         );
     }
-    if let Some(first) = crd.versions.first() {
+    // The internal `spec.version` is the first version's name; an empty one is not
+    // checked (`len(spec.Version) != 0`).
+    if let Some(first) = crd.versions.first()
+        && !s(&first.name).is_empty()
+    {
         let name = s(&first.name);
         let errs = is_dns1035_label(name);
         if !errs.is_empty() {

@@ -81,7 +81,7 @@ pub fn visit<'a>(
                 visit(i, &NodePath::Index(path, "items", n), f, depth + 1);
             }
         }
-        None => {}
+        Some(SchemaOrArray::Neither) | None => {}
     }
     for (key, list) in [
         ("allOf", &s.all_of),

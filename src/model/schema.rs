@@ -81,6 +81,9 @@ pub enum SchemaOrArray {
     Schema(Box<SchemaProps>),
     /// `items: [ ... ]` — decodes, but the server rejects it in CRDs.
     Array(Vec<SchemaProps>),
+    /// `items: false` (or any other scalar): Go's unmarshaler leaves both the schema
+    /// and the list nil, but the field is set.
+    Neither,
 }
 
 #[derive(Clone, Debug)]
@@ -377,7 +380,8 @@ fn decode_items(dec: &mut Decoder, v: &Node, at: &At) -> Option<SchemaOrArray> {
             dec.exit_lenient();
             list.map(SchemaOrArray::Array)
         }
-        _ => None,
+        Value::Null => None,
+        _ => Some(SchemaOrArray::Neither),
     }
 }
 

@@ -713,6 +713,26 @@ pub fn coerce_embedded(obj: &mut Node, s: &Structural) -> Coerced {
     out
 }
 
+/// `objectmeta.Coerce(path, obj, s, isResourceRoot, false)` (used on CRD defaults):
+/// like [`coerce_embedded`], under `path`, with `obj` itself treated as a resource
+/// when `is_resource_root`.
+pub fn coerce_at_path(
+    obj: &mut Node,
+    s: &Structural,
+    path: &FieldPath,
+    is_resource_root: bool,
+) -> Coerced {
+    let mut out = Coerced::default();
+    if is_resource_root && !s.extensions.x_embedded_resource {
+        let mut as_resource = s.clone();
+        as_resource.extensions.x_embedded_resource = true;
+        coerce_at(obj, Some(&as_resource), path, &mut out, 0, false);
+    } else {
+        coerce_at(obj, Some(s), path, &mut out, 0, !is_resource_root);
+    }
+    out
+}
+
 fn coerce_at(
     x: &mut Node,
     s: Option<&Structural>,
@@ -863,6 +883,26 @@ impl ArrayMut for Node {
 pub fn validate_embedded(s: &Structural, obj: &Node) -> Vec<SchemaError> {
     let mut errs = Vec::new();
     walk_embedded(obj, Some(s), &FieldPath::empty(), &mut errs, 0, true);
+    errs
+}
+
+/// `objectmeta.Validate(path, obj, s, isResourceRoot)` (used on CRD defaults): like
+/// [`validate_embedded`], under `path`, with `obj` itself validated as a resource when
+/// `is_resource_root`.
+pub fn validate_at_path(
+    s: &Structural,
+    obj: &Node,
+    path: &FieldPath,
+    is_resource_root: bool,
+) -> Vec<SchemaError> {
+    let mut errs = Vec::new();
+    if is_resource_root && !s.extensions.x_embedded_resource {
+        let mut as_resource = s.clone();
+        as_resource.extensions.x_embedded_resource = true;
+        walk_embedded(obj, Some(&as_resource), path, &mut errs, 0, false);
+    } else {
+        walk_embedded(obj, Some(s), path, &mut errs, 0, !is_resource_root);
+    }
     errs
 }
 

@@ -93,6 +93,9 @@ impl VResult {
 #[derive(Debug, Default)]
 pub struct Validator {
     types: Vec<&'static str>,
+    /// The types as written, for messages (`types` knows unknown names only as
+    /// "unknown"; the server prints what the schema says).
+    type_names: String,
     nullable: bool,
     /// The format after the server strips unsupported ones.
     format: String,
@@ -157,6 +160,11 @@ impl Validator {
         if s.x_int_or_string {
             types = vec!["integer", "string"];
         }
+        let type_names = if s.x_int_or_string {
+            types.join(",")
+        } else {
+            s.type_.clone().unwrap_or_default()
+        };
         let single_type = if types.len() == 1 { types[0] } else { "" };
         let format = s
             .format
@@ -182,6 +190,7 @@ impl Validator {
         };
         Validator {
             types,
+            type_names,
             nullable: s.nullable,
             format,
             maximum: s.maximum,
@@ -324,12 +333,7 @@ impl Validator {
         let contains = |t: &str| self.types.contains(&t);
         if data.is_null() {
             if !self.types.is_empty() && !contains("null") && !self.nullable {
-                return VResult::error(invalid_type(
-                    path,
-                    &self.types.join(","),
-                    "null",
-                    data.span,
-                ));
+                return VResult::error(invalid_type(path, &self.type_names, "null", data.span));
             }
             return ok;
         }
@@ -357,12 +361,7 @@ impl Validator {
             return ok;
         }
         if !(contains(sch_type) || is_float_int || is_int_float) {
-            return VResult::error(invalid_type(
-                path,
-                &self.types.join(","),
-                sch_type,
-                data.span,
-            ));
+            return VResult::error(invalid_type(path, &self.type_names, sch_type, data.span));
         }
         ok
     }
