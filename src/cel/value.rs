@@ -342,6 +342,9 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
         .unwrap_or("");
     let int_or_string = schema.is_some_and(|s| s.extensions.x_int_or_string);
     let type_ = schema.map(|s| s.generic.type_.as_str()).unwrap_or("");
+    if let Some(e) = type_mismatch(&node.value, type_, int_or_string) {
+        return Val::Error(Arc::from(e));
+    }
     match &node.value {
         NodeValue::Null => Val::Null,
         NodeValue::Bool(b) => Val::Bool(*b),
@@ -452,6 +455,50 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
             Val::Map(Arc::new(entries))
         }
     }
+}
+
+/// `UnstructuredToVal`'s errors for data of another type than the schema's (reached
+/// only where OpenAPI validation let it through, e.g. a list for a `format`ted
+/// string). Nulls are left to the caller (absent properties).
+fn type_mismatch(value: &NodeValue, type_: &str, int_or_string: bool) -> Option<String> {
+    if matches!(value, NodeValue::Null) {
+        return None;
+    }
+    // Go's `%T` of the decoded JSON value.
+    let go_type = match value {
+        NodeValue::Bool(_) => "bool",
+        NodeValue::Int(_) => "int64",
+        NodeValue::Float(_) => "float64",
+        NodeValue::String(_) => "string",
+        NodeValue::Array(_) => "[]interface {}",
+        NodeValue::Object(_) => "map[string]interface {}",
+        NodeValue::Null => "<nil>",
+    };
+    if int_or_string {
+        return (!matches!(value, NodeValue::String(_) | NodeValue::Int(_))).then(|| {
+            "invalid data, expected XIntOrString value to be either a string or integer".into()
+        });
+    }
+    let ok = match type_ {
+        "object" => matches!(value, NodeValue::Object(_)),
+        "array" => matches!(value, NodeValue::Array(_)),
+        "string" => matches!(value, NodeValue::String(_)),
+        "number" => matches!(value, NodeValue::Int(_) | NodeValue::Float(_)),
+        "integer" => matches!(value, NodeValue::Int(_)),
+        "boolean" => matches!(value, NodeValue::Bool(_)),
+        _ => true,
+    };
+    if ok {
+        return None;
+    }
+    Some(match type_ {
+        "object" => "invalid data, expected a map for the provided schema with type=object".into(),
+        "array" => "invalid data, expected an array for the provided schema with type=array".into(),
+        "string" => format!("invalid data, expected string, got {go_type}"),
+        "number" => format!("invalid data, expected float, got {go_type}"),
+        "integer" => format!("invalid data, expected int, got {go_type}"),
+        _ => format!("invalid data, expected bool, got {go_type}"),
+    })
 }
 
 /// kube-openapi strfmt's fallback duration syntax: every `<digits><unit>` in the text

@@ -85,6 +85,10 @@ pub struct MetaDecode {
 /// Decodes `metadata` strictly (`GetObjectMetaWithOptions` with unknown-field paths).
 /// `prefix` is the path of the metadata field (`metadata`, `spec.template.metadata`).
 pub fn decode(metadata: &Node, prefix: &str) -> MetaDecode {
+    // The server marshals the metadata map back to JSON (keys sorted) and decodes
+    // that: of several type errors, the first in key order is reported.
+    let sorted = sorted_keys(metadata, 0);
+    let metadata = &sorted;
     // Type errors name Go struct fields from ObjectMeta itself.
     let mut dec = Decoder::new("");
     let meta = decode_meta(&mut dec, metadata, &At::root());
@@ -115,6 +119,33 @@ pub fn decode(metadata: &Node, prefix: &str) -> MetaDecode {
         });
     }
     out
+}
+
+/// `node` with every mapping's keys in byte order (as `json.Marshal` writes a Go map).
+fn sorted_keys(node: &Node, depth: usize) -> Node {
+    let mut out = node.clone();
+    sort_in_place(&mut out, depth);
+    out
+}
+
+fn sort_in_place(node: &mut Node, depth: usize) {
+    if depth > 1000 {
+        return;
+    }
+    match &mut node.value {
+        Value::Object(map) => {
+            map.entries.sort_by(|a, b| a.key.cmp(&b.key));
+            for e in &mut map.entries {
+                sort_in_place(&mut e.value, depth + 1);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                sort_in_place(item, depth + 1);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn decode_meta(dec: &mut Decoder, node: &Node, at: &At) -> Meta {
