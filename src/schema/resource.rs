@@ -497,7 +497,8 @@ impl Checker<'_> {
             Some(old) => objectmeta::validate_meta_update(&meta, &old.meta, &metadata_path),
             None => objectmeta::validate_meta(
                 &meta,
-                self.crd.namespaced && meta.namespace.is_some(),
+                // An absent or empty namespace is filled in by kubectl from the context.
+                self.crd.namespaced && meta.namespace.as_ref().is_some_and(|n| !n.value.is_empty()),
                 NameRule::DnsSubdomain,
                 &metadata_path,
                 meta_key_span,
