@@ -219,6 +219,35 @@ pub fn estimate_compiled(
     out
 }
 
+impl SchemaCost {
+    /// Keeps the rules (and their messageExpressions) of the nodes `keep` accepts and
+    /// recomputes the total as the server adds it up: only for nodes it compiles.
+    pub fn retain(&mut self, keep: impl Fn(&RuleCost) -> bool) {
+        self.rules.retain(|r| keep(r));
+        self.total = 0;
+        self.most_expensive.clear();
+        let observed: Vec<(FieldPath, u64, Option<(FieldPath, u64)>)> = self
+            .rules
+            .iter()
+            .map(|r| {
+                (
+                    r.field.clone(),
+                    r.estimated_cost,
+                    r.message_expression
+                        .as_ref()
+                        .map(|m| (m.field.clone(), m.max_cost)),
+                )
+            })
+            .collect();
+        for (field, cost, me) in observed {
+            observe(self, &field, cost);
+            if let Some((field, cost)) = me {
+                observe(self, &field, cost);
+            }
+        }
+    }
+}
+
 /// `TotalCost.ObserveExpressionCost`.
 fn observe(out: &mut SchemaCost, path: &FieldPath, cost: u64) {
     out.total = out.total.saturating_add(cost);
