@@ -223,27 +223,15 @@ impl SchemaCost {
     /// Keeps the rules (and their messageExpressions) of the nodes `keep` accepts and
     /// recomputes the total as the server adds it up: only for nodes it compiles.
     pub fn retain(&mut self, keep: impl Fn(&RuleCost) -> bool) {
-        self.rules.retain(|r| keep(r));
+        let rules = std::mem::take(&mut self.rules);
         self.total = 0;
         self.most_expensive.clear();
-        let observed: Vec<(FieldPath, u64, Option<(FieldPath, u64)>)> = self
-            .rules
-            .iter()
-            .map(|r| {
-                (
-                    r.field.clone(),
-                    r.estimated_cost,
-                    r.message_expression
-                        .as_ref()
-                        .map(|m| (m.field.clone(), m.max_cost)),
-                )
-            })
-            .collect();
-        for (field, cost, me) in observed {
-            observe(self, &field, cost);
-            if let Some((field, cost)) = me {
-                observe(self, &field, cost);
+        for r in rules.into_iter().filter(|r| keep(r)) {
+            observe(self, &r.field, r.estimated_cost);
+            if let Some(me) = &r.message_expression {
+                observe(self, &me.field, me.max_cost);
             }
+            self.rules.push(r);
         }
     }
 }
