@@ -22,16 +22,6 @@ use super::{SCHEMA_DEFAULT_NOT_EVALUATED, SCHEMA_INVALID_DEFAULT};
 pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> SchemaCelFindings {
     let results = cel::compile_rules(input.structural, input.kube_version, input.path);
     let cost = cel::cost::estimate_compiled(input.structural, &results, input.path);
-    let cost_limits = cel::cost::limit_findings(&cost, false)
-        .into_iter()
-        .map(|l| Finding {
-            code: l.code,
-            error: l.error,
-            span: l.span,
-            help: Some(l.help),
-            severity: Severity::Error,
-        })
-        .collect();
     let mut out: Vec<NodeCelFindings> = Vec::new();
     for r in results {
         if r.diagnostics.is_empty() {
@@ -54,8 +44,23 @@ pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> SchemaCelFindings {
     }
     SchemaCelFindings {
         nodes: out,
-        cost_limits,
+        cost: Some(cost),
     }
+}
+
+/// The server's cost-limit errors (per rule, per messageExpression, and the schema
+/// total) of an estimate.
+pub fn cost_limit_findings(cost: &cel::cost::SchemaCost) -> Vec<Finding> {
+    cel::cost::limit_findings(cost, false)
+        .into_iter()
+        .map(|l| Finding {
+            code: l.code,
+            error: l.error,
+            span: l.span,
+            help: Some(l.help),
+            severity: Severity::Error,
+        })
+        .collect()
 }
 
 /// The field path of the schema node reached by `steps` from `base`.

@@ -44,11 +44,10 @@ pub struct NodeCelFindings {
 pub struct SchemaCelFindings {
     /// Compile errors, grouped by schema node.
     pub nodes: Vec<NodeCelFindings>,
-    /// The CEL cost limits (per rule, per messageExpression, and the schema total),
-    /// estimated from the same compiled programs. Per-rule findings of nodes the
-    /// server does not compile (schema errors at or below them) are dropped by the
-    /// caller.
-    pub cost_limits: Vec<Finding>,
+    /// The CEL cost estimate of every rule, from the same compiled programs. The caller
+    /// keeps the nodes the server compiles (no schema errors at or below them) and
+    /// checks the limits on those ([`super::cel_rules::cost_limit_findings`]).
+    pub cost: Option<crate::cel::cost::SchemaCost>,
 }
 
 /// Compiles every rule of one version schema once, for both its compile errors and

@@ -198,7 +198,7 @@ pub fn validate(
     // server would compile.
     let mut compiled: std::collections::HashMap<String, Vec<crate::diag::Diagnostic>> =
         std::collections::HashMap::new();
-    let mut cost_limits = Vec::new();
+    let mut cost = None;
     if cel_allowed && let (Some(compile), Some(ss)) = (hooks.cel_rules, structural_ok.as_ref()) {
         let input = CelSchemaInput {
             schema,
@@ -208,7 +208,7 @@ pub fn validate(
             kube_version: options.kube_version,
         };
         let found = compile(&input);
-        cost_limits = found.cost_limits;
+        cost = found.cost;
         for node in found.nodes {
             compiled
                 .entry(node.node.as_str().to_string())
@@ -237,15 +237,16 @@ pub fn validate(
     {
         f.push(SCHEMA_NOT_STRUCTURAL, e, "");
     }
-    for finding in cost_limits {
-        // Costs of rules the server does not compile are neither checked nor added.
-        let field = finding.error.field.as_str();
-        if let Some(at) = field.rfind(".x-kubernetes-validations[")
-            && !compilable.contains(&field[..at])
-        {
-            continue;
-        }
-        f.items.push(finding);
+    if let Some(mut cost) = cost {
+        // Costs of rules the server does not compile are neither checked nor added
+        // to the total.
+        cost.retain(|r| {
+            let field = r.field.as_str();
+            field
+                .rfind(".x-kubernetes-validations[")
+                .is_none_or(|at| compilable.contains(&field[..at]))
+        });
+        f.items.extend(super::cel_rules::cost_limit_findings(&cost));
     }
 }
 

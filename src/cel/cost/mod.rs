@@ -219,6 +219,23 @@ pub fn estimate_compiled(
     out
 }
 
+impl SchemaCost {
+    /// Keeps the rules (and their messageExpressions) of the nodes `keep` accepts and
+    /// recomputes the total as the server adds it up: only for nodes it compiles.
+    pub fn retain(&mut self, keep: impl Fn(&RuleCost) -> bool) {
+        let rules = std::mem::take(&mut self.rules);
+        self.total = 0;
+        self.most_expensive.clear();
+        for r in rules.into_iter().filter(|r| keep(r)) {
+            observe(self, &r.field, r.estimated_cost);
+            if let Some(me) = &r.message_expression {
+                observe(self, &me.field, me.max_cost);
+            }
+            self.rules.push(r);
+        }
+    }
+}
+
 /// `TotalCost.ObserveExpressionCost`.
 fn observe(out: &mut SchemaCost, path: &FieldPath, cost: u64) {
     out.total = out.total.saturating_add(cost);
