@@ -679,9 +679,16 @@ pub fn validate_versions(
             "mark one version with storage: true",
         );
     } else {
+        // Go's map of stored versions loses a name once a version with it is seen: a
+        // second storage version of the same name is reported too.
+        let mut remaining = stored.clone();
         for v in &crd.versions {
             let name = s(&v.name);
-            if b(&v.storage) && !stored.contains(&name) {
+            let found = remaining.contains(&name);
+            if found {
+                remaining.retain(|x| *x != name);
+            }
+            if b(&v.storage) && !found {
                 f.push_at(
                     VERSIONS,
                     FieldError::invalid(
@@ -1269,20 +1276,23 @@ pub fn validate_conversion(d: &Defaulted, f: &mut Findings, structural_ok: bool)
                 (Some(url), None) => validate_webhook_url(f, &cc_path.child("url"), url),
                 (None, Some(svc)) => {
                     let spath = cc_path.child("service");
-                    if s(&svc.name).is_empty() {
+                    // apiextensions passes (Name, Namespace) to ValidateWebhookService,
+                    // whose parameters are (namespace, name): a missing name is reported
+                    // at `namespace` and a missing namespace at `name`.
+                    if s(&svc.namespace).is_empty() {
                         f.push_at(
                             CONVERSION,
                             FieldError::required(spath.child("name"), ""),
                             svc.key_span,
-                            "name the Service that serves the conversion webhook",
+                            "set the namespace of the webhook Service (the server reports a missing namespace at `name`)",
                         );
                     }
-                    if s(&svc.namespace).is_empty() {
+                    if s(&svc.name).is_empty() {
                         f.push_at(
                             CONVERSION,
                             FieldError::required(spath.child("namespace"), ""),
                             svc.key_span,
-                            "set the namespace of the webhook Service",
+                            "name the Service that serves the conversion webhook (the server reports a missing name at `namespace`)",
                         );
                     }
                     let port = svc.port.as_ref().map_or(443, |p| p.value);

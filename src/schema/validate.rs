@@ -65,6 +65,23 @@ enum RawError {
     Other { message: String, span: Span },
 }
 
+/// go-openapi's `Result.AddErrors` (behind every merge) drops an error whose text is
+/// already there: `required: [a, a]` reports `a` once.
+fn unique(errors: Vec<RawError>) -> Vec<RawError> {
+    let mut seen = std::collections::HashSet::new();
+    errors
+        .into_iter()
+        .filter(|e| {
+            let text = match e {
+                RawError::Validation { message, .. } | RawError::Other { message, .. } => {
+                    message.clone()
+                }
+            };
+            seen.insert(text)
+        })
+        .collect()
+}
+
 #[derive(Default)]
 struct VResult {
     errors: Vec<RawError>,
@@ -234,8 +251,7 @@ impl Validator {
     /// errors in the server's order, each with the span of the offending value (for a
     /// missing required field: the key of the object that lacks it).
     pub fn validate(&self, root: &Node) -> Vec<SchemaError> {
-        self.validate_at(root, "", root.span, None)
-            .errors
+        unique(self.validate_at(root, "", root.span, None).errors)
             .into_iter()
             .map(to_field_error)
             .collect()
@@ -250,8 +266,7 @@ impl Validator {
         schema: &Structural,
     ) -> Vec<SchemaError> {
         let corr = Correlation { old, schema };
-        self.validate_child(root, "", root.span, Some(corr))
-            .errors
+        unique(self.validate_child(root, "", root.span, Some(corr)).errors)
             .into_iter()
             .map(to_field_error)
             .collect()
