@@ -32,6 +32,25 @@ fn a_block_scalar_as_the_document_spans_from_its_indicator() {
     assert_eq!(out.documents[0].root.style, ScalarStyle::Literal);
 }
 
+/// yaml_spans: a block scalar header with an indentation indicator alone on its line
+/// under its key (with the fuzzer's CR line breaks). libyaml and the loader indent the
+/// content from the key's column; the offset mapping counted from the header line and
+/// re-scanned "\n\" |l\n     tf4\n".
+#[test]
+fn an_indentation_indicator_under_its_key_counts_from_the_key() {
+    let text = "\reme\x14t:\n |1\r\n\n  \" |l\n       tf4";
+    let out = parse(text, &Limits::default());
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let root = &out.documents[0].root;
+    let Value::Object(map) = &root.value else {
+        panic!("{:?}", root.value)
+    };
+    let node = &map.entries[0].value;
+    assert_eq!(node.value, Value::String("\n \" |l\n      tf4\n".into()));
+    let (decoded, _, _) = decode_with_offsets(text, node.span, node.style).unwrap();
+    assert_eq!(Value::String(decoded), node.value);
+}
+
 /// Hostile input (a 10 MB line): miette panicked ("Formatting argument out of range")
 /// padding a label past 65,535 columns. Lines over 1 KiB are not shown as snippets.
 #[test]

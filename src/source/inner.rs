@@ -490,6 +490,47 @@ fn is_document_marker(b: &[u8], p: usize) -> bool {
         && matches!(b.get(p + 3), None | Some(b' ' | b'\t' | b'\r' | b'\n'))
 }
 
+/// The column of the key that ends the last non-blank line before the line starting at
+/// `line` (`key:`, `- key:`), or `None` when that line is not such a key.
+fn key_column_above(b: &[u8], line: usize) -> Option<isize> {
+    let mut end = line;
+    loop {
+        // The previous line: [start, end) without its break.
+        let content_end = b[..end]
+            .iter()
+            .rposition(|&c| c != b'\n' && c != b'\r')
+            .map(|i| i + 1)?;
+        let start = b[..content_end]
+            .iter()
+            .rposition(|&c| c == b'\n' || c == b'\r')
+            .map_or(0, |i| i + 1);
+        let text = &b[start..content_end];
+        if text.iter().all(|&c| matches!(c, b' ' | b'\t')) {
+            end = start;
+            if end == 0 {
+                return None;
+            }
+            continue;
+        }
+        let mut i = start;
+        while i < content_end && b[i] == b' ' {
+            i += 1;
+        }
+        while i + 1 < content_end && b[i] == b'-' && matches!(b[i + 1], b' ' | b'\t') {
+            i += 1;
+            while i < content_end && matches!(b[i], b' ' | b'\t') {
+                i += 1;
+            }
+        }
+        let trimmed = text
+            .iter()
+            .rposition(|&c| !matches!(c, b' ' | b'\t'))
+            .map_or(start, |p| start + p + 1);
+        return (trimmed > i && b[trimmed - 1] == b':' && b[i] != b'#')
+            .then_some((i - start) as isize);
+    }
+}
+
 /// The indentation of the collection that holds the block scalar whose indicator is at
 /// `indicator`, from the text before it on its line: the key's column for a mapping value
 /// (`key: |2`, `- key: |2`), the `-`'s column for a sequence entry (`- |1`), -1 at the
@@ -515,8 +556,9 @@ fn parent_indent(b: &[u8], indicator: usize) -> Option<isize> {
         }
     }
     if i == indicator {
-        // Directly in a sequence entry (or nothing but indentation: unknown).
-        return parent;
+        // Directly in a sequence entry; or the header stands alone on its line, under the
+        // key that ends the previous line (`key:` then ` |1`): the key's column.
+        return parent.or_else(|| key_column_above(b, line));
     }
     // A mapping value: the key starts at `i`, which is the mapping's column.
     let rest = &b[i..indicator];
@@ -657,6 +699,9 @@ mod tests {
         check("a: |-\n  x\n\n  y\n\n\nb: 1\n");
         check("a: |+\n  x\n\n  y\n\n\nb: 1\n");
         check("a: |\n\n\n  after blanks\n    more indented\n  back\n");
+        // A header alone on its line under its key (found by the yaml_spans fuzz target).
+        check("eme:\n |1\n\n  \" |l\n       tf4");
+        check("- k:\n   |1\n     x\n");
         check("a: |  # comment | >\n  text\n");
         check("a: |\n  ünïcødé ✓\n  ok\n");
         check("a: |\n  x\r\n  y\r\n");

@@ -651,3 +651,19 @@ fn a_root_block_scalar_ends_at_a_document_marker() {
     let b = &out.documents[1].root;
     assert_eq!(&text[b.span.start..b.span.start + 1], "b");
 }
+
+#[test]
+fn an_indentation_indicator_counts_from_the_enclosing_block() {
+    // libyaml (go-yaml): content indent = the block's indent (0 here) + 1, also when the
+    // header stands on its own line; the loader agrees. (The yaml_spans fuzz target
+    // found that `source::inner`, which maps offsets inside such strings, counts from
+    // the header's column instead: "\n\" |l\n     tf4\n".)
+    let text = "eme:\n |1\n\n  \" |l\n       tf4";
+    assert_eq!(json(&only_root(text)), r#"{"eme":"\n \" |l\n      tf4\n"}"#);
+    // The header on the key's line was always right.
+    assert_eq!(json(&only_root("k: |1\n   x\n")), r#"{"k":"  x\n"}"#);
+    assert_eq!(
+        json(&only_root("k:\n  - >2\n     a\n     b\n")),
+        r#"{"k":[" a\n b\n"]}"#
+    );
+}
