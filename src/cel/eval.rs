@@ -30,7 +30,8 @@
 //!   create a CRD with rules in any of these places; CRDs loaded from files may have
 //!   them.)
 
-use std::collections::{HashMap, HashSet};
+use super::rule_tree::RuleTree;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::compile::{
@@ -110,32 +111,82 @@ pub fn evaluate_with(
     old: Option<&Node>,
     options: &EvalOptions,
 ) -> EvalOutcome {
-    let mut by_node: HashMap<&[SchemaStep], Vec<(usize, Entry<'_>)>> = HashMap::new();
-    let mut prefixes: HashSet<&[SchemaStep]> = HashSet::new();
-    for r in compiled {
-        let entry = match (&r.program, &r.runtime_error) {
-            (Some(p), _) => Entry::Program(p),
-            (None, Some(e)) => Entry::CompileError(e),
-            (None, None) => continue,
-        };
-        by_node
-            .entry(r.node.as_slice())
-            .or_default()
-            .push((r.index, entry));
-        for n in 0..=r.node.len() {
-            prefixes.insert(&r.node[..n]);
+    let tree = RuleTree::new(compiled);
+    run(
+        root,
+        compiled,
+        &tree,
+        has_spine_rules(compiled),
+        object,
+        old,
+        options,
+    )
+}
+
+/// The server builds its validator only when the structural schema itself (not only
+/// an `allOf`) has rules; rules inside `allOf` then run with it.
+fn has_spine_rules(compiled: &[RuleCompileResult]) -> bool {
+    compiled
+        .iter()
+        .any(|r| !r.node.iter().any(|s| matches!(s, SchemaStep::AllOf(_))))
+}
+
+/// A version's compiled rules and the tree the evaluator walks, built once.
+pub struct CompiledRules {
+    results: Vec<RuleCompileResult>,
+    tree: RuleTree,
+    spine_rules: bool,
+}
+
+impl CompiledRules {
+    pub fn new(results: Vec<RuleCompileResult>) -> CompiledRules {
+        let tree = RuleTree::new(&results);
+        let spine_rules = has_spine_rules(&results);
+        CompiledRules {
+            results,
+            tree,
+            spine_rules,
         }
     }
+
+    pub fn results(&self) -> &[RuleCompileResult] {
+        &self.results
+    }
+}
+
+/// [`evaluate_with`] on rules compiled and arranged beforehand.
+pub fn evaluate_compiled(
+    root: &Structural,
+    rules: &CompiledRules,
+    object: &Node,
+    old: Option<&Node>,
+    options: &EvalOptions,
+) -> EvalOutcome {
+    run(
+        root,
+        &rules.results,
+        &rules.tree,
+        rules.spine_rules,
+        object,
+        old,
+        options,
+    )
+}
+
+fn run(
+    root: &Structural,
+    results: &[RuleCompileResult],
+    tree: &RuleTree,
+    spine_rules: bool,
+    object: &Node,
+    old: Option<&Node>,
+    options: &EvalOptions,
+) -> EvalOutcome {
     let mut out = EvalOutcome {
         remaining_budget: options.cost_budget,
         ..EvalOutcome::default()
     };
-    // The server builds its validator only when the structural schema itself (not
-    // only an `allOf`) has rules; rules inside `allOf` then run with it.
-    let spine_rules = compiled
-        .iter()
-        .any(|r| !r.node.iter().any(|s| matches!(s, SchemaStep::AllOf(_))));
-    if by_node.is_empty() || !spine_rules {
+    if tree.is_empty() || !spine_rules {
         return out;
     }
     let ratchet = match old {
@@ -150,16 +201,15 @@ pub fn evaluate_with(
         _ => Ratchet::default(),
     };
     let mut w = Walker {
-        by_node,
-        prefixes,
+        results,
         out: &mut out,
-        steps: Vec::new(),
         budget: options.cost_budget,
         per_call_limit: options.per_call_limit,
     };
     w.validate(
         root,
         Rules::Spine(root),
+        tree,
         object,
         old,
         &FieldPath::empty(),
@@ -415,10 +465,8 @@ fn map_correlatable(s: &Structural) -> bool {
 }
 
 struct Walker<'a, 'o> {
-    by_node: HashMap<&'a [SchemaStep], Vec<(usize, Entry<'a>)>>,
-    prefixes: HashSet<&'a [SchemaStep]>,
+    results: &'a [RuleCompileResult],
     out: &'o mut EvalOutcome,
-    steps: Vec<SchemaStep>,
     budget: i64,
     per_call_limit: u64,
 }
@@ -429,6 +477,7 @@ impl Walker<'_, '_> {
         &mut self,
         s: &Structural,
         rs: Rules<'_>,
+        tree: &RuleTree,
         v: &Node,
         old: Option<&Node>,
         path: &FieldPath,
@@ -439,25 +488,25 @@ impl Walker<'_, '_> {
         if depth > 1000 || v.is_null() || self.budget < 0 {
             return;
         }
-        if !self.prefixes.contains(self.steps.as_slice()) {
-            return;
-        }
         let old = old.filter(|o| !o.is_null());
-        self.expressions(s, rs, v, old, path, ratchet, resource_root);
+        self.expressions(s, rs, &tree.entries, v, old, path, ratchet, resource_root);
         if self.budget < 0 {
             return;
         }
         // `allOf` entries: more rules on the same value, never ratcheted on their own
         // (only through an unchanged correlatable ancestor).
         for (i, a) in rs.all_of().iter().enumerate() {
+            let Some(subtree) = tree.all_of(i) else {
+                continue;
+            };
             let r = Ratchet {
                 current: None,
                 parent: ratchet.parent,
             };
-            self.steps.push(SchemaStep::AllOf(i));
             self.validate(
                 s,
                 Rules::Nested(a),
+                subtree,
                 v,
                 old,
                 path,
@@ -465,23 +514,24 @@ impl Walker<'_, '_> {
                 resource_root,
                 depth + 1,
             );
-            self.steps.pop();
             if self.budget < 0 {
                 return;
             }
         }
         match &v.value {
             NodeValue::Array(items) => {
-                let (Some(it), Some(rit)) = (s.items.as_deref(), rs.items()) else {
+                let (Some(it), Some(rit), Some(subtree)) =
+                    (s.items.as_deref(), rs.items(), tree.items())
+                else {
                     return;
                 };
                 let old_items = old.and_then(|o| o.as_array()).unwrap_or(&[]);
-                self.steps.push(SchemaStep::Items);
                 for (i, child) in items.iter().enumerate() {
                     let old_child = correlate_item(s, old_items, child);
                     self.validate(
                         it,
                         rit,
+                        subtree,
                         child,
                         old_child,
                         &path.index(i),
@@ -493,20 +543,21 @@ impl Walker<'_, '_> {
                         break;
                     }
                 }
-                self.steps.pop();
             }
             NodeValue::Object(m) => {
                 let correlatable = map_correlatable(s);
                 let old_map = old.and_then(|o| o.as_object()).filter(|_| correlatable);
-                if let (Some(StructuralOrBool::Structural(ap)), Some(rap)) =
-                    (&s.additional_properties, rs.additional_properties())
-                {
-                    self.steps.push(SchemaStep::AdditionalProperties);
+                if let (Some(StructuralOrBool::Structural(ap)), Some(rap), Some(subtree)) = (
+                    &s.additional_properties,
+                    rs.additional_properties(),
+                    tree.additional_properties(),
+                ) {
                     for (k, child) in m.iter() {
                         let old_child = old_map.and_then(|o| o.get(k));
                         self.validate(
                             ap,
                             rap,
+                            subtree,
                             child,
                             old_child,
                             &path.key(k),
@@ -518,20 +569,22 @@ impl Walker<'_, '_> {
                             break;
                         }
                     }
-                    self.steps.pop();
                 }
                 if self.budget < 0 {
                     return;
                 }
                 for (k, child) in m.iter() {
+                    let Some(subtree) = tree.property(k) else {
+                        continue;
+                    };
                     let (Some(prop), Some(rprop)) = (s.property(k), rs.property(k)) else {
                         continue;
                     };
                     let old_child = old_map.and_then(|o| o.get(k));
-                    self.steps.push(SchemaStep::Property(k.to_string()));
                     self.validate(
                         prop,
                         rprop,
+                        subtree,
                         child,
                         old_child,
                         &path.child(k),
@@ -539,7 +592,6 @@ impl Walker<'_, '_> {
                         prop.extensions.x_embedded_resource,
                         depth + 1,
                     );
-                    self.steps.pop();
                     if self.budget < 0 {
                         return;
                     }
@@ -561,15 +613,29 @@ impl Walker<'_, '_> {
         &mut self,
         s: &Structural,
         rs: Rules<'_>,
+        entries: &[usize],
         v: &Node,
         old: Option<&Node>,
         path: &FieldPath,
         ratchet: Ratchet<'_>,
         resource_root: bool,
     ) {
-        let Some(entries) = self.by_node.get(self.steps.as_slice()).cloned() else {
+        let results = self.results;
+        let entries: Vec<(usize, Entry<'_>)> = entries
+            .iter()
+            .filter_map(|&i| {
+                let r = &results[i];
+                let entry = match (&r.program, &r.runtime_error) {
+                    (Some(p), _) => Entry::Program(p),
+                    (None, Some(e)) => Entry::CompileError(e),
+                    (None, None) => return None,
+                };
+                Some((r.index, entry))
+            })
+            .collect();
+        if entries.is_empty() {
             return;
-        };
+        }
         let type_name = s.generic.type_.clone();
         if let Some((_, Entry::CompileError(RuntimeCompileError::Init(msg)))) = entries.first() {
             self.invalid(path, &type_name, msg.clone(), v.span);
@@ -808,7 +874,7 @@ fn rule_error_string(rule: &ValidationRule) -> String {
 }
 
 /// Compiled rules by (version, schema identity).
-type CompiledCache = HashMap<(String, usize), Arc<Vec<RuleCompileResult>>>;
+type CompiledCache = HashMap<(String, usize), Arc<CompiledRules>>;
 
 /// The CEL rules of one CRD, compiled once per version on first use for the configured
 /// server version, ready to evaluate creates and updates.
@@ -837,7 +903,7 @@ impl CrdRules {
     }
 
     /// The compiled rules of `schema` (cached by version and schema identity).
-    pub fn compiled(&self, version: &str, schema: &Structural) -> Arc<Vec<RuleCompileResult>> {
+    pub fn compiled(&self, version: &str, schema: &Structural) -> Arc<CompiledRules> {
         let key = (version.to_string(), schema as *const Structural as usize);
         if let Ok(guard) = self.compiled.lock()
             && let Some(c) = guard.get(&key)
@@ -851,7 +917,7 @@ impl CrdRules {
             self.kube_version,
             &base,
         ));
-        let c = Arc::new(rules);
+        let c = Arc::new(CompiledRules::new(rules));
         if let Ok(mut guard) = self.compiled.lock() {
             guard.insert(key, c.clone());
         }
@@ -867,6 +933,6 @@ impl CrdRules {
         old: Option<&Node>,
     ) -> EvalOutcome {
         let compiled = self.compiled(version, schema);
-        evaluate_with(schema, &compiled, object, old, &self.options)
+        evaluate_compiled(schema, &compiled, object, old, &self.options)
     }
 }
