@@ -28,10 +28,21 @@ pub fn validate_defaults(
     if !mark_defaulted(root, &mut None, 0) {
         return Vec::new();
     }
-    let mut root = root.clone();
-    root.extensions.x_embedded_resource = true;
+    // The server checks defaults with the root marked as an embedded resource. The
+    // walk takes the mark from its depth (see `Walk::walk`) instead of cloning the
+    // whole schema (~90 M instructions on the corpus), unless the root has a default
+    // of its own, whose checks read the mark from the schema.
+    let marked;
+    let root = if root.generic.default.is_some() {
+        let mut r = root.clone();
+        r.extensions.x_embedded_resource = true;
+        marked = r;
+        &marked
+    } else {
+        root
+    };
     let mut defaulted = Some(HashSet::new());
-    mark_defaulted(&root, &mut defaulted, 0);
+    mark_defaulted(root, &mut defaulted, 0);
     let mut w = Walk {
         options,
         errs: Vec::new(),
@@ -39,9 +50,9 @@ pub fn validate_defaults(
     };
     let node = At {
         path: path.clone(),
-        s: &root,
+        s: root,
         props,
-        resource_root: &root,
+        resource_root: root,
         rel: Vec::new(),
         inside_meta: false,
     };
@@ -114,7 +125,9 @@ impl Walk<'_> {
             return;
         }
         let s = at.s;
-        let (resource_root, rel, inside_meta) = if s.extensions.x_embedded_resource {
+        // The root is walked as an embedded resource (`validate_defaults`).
+        let embedded = s.extensions.x_embedded_resource || depth == 0;
+        let (resource_root, rel, inside_meta) = if embedded {
             (s, Vec::new(), false)
         } else {
             (at.resource_root, at.rel, at.inside_meta)
@@ -157,8 +170,7 @@ impl Walk<'_> {
                 continue;
             }
             let sub_meta = inside_meta
-                || (s.extensions.x_embedded_resource
-                    && matches!(k.as_str(), "metadata" | "apiVersion" | "kind"));
+                || (embedded && matches!(k.as_str(), "metadata" | "apiVersion" | "kind"));
             let mut rel = rel.clone();
             rel.push(RelStep::Child(k.clone()));
             self.walk(
