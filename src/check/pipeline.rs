@@ -144,7 +144,12 @@ fn scan(source: &Source, options: &CheckOptions, forced: bool, kept: &AtomicUsiz
         Err(unreadable) => return Scanned::Loaded(*unreadable),
     };
     if forced || memchr::memmem::find(text.as_bytes(), CRD_MARKER.as_bytes()).is_some() {
-        return Scanned::Loaded(load::parse_text(&source.input, text, &options.limits));
+        let mut loaded = load::parse_text(&source.input, text, &options.limits);
+        // Its CRDs stay in the registry for the whole run.
+        for doc in &mut loaded.documents {
+            doc.root.compact();
+        }
+        return Scanned::Loaded(loaded);
     }
     let size = text.len();
     if kept.fetch_add(size, Ordering::Relaxed) + size <= KEPT_TEXT_BUDGET {

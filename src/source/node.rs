@@ -125,6 +125,31 @@ impl Node {
         self.as_object()?.get(key)
     }
 
+    /// Drops the spare capacity of every string, key and collection below: for trees
+    /// kept for a whole run (the CRDs). saphyr reserves 128 bytes for every plain
+    /// scalar: on the corpus CRDs, 38.5 MB of key capacity held 2.5 MB of keys and
+    /// 35.6 MB of string capacity 10.9 MB. Iterative: no recursion limit to respect.
+    pub fn compact(&mut self) {
+        let mut stack: Vec<&mut Node> = vec![self];
+        while let Some(node) = stack.pop() {
+            match &mut node.value {
+                Value::String(s) => s.shrink_to_fit(),
+                Value::Array(items) => {
+                    items.shrink_to_fit();
+                    stack.extend(items.iter_mut());
+                }
+                Value::Object(m) => {
+                    m.entries.shrink_to_fit();
+                    for e in m.entries.iter_mut() {
+                        e.key.shrink_to_fit();
+                        stack.push(&mut e.value);
+                    }
+                }
+                Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) => {}
+            }
+        }
+    }
+
     /// The same data written in the same order, wherever and however it was written
     /// (spans and scalar styles are ignored). Stricter than JSON equality (key order
     /// counts, NaN differs from itself), so a `true` lets callers skip comparing
