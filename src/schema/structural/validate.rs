@@ -33,7 +33,7 @@ fn is_int_or_string_pair(list: &[NestedValueValidation]) -> bool {
 /// A junctor clause that is exactly `{type: <ty>}`.
 fn is_only_type(n: &NestedValueValidation, ty: &str) -> bool {
     n.forbidden_generics.type_ == ty
-        && n.forbidden_generics.description.is_empty()
+        && !n.forbidden_generics.has_description
         && n.forbidden_generics.title.is_empty()
         && n.forbidden_generics.default.is_none()
         && !n.forbidden_generics.nullable
@@ -248,7 +248,7 @@ fn metadata_invariants(
     let clean = (s.properties.is_empty() || names_only)
         && s.items.is_none()
         && s.additional_properties.is_none()
-        && g.description.is_empty()
+        && !g.has_description
         && g.title.is_empty()
         && !g.nullable
         && is_empty_extensions(&s.extensions)
@@ -373,7 +373,7 @@ fn nested(
             "must be empty to be structural",
         ));
     }
-    if !g.description.is_empty() {
+    if g.has_description {
         errs.push(FieldError::forbidden(
             path.child("description"),
             "must be empty to be structural",
