@@ -6,6 +6,25 @@ use std::fmt;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FieldPath(String);
 
+/// Appends `[index]` to a path. Paths are built for every schema node and list item
+/// walked, so without the formatting machinery.
+pub fn push_index(path: &mut String, index: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = index;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    path.push('[');
+    path.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    path.push(']');
+}
+
 impl FieldPath {
     pub fn root(name: &str) -> Self {
         FieldPath(name.to_string())
@@ -31,20 +50,10 @@ impl FieldPath {
 
     /// `a[3]`.
     pub fn index(&self, index: usize) -> Self {
-        // Paths are built for every schema node walked: no formatting machinery.
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        let mut n = index;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        let digits = std::str::from_utf8(&digits[at..]).unwrap_or_default();
-        self.bracketed(digits)
+        let mut s = String::with_capacity(self.0.len() + 8);
+        s.push_str(&self.0);
+        push_index(&mut s, index);
+        FieldPath(s)
     }
 
     fn bracketed(&self, inner: &str) -> Self {

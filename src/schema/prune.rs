@@ -60,7 +60,7 @@ impl Pruner {
 
     fn push_index(&mut self, i: usize) -> usize {
         let len = self.path.len();
-        self.path.push_str(&format!("[{i}]"));
+        crate::diag::path::push_index(&mut self.path, i);
         len
     }
 
@@ -213,7 +213,7 @@ fn prune_nulls_at(
             let schema = s.and_then(|s| s.items.as_deref());
             for (i, item) in items.iter_mut().enumerate() {
                 let len = path.len();
-                path.push_str(&format!("[{i}]"));
+                crate::diag::path::push_index(path, i);
                 prune_nulls_at(item, schema, path, removed, depth + 1);
                 path.truncate(len);
             }
@@ -328,7 +328,7 @@ fn default_at(
             let item_schema = s.items.as_deref();
             for (i, item) in items.iter_mut().enumerate() {
                 let len = path.len();
-                path.push_str(&format!("[{i}]"));
+                crate::diag::path::push_index(path, i);
                 if let Some(is) = item_schema
                     && is_non_nullable_null(item, Some(is))
                     && let Some(def) = &is.generic.default

@@ -569,13 +569,18 @@ impl Validator {
         let as_float = value.as_f64();
         let span = data.span;
         let bad = BadValue::from(&data.value);
-        if let Some(e) = range_error(value.repr(), type_name, format, "Checked", path) {
+        if let Some(e) = range_error(value, type_name, format, "Checked", path) {
             res.errors.push(other(e, span));
         }
         let mut multiple = VResult::default();
         if let Some(factor) = self.multiple_of {
-            if let Some(e) = range_error(float_repr(factor), type_name, format, "MultipleOf", path)
-            {
+            if let Some(e) = range_error(
+                NumberValue::Float(factor),
+                type_name,
+                format,
+                "MultipleOf",
+                path,
+            ) {
                 multiple.errors.push(other(e, span));
                 multiple
                     .errors
@@ -593,9 +598,13 @@ impl Validator {
         let mut minimum = VResult::default();
         if let Some(min) = self.minimum {
             let excl = self.exclusive_minimum;
-            if let Some(e) =
-                range_error(float_repr(min), type_name, format, "Minimum boundary", path)
-            {
+            if let Some(e) = range_error(
+                NumberValue::Float(min),
+                type_name,
+                format,
+                "Minimum boundary",
+                path,
+            ) {
                 minimum.errors.push(other(e, span));
                 minimum
                     .errors
@@ -616,9 +625,13 @@ impl Validator {
         let mut maximum = VResult::default();
         if let Some(max) = self.maximum {
             let excl = self.exclusive_maximum;
-            if let Some(e) =
-                range_error(float_repr(max), type_name, format, "Maximum boundary", path)
-            {
+            if let Some(e) = range_error(
+                NumberValue::Float(max),
+                type_name,
+                format,
+                "Maximum boundary",
+                path,
+            ) {
                 maximum.errors.push(other(e, span));
                 maximum
                     .errors
@@ -675,14 +688,13 @@ impl Validator {
         };
         let mut result = VResult::default();
         if let Some(item_schema) = &self.items {
+            let mut item_path = String::with_capacity(path.len() + 8);
             for (i, item) in items.iter().enumerate() {
                 let child = corr.and_then(|c| c.index(data, i));
-                result.merge(item_schema.validate_child(
-                    item,
-                    &format!("{path}[{i}]"),
-                    item.span,
-                    child,
-                ));
+                item_path.clear();
+                item_path.push_str(path);
+                crate::diag::path::push_index(&mut item_path, i);
+                result.merge(item_schema.validate_child(item, &item_path, item.span, child));
             }
         }
         let size = items.len() as i64;
@@ -827,6 +839,7 @@ impl Validator {
                 }
             }
             ap => {
+                let mut child = String::new();
                 for entry in &map.entries {
                     let k = entry.key.as_str();
                     let matched = self.validate_pattern_properties(entry, path, &mut res);
@@ -834,9 +847,13 @@ impl Validator {
                         && !matched
                         && let Some(AdditionalProperties::Schema(schema)) = ap
                     {
+                        child.clear();
+                        child.push_str(path);
+                        child.push('.');
+                        child.push_str(k);
                         res.merge(schema.validate_child(
                             &entry.value,
-                            &format!("{path}.{k}"),
+                            &child,
                             entry.key_span,
                             child_corr(k),
                         ));
@@ -845,13 +862,17 @@ impl Validator {
             }
         }
         // Properties in document order (the server walks a Go map: any order).
+        // One buffer for the children's paths: this loop runs for every object of
+        // every resource.
+        let mut child = String::new();
         for entry in &map.entries {
             if let Some((name, schema)) = self.properties.iter().find(|(p, _)| *p == entry.key) {
-                let child = if path.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{path}.{name}")
-                };
+                child.clear();
+                if !path.is_empty() {
+                    child.push_str(path);
+                    child.push('.');
+                }
+                child.push_str(name);
                 res.merge(schema.validate_child(
                     &entry.value,
                     &child,
@@ -1026,25 +1047,33 @@ fn float_repr(f: f64) -> String {
 }
 
 /// `IsValueValidAgainstRange`: whether the textual number fits the type and format.
+///
+/// The server parses swag's text of the number ([`NumberValue::repr`]); the text is
+/// built only where the answer depends on it (a float checked as an integer): this
+/// runs for every number of every resource.
 fn range_error(
-    repr: String,
+    value: NumberValue,
     type_name: &str,
     format: &str,
     prefix: &str,
     path: &str,
 ) -> Option<String> {
-    let fits = match type_name {
-        "integer" => match format {
-            "int32" => repr.parse::<i32>().is_ok(),
-            _ => repr.parse::<i64>().is_ok(),
-        },
-        _ => match format {
-            "float" => repr
-                .parse::<f64>()
-                .map(|f| f.is_nan() || f.is_infinite() || (f as f32).is_finite())
-                .unwrap_or(false),
-            _ => true,
-        },
+    let fits = match (type_name, value) {
+        ("integer", NumberValue::Int(i)) => format != "int32" || i32::try_from(i).is_ok(),
+        ("integer", NumberValue::Float(_)) => {
+            let repr = value.repr();
+            match format {
+                "int32" => repr.parse::<i32>().is_ok(),
+                _ => repr.parse::<i64>().is_ok(),
+            }
+        }
+        // Any int64 is a finite float32 (at most ~9.2e18 against ~3.4e38), and the
+        // text of a float parses back to the same float (shortest round trip; NaN and
+        // ±Inf parse too).
+        (_, NumberValue::Int(_)) => true,
+        (_, NumberValue::Float(f)) => {
+            format != "float" || f.is_nan() || f.is_infinite() || (f as f32).is_finite()
+        }
     };
     if fits {
         return None;
