@@ -15,6 +15,7 @@
 //! The sizes (`max_elements`, `min_serialized_size`) are the server's, for the cost
 //! estimator.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::checker::TypeProvider;
@@ -177,7 +178,7 @@ fn schema_decl_type_depth(
                 }
                 if let Some(escaped) = escape(name) {
                     fields.push(DeclField {
-                        name: escaped,
+                        name: escaped.into_owned(),
                         property: name.clone(),
                         ty: ft,
                         required: is_required,
@@ -313,18 +314,26 @@ const RESERVED: &[&str] = &[
 ];
 
 /// The CEL name of a property (`apiserver/pkg/cel.Escape`), or `None` when the property
-/// is inaccessible from CEL.
-pub fn escape(ident: &str) -> Option<String> {
+/// is inaccessible from CEL. Borrowed when nothing needs escaping (most names: this
+/// runs for every property of every object a rule sees).
+pub fn escape(ident: &str) -> Option<Cow<'_, str>> {
     let first = ident.bytes().next()?;
     if first.is_ascii_digit() {
         return None;
     }
     if RESERVED.contains(&ident) {
-        return Some(format!("__{ident}__"));
+        return Some(Cow::Owned(format!("__{ident}__")));
+    }
+    let bytes = ident.as_bytes();
+    let plain = bytes
+        .iter()
+        .all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+        && !bytes.windows(2).any(|w| w == b"__");
+    if plain {
+        return Some(Cow::Borrowed(ident));
     }
     // Only ASCII survives escaping, so bytes will do (any other byte means `None`).
-    let bytes = ident.as_bytes();
-    let mut out = String::with_capacity(ident.len());
+    let mut out = String::with_capacity(ident.len() + 8);
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
@@ -341,7 +350,7 @@ pub fn escape(ident: &str) -> Option<String> {
         }
         i += 1;
     }
-    Some(out)
+    Some(Cow::Owned(out))
 }
 
 /// The object types reachable from a rule's `self`, named as the server names them

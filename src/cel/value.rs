@@ -4,6 +4,7 @@
 //! `date`/`date-time` strings are timestamps, `duration` strings durations, `byte`
 //! strings bytes, objects expose their escaped property names.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -413,7 +414,7 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                         .map(|s| s.extensions.x_list_map_keys.as_slice())
                         .unwrap_or(&[])
                         .iter()
-                        .map(|k| escape(k).unwrap_or_else(|| k.clone()))
+                        .map(|k| escape(k).map_or_else(|| k.clone(), Cow::into_owned))
                         .collect();
                     Val::MapList(items, Arc::from(keys))
                 }

@@ -426,7 +426,7 @@ pub(crate) fn node_context_cached<'a>(
                     if parent.properties.is_empty() {
                         return None;
                     }
-                    escape(name).and_then(|e| d.down(DeclHop::Field(e)))
+                    escape(name).and_then(|e| d.down(DeclHop::Field(e.into_owned())))
                 });
                 (child, d)
             }
