@@ -289,29 +289,35 @@ fn has_type_and_object_meta(s: &Structural) -> bool {
         && is(meta.and_then(|m| m.property("generateName")), "string")
 }
 
-const RESERVED: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
+/// CEL's reserved words, which a property name is escaped from (`__name__`).
+fn is_reserved(ident: &str) -> bool {
+    // A `match` compiles to a length switch: this runs for every property name a
+    // rule sees.
+    matches!(
+        ident,
+        "true"
+            | "false"
+            | "null"
+            | "in"
+            | "as"
+            | "break"
+            | "const"
+            | "continue"
+            | "else"
+            | "for"
+            | "function"
+            | "if"
+            | "import"
+            | "let"
+            | "loop"
+            | "package"
+            | "namespace"
+            | "return"
+            | "var"
+            | "void"
+            | "while"
+    )
+}
 
 /// The CEL name of a property (`apiserver/pkg/cel.Escape`), or `None` when the property
 /// is inaccessible from CEL. Borrowed when nothing needs escaping (most names: this
@@ -321,7 +327,7 @@ pub fn escape(ident: &str) -> Option<Cow<'_, str>> {
     if first.is_ascii_digit() {
         return None;
     }
-    if RESERVED.contains(&ident) {
+    if is_reserved(ident) {
         return Some(Cow::Owned(format!("__{ident}__")));
     }
     let bytes = ident.as_bytes();
@@ -404,7 +410,7 @@ impl TypeProvider for TypeRegistry {
                 .map(|(_, t)| t.clone())
         };
         find(field).or_else(|| {
-            (self.recognize_keywords_as_field_names && RESERVED.contains(&field))
+            (self.recognize_keywords_as_field_names && is_reserved(field))
                 .then(|| find(&format!("__{field}__")))
                 .flatten()
         })

@@ -71,7 +71,7 @@ pub struct SchemaProps {
 /// `string`.
 #[derive(Clone, Debug)]
 pub struct Keyword {
-    pub name: String,
+    pub name: &'static str,
     pub key_span: Span,
     pub value_span: Span,
 }
@@ -210,17 +210,16 @@ pub fn decode(node: &Node, path: &FieldPath) -> (SchemaProps, Vec<Diagnostic>) {
 /// Decodes a `JSONSchemaProps` value (an object; anything else is a type error of the
 /// enclosing field, reported by the caller's decoder).
 pub(crate) fn decode_with(dec: &mut Decoder, node: &Node, at: &At) -> Option<SchemaProps> {
-    let entries = dec.object(node, at, "v1.JSONSchemaProps", KEYWORDS)?;
+    let entries = dec.object_known(node, at, "v1.JSONSchemaProps", KEYWORDS)?;
     let mut p = SchemaProps {
         span: node.span,
         ..SchemaProps::default()
     };
-    for e in entries {
+    for (key, e) in entries {
         let v = &e.value;
-        let key = e.key.as_str();
         let fat = at.field(JSP, key);
         p.keywords.push(Keyword {
-            name: e.key.clone(),
+            name: key,
             key_span: e.key_span,
             value_span: v.span,
         });
