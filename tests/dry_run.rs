@@ -96,3 +96,32 @@ fn invalid_objects_are_reported_not_printed() {
     assert!(err.contains("spec.replicas: Invalid value: 15: spec.replicas in body should be less than or equal to 10"), "{err}");
     assert_eq!(status, 1);
 }
+
+#[test]
+fn the_storage_path_coerces_with_the_storage_versions_schema() {
+    // v1 request, v2 storage: v1's schema prunes and defaults; on the storage path v2's
+    // schema drops `legacyColour` (unknown to v2) and the null `note` (nullable only in
+    // v1), and v2's default for `shape` is not applied (no defaulting when encoding).
+    let output = Command::cargo_bin("crdlint")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "dry-run",
+            "--color",
+            "never",
+            "--crd",
+            "testdata/dry-run/storage-version/crd.yaml",
+            "testdata/dry-run/storage-version/cr.yaml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "apiVersion: example.com/v2\n\
+         kind: Gadget\n\
+         metadata:\n  generation: 1\n  name: g1\n  namespace: default\n\
+         spec:\n  size: 3\n"
+    );
+    assert_eq!(String::from_utf8(output.stderr).unwrap(), "");
+    assert_eq!(output.status.code(), Some(0));
+}

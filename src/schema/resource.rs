@@ -580,10 +580,36 @@ impl Checker<'_> {
                 if let Some(v) = m.get_mut("apiVersion") {
                     v.value = Value::String(api);
                 }
+                if *storage != version.name {
+                    self.coerce_for_storage(&mut obj, storage);
+                }
             }
             self.out.stored = Some(obj);
         }
         self.out
+    }
+
+    /// The storage encoding converts the object to the storage version and coerces it
+    /// again with that version's schema (the server's `schemaCoercingConverter`):
+    /// fields the storage schema does not know are pruned, non-nullable nulls
+    /// dropped, embedded metadata coerced. No defaulting happens on this path.
+    fn coerce_for_storage(&self, obj: &mut Node, storage: &str) {
+        let Some(schema) = self
+            .crd
+            .versions
+            .iter()
+            .find(|v| v.name == storage)
+            .and_then(|v| v.structural.as_ref())
+        else {
+            return;
+        };
+        if !self.crd.preserve_unknown_fields {
+            prune::prune(obj, schema, true);
+            prune::prune_nulls(obj, Some(schema));
+        }
+        // An error here would fail the server's storage conversion; the request
+        // version's coercion already accepted the same metadata.
+        let _ = objectmeta::coerce_embedded(obj, schema);
     }
 
     fn served_list(&self) -> String {
