@@ -177,7 +177,7 @@ pub fn schema(out: &mut String, s: &SchemaProps) {
     out.push_str(",\"Title\":");
     string(out, s.title.as_deref().unwrap_or(""));
     out.push_str(",\"Default\":");
-    value(out, s.default.as_ref());
+    value(out, s.default.as_deref());
     out.push_str(",\"Maximum\":");
     float(out, s.maximum);
     out.push_str(",\"ExclusiveMaximum\":");
@@ -256,7 +256,7 @@ pub fn schema(out: &mut String, s: &SchemaProps) {
     out.push_str(",\"PatternProperties\":");
     schema_map(out, s.pattern_properties.as_ref().map(|m| m.iter()));
     out.push_str(",\"Dependencies\":");
-    dependencies(out, s.dependencies.as_ref());
+    dependencies(out, s.dependencies.as_deref());
     out.push_str(",\"AdditionalItems\":");
     or_bool(out, s.additional_items.as_ref());
     out.push_str(",\"Definitions\":");
@@ -276,7 +276,7 @@ pub fn schema(out: &mut String, s: &SchemaProps) {
         }
     }
     out.push_str(",\"Example\":");
-    value(out, s.example.as_ref());
+    value(out, s.example.as_deref());
     out.push_str(",\"XPreserveUnknownFields\":");
     match s.x_preserve_unknown_fields {
         Some(b) => boolean(out, b),

@@ -27,7 +27,7 @@ pub struct SchemaProps {
     pub type_: Option<String>,
     pub format: Option<String>,
     pub title: Option<String>,
-    pub default: Option<Node>,
+    pub default: Option<Box<Node>>,
     pub maximum: Option<f64>,
     pub exclusive_maximum: bool,
     pub minimum: Option<f64>,
@@ -52,11 +52,11 @@ pub struct SchemaProps {
     pub properties: Option<Vec<(String, SchemaProps)>>,
     pub additional_properties: Option<SchemaOrBool>,
     pub pattern_properties: Option<BTreeMap<String, SchemaProps>>,
-    pub dependencies: Option<Node>,
+    pub dependencies: Option<Box<Node>>,
     pub additional_items: Option<SchemaOrBool>,
     pub definitions: Option<BTreeMap<String, SchemaProps>>,
-    pub external_docs: Option<Node>,
-    pub example: Option<Node>,
+    pub external_docs: Option<Box<Node>>,
+    pub example: Option<Box<Node>>,
     pub nullable: bool,
     pub x_preserve_unknown_fields: Option<bool>,
     pub x_embedded_resource: bool,
@@ -231,7 +231,7 @@ pub(crate) fn decode_with(dec: &mut Decoder, node: &Node, at: &At) -> Option<Sch
             "type" => p.type_ = dec.string(v, &fat, "string"),
             "format" => p.format = dec.string(v, &fat, "string"),
             "title" => p.title = dec.string(v, &fat, "string"),
-            "default" => p.default = raw(v),
+            "default" => p.default = raw(v).map(Box::new),
             "maximum" => p.maximum = dec.float(v, &fat),
             "exclusiveMaximum" => p.exclusive_maximum = dec.boolean(v, &fat).unwrap_or(false),
             "minimum" => p.minimum = dec.float(v, &fat),
@@ -268,7 +268,7 @@ pub(crate) fn decode_with(dec: &mut Decoder, node: &Node, at: &At) -> Option<Sch
             }
             "dependencies" => {
                 decode_dependencies(dec, v, &fat);
-                p.dependencies = raw(v);
+                p.dependencies = raw(v).map(Box::new);
             }
             "additionalItems" => p.additional_items = decode_or_bool(dec, v, &fat),
             "definitions" => {
@@ -283,10 +283,10 @@ pub(crate) fn decode_with(dec: &mut Decoder, node: &Node, at: &At) -> Option<Sch
                         let at = fat.field("ExternalDocumentation", &e.key);
                         dec.string(&e.value, &at, "string");
                     }
-                    p.external_docs = Some(v.clone());
+                    p.external_docs = Some(Box::new(v.clone()));
                 }
             }
-            "example" => p.example = raw(v),
+            "example" => p.example = raw(v).map(Box::new),
             "nullable" => p.nullable = dec.boolean(v, &fat).unwrap_or(false),
             "x-kubernetes-preserve-unknown-fields" => {
                 p.x_preserve_unknown_fields = dec.boolean(v, &fat);

@@ -37,7 +37,7 @@ pub struct Generic {
     /// x-kubernetes-preserve-unknown-fields).
     pub type_: String,
     pub title: String,
-    pub default: Option<Node>,
+    pub default: Option<Box<Node>>,
     pub nullable: bool,
 }
 
