@@ -213,6 +213,7 @@ pub(crate) fn decode_with(dec: &mut Decoder, node: &Node, at: &At) -> Option<Sch
     let entries = dec.object_known(node, at, "v1.JSONSchemaProps", KEYWORDS)?;
     let mut p = SchemaProps {
         span: node.span,
+        keywords: Vec::with_capacity(entries.len()),
         ..SchemaProps::default()
     };
     for (key, e) in entries {

@@ -116,20 +116,10 @@ pub struct Validator {
     nullable: bool,
     /// The format after the server strips unsupported ones.
     format: String,
-    maximum: Option<f64>,
-    exclusive_maximum: bool,
-    minimum: Option<f64>,
-    exclusive_minimum: bool,
-    max_length: Option<i64>,
-    min_length: Option<i64>,
-    pattern: Option<(String, Result<Regex, String>)>,
-    max_items: Option<i64>,
-    min_items: Option<i64>,
-    unique_items: bool,
-    multiple_of: Option<f64>,
+    /// Value bounds and the pattern, set on few nodes: boxed, so that the many nodes
+    /// without them stay small (a CRD's validators live for the whole run).
+    bounds: Option<Box<Bounds>>,
     enum_: Vec<Node>,
-    max_properties: Option<i64>,
-    min_properties: Option<i64>,
     required: Vec<String>,
     items: Option<Box<Validator>>,
     all_of: Vec<Validator>,
@@ -143,6 +133,58 @@ pub struct Validator {
     /// Kubernetes 1.36): bounds that do not fit an `integer` are errors of their own
     /// and compared as floats. Before, every bound was compared natively.
     typed_numbers: bool,
+}
+
+/// The value validations of a [`Validator`] that most schema nodes do not have.
+#[derive(Debug, Default)]
+struct Bounds {
+    maximum: Option<f64>,
+    exclusive_maximum: bool,
+    minimum: Option<f64>,
+    exclusive_minimum: bool,
+    max_length: Option<i64>,
+    min_length: Option<i64>,
+    pattern: Option<(String, Result<Regex, String>)>,
+    max_items: Option<i64>,
+    min_items: Option<i64>,
+    unique_items: bool,
+    multiple_of: Option<f64>,
+    max_properties: Option<i64>,
+    min_properties: Option<i64>,
+}
+
+static NO_BOUNDS: Bounds = Bounds {
+    maximum: None,
+    exclusive_maximum: false,
+    minimum: None,
+    exclusive_minimum: false,
+    max_length: None,
+    min_length: None,
+    pattern: None,
+    max_items: None,
+    min_items: None,
+    unique_items: false,
+    multiple_of: None,
+    max_properties: None,
+    min_properties: None,
+};
+
+impl Bounds {
+    fn is_empty(&self) -> bool {
+        self.maximum.is_none()
+            && !self.exclusive_maximum
+            && self.minimum.is_none()
+            && !self.exclusive_minimum
+            && self.max_length.is_none()
+            && self.min_length.is_none()
+            && self.pattern.is_none()
+            && self.max_items.is_none()
+            && self.min_items.is_none()
+            && !self.unique_items
+            && self.multiple_of.is_none()
+            && self.max_properties.is_none()
+            && self.min_properties.is_none()
+    }
 }
 
 #[derive(Debug)]
@@ -163,6 +205,10 @@ impl Validator {
     /// [`Validator::new`] as a server of `version` validates.
     pub fn new_at(schema: &SchemaProps, version: KubeVersion) -> Validator {
         Self::build(schema, version >= KubeVersion::new(1, 36), 0)
+    }
+
+    fn bounds(&self) -> &Bounds {
+        self.bounds.as_deref().unwrap_or(&NO_BOUNDS)
     }
 
     fn build(s: &SchemaProps, typed_numbers: bool, depth: usize) -> Validator {
@@ -205,11 +251,7 @@ impl Validator {
             Some(SchemaOrBool::Bool(b, _)) => Some(AdditionalProperties::Allows(*b)),
             None => None,
         };
-        Validator {
-            types,
-            type_names,
-            nullable: s.nullable,
-            format,
+        let bounds = Bounds {
             maximum: s.maximum,
             exclusive_maximum: s.exclusive_maximum,
             minimum: s.minimum,
@@ -221,9 +263,16 @@ impl Validator {
             min_items: s.min_items,
             unique_items: s.unique_items,
             multiple_of: s.multiple_of,
-            enum_: s.enum_.clone().unwrap_or_default(),
             max_properties: s.max_properties,
             min_properties: s.min_properties,
+        };
+        Validator {
+            types,
+            type_names,
+            nullable: s.nullable,
+            format,
+            bounds: (!bounds.is_empty()).then(|| Box::new(bounds)),
+            enum_: s.enum_.clone().unwrap_or_default(),
             required: s.required.clone().unwrap_or_default(),
             items,
             all_of: s.all_of.iter().flatten().map(build).collect(),
@@ -498,7 +547,7 @@ impl Validator {
             return VResult::default();
         };
         let runes = s.chars().count() as i64;
-        if let Some(max) = self.max_length
+        if let Some(max) = self.bounds().max_length
             && runes > max
         {
             return VResult::error(
@@ -512,7 +561,7 @@ impl Validator {
                 .with_valid(max),
             );
         }
-        if let Some(min) = self.min_length
+        if let Some(min) = self.bounds().min_length
             && runes < min
         {
             return VResult::error(validation(
@@ -523,7 +572,7 @@ impl Validator {
                 data.span,
             ));
         }
-        if let Some((pattern, compiled)) = &self.pattern {
+        if let Some((pattern, compiled)) = &self.bounds().pattern {
             let message = match compiled {
                 Ok(re) if re.is_match(s) => return VResult::default(),
                 Ok(_) => format!("{path} in body should match '{pattern}'"),
@@ -573,7 +622,7 @@ impl Validator {
             res.errors.push(other(e, span));
         }
         let mut multiple = VResult::default();
-        if let Some(factor) = self.multiple_of {
+        if let Some(factor) = self.bounds().multiple_of {
             if let Some(e) = range_error(
                 NumberValue::Float(factor),
                 type_name,
@@ -596,8 +645,8 @@ impl Validator {
             }
         }
         let mut minimum = VResult::default();
-        if let Some(min) = self.minimum {
-            let excl = self.exclusive_minimum;
+        if let Some(min) = self.bounds().minimum {
+            let excl = self.bounds().exclusive_minimum;
             if let Some(e) = range_error(
                 NumberValue::Float(min),
                 type_name,
@@ -623,8 +672,8 @@ impl Validator {
             }
         }
         let mut maximum = VResult::default();
-        if let Some(max) = self.maximum {
-            let excl = self.exclusive_maximum;
+        if let Some(max) = self.bounds().maximum {
+            let excl = self.bounds().exclusive_maximum;
             if let Some(e) = range_error(
                 NumberValue::Float(max),
                 type_name,
@@ -698,7 +747,7 @@ impl Validator {
             }
         }
         let size = items.len() as i64;
-        if let Some(min) = self.min_items
+        if let Some(min) = self.bounds().min_items
             && size < min
         {
             result.errors.push(validation(
@@ -709,7 +758,7 @@ impl Validator {
                 data.span,
             ));
         }
-        if let Some(max) = self.max_items
+        if let Some(max) = self.bounds().max_items
             && size > max
         {
             result.errors.push(
@@ -723,7 +772,7 @@ impl Validator {
                 .with_valid(max),
             );
         }
-        if self.unique_items {
+        if self.bounds().unique_items {
             let dup = items
                 .iter()
                 .enumerate()
@@ -793,7 +842,7 @@ impl Validator {
         };
         let mut res = VResult::default();
         let num_keys = map.len() as i64;
-        if let Some(min) = self.min_properties
+        if let Some(min) = self.bounds().min_properties
             && num_keys < min
         {
             res.errors.push(validation(
@@ -804,7 +853,7 @@ impl Validator {
                 data.span,
             ));
         }
-        if let Some(max) = self.max_properties
+        if let Some(max) = self.bounds().max_properties
             && num_keys > max
         {
             res.errors.push(
