@@ -56,6 +56,11 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
                     "limit exceeded here",
                     "this document was not checked; manifests never need this much expansion or nesting",
                 ),
+                YamlErrorKind::ControlCharacter => (
+                    src::YAML_SYNTAX,
+                    "control character",
+                    "remove it or write it as an escape in a double-quoted string: kubectl's YAML reader rejects this document",
+                ),
                 YamlErrorKind::NotJson => (
                     src::NOT_JSON,
                     "no JSON equivalent",

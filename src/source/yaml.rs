@@ -79,6 +79,9 @@ pub enum YamlErrorKind {
     DepthLimit,
     /// Valid YAML that cannot become JSON (a mapping as a key, `.inf`, …).
     NotJson,
+    /// A character go-yaml's reader refuses (C0/C1 controls, DEL, U+FFFE/U+FFFF):
+    /// kubectl cannot convert the document; the other documents are unaffected.
+    ControlCharacter,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -104,10 +107,116 @@ pub struct ParseOutput {
 /// (`.inf`) or a bad tagged value drops its document; a duplicate key is reported and the
 /// last value kept.
 pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
-    match parse_attempt(text, limits) {
+    let mut out = match parse_attempt(text, limits) {
         (out, None) => out,
         (out, Some(fix)) => lenient::reparse(text, limits, out, fix),
+    };
+    if let Some(at) = first_control_character(text) {
+        drop_document_at(&mut out, text, at);
     }
+    out
+}
+
+/// The offset of the first character go-yaml's reader refuses ("control characters
+/// are not allowed"): anything but tab, line feed, carriage return, U+0020–U+007E,
+/// U+0085, U+00A0–U+D7FF, U+E000–U+FFFD and U+10000 and above. (YAML 1.2 parsers such as
+/// saphyr accept some of them; kubectl's YAML to JSON conversion does not.)
+fn first_control_character(text: &str) -> Option<usize> {
+    // Bytes that may start a refused character: C0 controls but tab, line feed and
+    // carriage return; DEL; 0xC2 (U+0080–U+00BF, where C1 controls are); 0xEF
+    // (U+F000–U+FFFF, where U+FFFE and U+FFFF are). Any other non-ASCII character is
+    // allowed. The test of a 64-byte chunk has no branches, so it is vectorised.
+    let suspect = |b: u8| {
+        ((b < 0x20) & (b != b'\t') & (b != b'\n') & (b != b'\r'))
+            | (b == 0x7f)
+            | (b == 0xc2)
+            | (b == 0xef)
+    };
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let flagged = |chunk: &[u8]| chunk.iter().fold(0u8, |acc, &b| acc | u8::from(suspect(b))) != 0;
+    let exact = bytes.chunks_exact(64);
+    let rest = exact.remainder();
+    for chunk in exact.chain(std::iter::once(rest)) {
+        if flagged(chunk) {
+            for (i, &b) in chunk.iter().enumerate() {
+                let at = start + i;
+                let refused = match b {
+                    0xc2 => bytes
+                        .get(at + 1)
+                        .is_some_and(|&n| (0x80..=0x9f).contains(&n) && n != 0x85),
+                    0xef => {
+                        bytes.get(at + 1) == Some(&0xbf)
+                            && matches!(bytes.get(at + 2), Some(0xbe | 0xbf))
+                    }
+                    _ => suspect(b),
+                };
+                if refused {
+                    return Some(at);
+                }
+            }
+        }
+        start += chunk.len();
+    }
+    None
+}
+
+/// kubectl splits a stream into documents at lines starting with `---` before
+/// converting each: a refused character fails only its own chunk. The documents that
+/// start in that chunk are dropped and the error is reported in it.
+fn drop_document_at(out: &mut ParseOutput, text: &str, at: usize) {
+    let line_start = |p: usize| text[..p].rfind('\n').map_or(0, |i| i + 1);
+    let separator_lines = |from: usize| {
+        let mut line = from;
+        std::iter::from_fn(move || {
+            while line < text.len() {
+                let start = line;
+                line = text[start..]
+                    .find('\n')
+                    .map_or(text.len(), |i| start + i + 1);
+                if text[start..].starts_with("---") {
+                    return Some(start);
+                }
+            }
+            None
+        })
+    };
+    let here = line_start(at);
+    let chunk_start = separator_lines(0)
+        .take_while(|&s| s <= here)
+        .last()
+        .unwrap_or(0);
+    let chunk_end = separator_lines(here + 1).next().unwrap_or(text.len());
+    let inside = |p: usize| p >= chunk_start && p < chunk_end.max(chunk_start + 1);
+    let mut document = None;
+    out.documents.retain(|d| {
+        let keep = !inside(d.root.span.start);
+        if !keep {
+            document.get_or_insert(d.index);
+        }
+        keep
+    });
+    let document = document
+        .or_else(|| {
+            out.errors
+                .iter()
+                .find(|e| inside(e.span.start))
+                .map(|e| e.document)
+        })
+        .unwrap_or_else(|| {
+            let before = out
+                .documents
+                .iter()
+                .filter(|d| d.root.span.start < chunk_start);
+            before.map(|d| d.index + 1).max().unwrap_or(0)
+        });
+    out.errors.push(YamlError {
+        kind: YamlErrorKind::ControlCharacter,
+        message: "control characters are not allowed".to_string(),
+        span: Span::point(at),
+        document,
+    });
+    out.errors.sort_by_key(|e| e.span.start);
 }
 
 /// Where to report an error the scanner found at `at`. At the end of the stream that is

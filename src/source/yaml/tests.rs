@@ -697,3 +697,40 @@ fn a_block_scalar_ending_the_text_without_a_line_break_gets_none() {
         assert_eq!(json(&only_root(text)), expected, "{text:?}");
     }
 }
+
+#[test]
+fn control_characters_fail_their_document_as_in_kubectl() {
+    // sigs.k8s.io/yaml (go-yaml's reader): "yaml: control characters are not allowed",
+    // also inside a comment; kubectl splits the stream at `---` lines first, so the
+    // other documents are converted.
+    for (text, at) in [
+        ("a: \"x\u{14}\"\n", 5),
+        ("a: 1\n# comment \u{2}\n", 15),
+        ("a: x\u{7f}\n", 4),
+        ("a: \"\u{9f}\"\n", 4),
+        ("a: \"\u{fffe}\"\n", 4),
+    ] {
+        let out = parse_default(text);
+        assert!(out.documents.is_empty(), "{text:?}");
+        assert_eq!(out.errors.len(), 1, "{text:?}");
+        assert_eq!(out.errors[0].kind, YamlErrorKind::ControlCharacter);
+        assert_eq!(out.errors[0].message, "control characters are not allowed");
+        assert_eq!(out.errors[0].span, Span::point(at), "{text:?}");
+    }
+    // Allowed: a byte order mark, no-break space, U+FFFD, astral characters.
+    for text in [
+        "\u{feff}a: 1\n",
+        "a: \"\u{a0}é\"\n",
+        "a: \"\u{fffd}\"\n",
+        "a: \"😀\"\n",
+    ] {
+        let out = parse_default(text);
+        assert!(out.errors.is_empty(), "{text:?}: {:?}", out.errors);
+        assert_eq!(out.documents.len(), 1);
+    }
+    let out = parse_default("a: 1\n---\nb: \"\u{1}\"\n---\nc: 3\n");
+    let kept: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+    assert_eq!(kept, [r#"{"a":1}"#, r#"{"c":3}"#]);
+    assert_eq!(out.errors.len(), 1);
+    assert_eq!(out.errors[0].document, 1);
+}
