@@ -26,7 +26,7 @@ fn webhook_conversion_keeps_the_request_version_and_says_so() {
     let (out, err, status) = dry_run("conversion-webhook");
     assert_eq!(
         out,
-        "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  generation: 1\n  name: converted-by-webhook\nspec:\n  size: 1\n"
+        "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  generation: 1\n  name: converted-by-webhook\n  namespace: default\nspec:\n  size: 1\n"
     );
     assert_eq!(
         err,
@@ -40,7 +40,7 @@ fn strategy_none_changes_only_the_api_version() {
     let (out, err, status) = dry_run("conversion-none");
     assert_eq!(
         out,
-        "apiVersion: example.com/v2\nkind: Thing\nmetadata:\n  generation: 1\n  name: converted-by-apiversion\nspec:\n  size: 1\n"
+        "apiVersion: example.com/v2\nkind: Thing\nmetadata:\n  generation: 1\n  name: converted-by-apiversion\n  namespace: default\nspec:\n  size: 1\n"
     );
     assert_eq!(err, "");
     assert_eq!(status, 0);

@@ -31,7 +31,7 @@ fn defaults_are_applied_and_unknown_fields_pruned_with_a_warning() {
         out,
         "apiVersion: stable.example.com/v1\n\
          kind: CronTab\n\
-         metadata:\n  generation: 1\n  name: my-new-cron-object\n\
+         metadata:\n  generation: 1\n  name: my-new-cron-object\n  namespace: default\n\
          spec:\n  cronSpec: 5 0 * * *\n  image: my-awesome-cron-image\n  replicas: 1\n"
     );
     assert!(
@@ -71,12 +71,13 @@ fn diff_shows_what_pruning_and_defaulting_changed() {
         out,
         "--- testdata/dry-run/defaulting.yaml#0 (as written)\n\
          +++ testdata/dry-run/defaulting.yaml#0 (as stored)\n\
-         @@ -1,7 +1,9 @@\n \
+         @@ -1,7 +1,10 @@\n \
          apiVersion: stable.example.com/v1\n \
          kind: CronTab\n \
          metadata:\n\
          +  generation: 1\n   \
-         name: my-new-cron-object\n \
+         name: my-new-cron-object\n\
+         +  namespace: default\n \
          spec:\n\
          +  cronSpec: 5 0 * * *\n   \
          image: my-awesome-cron-image\n\
@@ -124,4 +125,37 @@ fn the_storage_path_coerces_with_the_storage_versions_schema() {
     );
     assert_eq!(String::from_utf8(output.stderr).unwrap(), "");
     assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn server_written_metadata_is_not_echoed_and_a_resource_version_fails_a_create() {
+    // The server replaces uid, creationTimestamp and managedFields with its own values
+    // (not printed); a numeric resourceVersion makes etcd refuse the create.
+    let dir = std::env::temp_dir().join(format!("crdlint-dry-run-meta-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exported = dir.join("exported.yaml");
+    std::fs::write(
+        &exported,
+        "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: a\n  \
+         uid: 0f6b3c2e-0000-0000-0000-000000000000\n  creationTimestamp: null\n  \
+         managedFields: []\nspec:\n  cronSpec: '* * * * */5'\n  image: x\n---\n\
+         apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: b\n  \
+         namespace: team\n  resourceVersion: \"42\"\nspec:\n  cronSpec: '* * * * */5'\n  image: x\n",
+    )
+    .unwrap();
+    let (out, err, status) = dry_run(&[exported.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        out,
+        "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  generation: 1\n  \
+         name: a\n  namespace: default\nspec:\n  cronSpec: '* * * * */5'\n  image: x\n  \
+         replicas: 1\n"
+    );
+    assert!(
+        err.contains(
+            "Internal error occurred: resourceVersion should not be set on objects to be created"
+        ),
+        "{err}"
+    );
+    assert_eq!(status, 1);
 }

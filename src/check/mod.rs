@@ -101,6 +101,9 @@ pub struct Document {
     pub object: ObjectRef,
     /// Whether findings about it are reported (false for `--crds` sources).
     pub reported: bool,
+    /// Loading reported an error in its YAML document (a duplicate key, …): kubectl
+    /// would not send it, so `dry-run` stores nothing for it.
+    pub load_failed: bool,
 }
 
 impl Document {
@@ -168,6 +171,7 @@ fn flatten(
                     root: item,
                     object,
                     reported,
+                    load_failed: false,
                 });
             }
         }
@@ -180,6 +184,7 @@ fn flatten(
         root,
         object,
         reported,
+        load_failed: false,
     });
 }
 

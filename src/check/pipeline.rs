@@ -348,7 +348,7 @@ impl Context<'_> {
                 let outcome = timings::time(Stage::Resource, || {
                     crd.outcome(&doc.root, policy::UnknownFieldPolicy::Warn)
                 });
-                let failed = outcome.has_errors();
+                let failed = outcome.has_errors() || doc.load_failed;
                 out.diagnostics
                     .extend(outcome.diagnostics.into_iter().map(|d| doc.diagnostic(d)));
                 if let (false, Some(stored)) = (failed, outcome.stored) {
@@ -393,6 +393,7 @@ impl Context<'_> {
                 &mut documents,
             );
         }
+        mark_load_failures(&mut documents, &out.diagnostics);
         for doc in documents {
             let mut findings = Vec::new();
             match class_of(&doc, &mut out.summary, &mut findings) {
@@ -461,7 +462,6 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
             summary.files += 1;
             crd_files.push(loaded.file.clone());
         }
-        diagnostics.extend(loaded.diagnostics);
         let mut documents = Vec::new();
         for parsed in loaded.documents {
             flatten(
@@ -472,6 +472,8 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
                 &mut documents,
             );
         }
+        mark_load_failures(&mut documents, &loaded.diagnostics);
+        diagnostics.extend(loaded.diagnostics);
         let mut objects = Vec::new();
         for doc in documents {
             match class_of(&doc, &mut summary, &mut diagnostics) {
@@ -564,6 +566,19 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
         },
         objects,
     })
+}
+
+/// Marks the documents that loading reported an error in.
+fn mark_load_failures(documents: &mut [Document], load_diagnostics: &[Diagnostic]) {
+    for d in load_diagnostics {
+        if d.severity == Severity::Error
+            && let Some(index) = d.document
+        {
+            for doc in documents.iter_mut().filter(|doc| doc.index == index) {
+                doc.load_failed = true;
+            }
+        }
+    }
 }
 
 /// Adds a v1 CRD to the registry (the last definition of a name wins).

@@ -568,7 +568,11 @@ impl Checker<'_> {
         for (message, span) in objectmeta::finalizer_warnings(&warned) {
             self.push(Diagnostic::warning(FINALIZER_NAME, message).with_span(span));
         }
+        if old.is_none() && !self.out.has_errors() {
+            self.resource_version_on_create(&obj);
+        }
         if !self.out.has_errors() {
+            self.fill_system_metadata(&mut obj);
             if let (Some(storage), Some(m)) = (&self.crd.storage_version, obj.as_object_mut())
                 && !self.crd.webhook_conversion
             {
@@ -587,6 +591,68 @@ impl Checker<'_> {
             self.out.stored = Some(obj);
         }
         self.out
+    }
+
+    /// Storage refuses to create an object that carries a resource version (a
+    /// manifest exported from a cluster): etcd3's `ErrResourceVersionSetOnCreate`,
+    /// after validation passed. "" and "0" mean none; text that is not a decimal
+    /// number is ignored there (and replaced).
+    fn resource_version_on_create(&mut self, obj: &Node) {
+        let Some(rv) = obj.get_path(&["metadata", "resourceVersion"]) else {
+            return;
+        };
+        let set = rv.as_str().is_some_and(|v| {
+            !v.is_empty()
+                && v.bytes().all(|b| b.is_ascii_digit())
+                && v.parse::<u64>().is_ok_and(|n| n != 0)
+        });
+        if set {
+            self.push(
+                Diagnostic::error(
+                    INVALID_METADATA,
+                    "Internal error occurred: resourceVersion should not be set on objects to be created",
+                )
+                .with_field("metadata.resourceVersion")
+                .with_span(rv.span)
+                .with_help("remove it (the manifest looks exported from a cluster); an update of an existing object can be checked with --old"),
+            );
+        }
+    }
+
+    /// What the server writes into every created object itself: `uid` and
+    /// `creationTimestamp` (`FillObjectMetaSystemFields`), `resourceVersion` (storage)
+    /// and `managedFields` (its field manager). A stored object shows none of the
+    /// request's values; crdlint prints no generated ones. A namespaced object without
+    /// a namespace gets kubectl's default one.
+    fn fill_system_metadata(&self, obj: &mut Node) {
+        let Some(m) = obj
+            .as_object_mut()
+            .and_then(|m| m.get_mut("metadata"))
+            .and_then(Node::as_object_mut)
+        else {
+            return;
+        };
+        for key in [
+            "uid",
+            "creationTimestamp",
+            "resourceVersion",
+            "managedFields",
+        ] {
+            m.remove(key);
+        }
+        if self.crd.namespaced {
+            let span = m.get("name").map_or(Span::default(), |n| n.span);
+            match m.get_mut("namespace") {
+                Some(n) if n.as_str().is_some_and(|s| !s.is_empty()) => {}
+                Some(n) => n.value = Value::String("default".into()),
+                None => {
+                    m.insert(
+                        "namespace".into(),
+                        Node::synthetic(Value::String("default".into()), span),
+                    );
+                }
+            }
+        }
     }
 
     /// The storage encoding converts the object to the storage version and coerces it
