@@ -72,9 +72,6 @@ struct Out<'s, 'a> {
     sink: &'s mut Sink<'a>,
     stopped: bool,
     last_end: Option<usize>,
-    /// A block scalar ends at the end of the text on a line of its own that has no
-    /// line break (see [`ends_with_phantom_break`]).
-    phantom_break: bool,
 }
 
 impl Out<'_, '_> {
@@ -89,24 +86,6 @@ impl Out<'_, '_> {
 /// Feeds every decoded character to `sink` (which returns `false` to stop early) and
 /// returns the end-of-content offset.
 fn walk(source: &str, span: Span, style: ScalarStyle, sink: &mut Sink<'_>) -> Option<usize> {
-    walk_out(source, span, style, sink).map(|(end, _)| end)
-}
-
-/// Whether the block scalar at `node_span` ends at the end of `source` on one of its
-/// own lines without a line break. saphyr 0.3.3 decodes such a line as if it had a
-/// break and adds a `\n` that libyaml and go-yaml (kubectl) do not: the loader removes
-/// it (`yaml::Builder`), and this module never emits it.
-pub fn ends_with_phantom_break(source: &str, node_span: Span, style: ScalarStyle) -> bool {
-    matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
-        && walk_out(source, node_span, style, &mut |_, _| true).is_some_and(|(_, p)| p)
-}
-
-fn walk_out(
-    source: &str,
-    span: Span,
-    style: ScalarStyle,
-    sink: &mut Sink<'_>,
-) -> Option<(usize, bool)> {
     if span.start > span.end
         || span.end > source.len()
         || !source.is_char_boundary(span.start)
@@ -118,9 +97,8 @@ fn walk_out(
         sink,
         stopped: false,
         last_end: None,
-        phantom_break: false,
     };
-    let end = match style {
+    match style {
         ScalarStyle::Plain => {
             let mut folder = Folder::default();
             flow_chars(
@@ -138,8 +116,7 @@ fn walk_out(
         ScalarStyle::Literal => block(source, span, true, &mut out),
         ScalarStyle::Folded => block(source, span, false, &mut out),
         ScalarStyle::NotScalar => None,
-    }?;
-    Some((end, out.phantom_break))
+    }
 }
 
 /// Line folding of flow scalars (plain and quoted), as the scanner does it: blanks before
@@ -418,9 +395,8 @@ fn block(source: &str, span: Span, literal: bool, out: &mut Out) -> Option<usize
     if q >= len {
         // End of input without content.
         if chomp == Chomp::Keep {
-            // Only indentation, without a break: no line to keep.
             if trailing.is_empty() && q > line {
-                out.phantom_break = true;
+                out.emit('\n', len, 0);
             }
             for (offset, l) in trailing.drain(..) {
                 out.emit('\n', offset, l);
@@ -497,9 +473,8 @@ fn block(source: &str, span: Span, literal: bool, out: &mut Out) -> Option<usize
         if let Some((offset, l)) = leading_break {
             out.emit('\n', offset, l);
         }
-        // The last line of the scalar ends the text without a break: nothing to keep.
         if q >= len && col >= indent.max(1) {
-            out.phantom_break = true;
+            out.emit('\n', len, 0);
         }
     }
     if chomp == Chomp::Keep {

@@ -700,7 +700,6 @@ impl<'t> Builder<'t> {
         raw_end: usize,
     ) {
         let span = self.scalar_span(style, anchor != 0 || tag.is_some(), raw_start, raw_end);
-        let text = self.without_phantom_break(text, style, span);
         let core = tag.map(core_tag);
         let resolved = match core {
             None if style == SaphyrStyle::Plain => Ok(scalar::resolve_plain_yaml(&text)),
@@ -1008,40 +1007,6 @@ impl<'t> Builder<'t> {
             Some(Ok((message, span))) => self.not_json(message, span),
             None => {}
         }
-    }
-
-    /// saphyr 0.3.3 ends a block scalar whose last line ends the text without a line
-    /// break as if that line had one: `|` then `  x` then EOF gives "x\n", and a last
-    /// line of indentation only adds an empty line ("x\n\n" for `  x\n  `). libyaml and
-    /// go-yaml (kubectl) give "x" and "x\n". `source::inner` knows which lines belong
-    /// to the scalar (a less indented blank line does not).
-    fn without_phantom_break<'a>(
-        &self,
-        text: Cow<'a, str>,
-        style: SaphyrStyle,
-        span: Span,
-    ) -> Cow<'a, str> {
-        let node_style = match style {
-            SaphyrStyle::Literal => ScalarStyle::Literal,
-            SaphyrStyle::Folded => ScalarStyle::Folded,
-            _ => return text,
-        };
-        let bytes = self.text.as_bytes();
-        // Cheap test first: the text ends without a break, and after the scalar's content
-        // there is only whitespace.
-        let at_end = !matches!(bytes.last(), None | Some(b'\n' | b'\r'))
-            && bytes
-                .get(span.end..)
-                .is_some_and(|rest| rest.iter().all(|&b| is_blank_or_break(b)));
-        if !at_end
-            || !text.ends_with('\n')
-            || !super::inner::ends_with_phantom_break(self.text, span, node_style)
-        {
-            return text;
-        }
-        let mut owned = text.into_owned();
-        owned.pop();
-        Cow::Owned(owned)
     }
 
     fn scalar_span(
