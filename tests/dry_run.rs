@@ -159,3 +159,26 @@ fn server_written_metadata_is_not_echoed_and_a_resource_version_fails_a_create()
     );
     assert_eq!(status, 1);
 }
+
+#[test]
+fn a_text_without_a_final_line_break_reads_as_kubectl_reads_it() {
+    // kubectl's YAMLReader ends every line with a break, the last one included: a
+    // block scalar's last content line keeps its break, and a last line of indentation
+    // only is an empty line (clipped). Values recorded with droracle (the 1.35
+    // libraries reading through the same reader).
+    let dir = std::env::temp_dir().join(format!("crdlint-dry-run-eof-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let head = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: a\nspec:\n  \
+                cronSpec: '* * * * */5'\n  image: |\n";
+    let content = dir.join("content.yaml");
+    std::fs::write(&content, format!("{head}    sleep 1000")).unwrap();
+    let blank = dir.join("blank.yaml");
+    std::fs::write(&blank, format!("{head}    sleep 1000\n    ")).unwrap();
+    for file in [&content, &blank] {
+        let (out, err, status) = dry_run(&["-o", "json", file.to_str().unwrap()]);
+        let stored: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(stored["spec"]["image"], "sleep 1000\n", "{file:?}: {err}");
+        assert_eq!(status, 0);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -34,7 +34,7 @@ pub fn read(input: &Input, max_file_size: u64) -> Result<String, Box<LoadedFile>
 
 /// Parses the text read from `input`.
 pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
-    let file = SourceFile::new(input.display(), text);
+    let file = SourceFile::new(input.display(), line_terminated(text));
     let parsed = timings::time(Stage::Parse, || yaml::parse(&file.text, limits));
     let diagnostics = parsed
         .errors
@@ -80,6 +80,18 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
         diagnostics,
         io_error: false,
     }
+}
+
+/// kubectl (and kubectl-validate) read manifests line by line with apimachinery's
+/// `YAMLReader`, whose line reader ends every line, the last one included, with a line
+/// break: a text without a final break is parsed as if it had one. (It matters for a
+/// block scalar on the last line: a last line of indentation only is then an empty
+/// line, not content.) Offsets into the text do not move.
+fn line_terminated(mut text: String) -> String {
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
 }
 
 fn unreadable(name: String, error: ReadError) -> LoadedFile {
