@@ -182,3 +182,26 @@ fn a_text_without_a_final_line_break_reads_as_kubectl_reads_it() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_document_with_a_yaml_error_is_not_printed() {
+    // kubectl's strict YAML to JSON conversion refuses the first document; the second
+    // is stored.
+    let dir = std::env::temp_dir().join(format!("crdlint-dry-run-dup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("dup.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: a\nspec:\n  \
+         cronSpec: '* * * * */5'\n  image: x\n  image: y\n---\n\
+         apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: b\nspec:\n  \
+         cronSpec: '* * * * */5'\n  image: z\n",
+    )
+    .unwrap();
+    let (out, err, status) = dry_run(&["-o", "json", file.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let stored: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(stored["metadata"]["name"], "b", "{out}");
+    assert!(err.contains("duplicate-key"), "{err}");
+    assert_eq!(status, 1);
+}
