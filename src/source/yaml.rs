@@ -186,7 +186,8 @@ fn drop_document_at(out: &mut ParseOutput, text: &str, at: usize) {
         .take_while(|&s| s <= here)
         .last()
         .unwrap_or(0);
-    let chunk_end = separator_lines(here + 1).next().unwrap_or(text.len());
+    let next_line = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
+    let chunk_end = separator_lines(next_line).next().unwrap_or(text.len());
     let inside = |p: usize| p >= chunk_start && p < chunk_end.max(chunk_start + 1);
     let mut document = None;
     out.documents.retain(|d| {

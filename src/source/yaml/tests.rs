@@ -698,6 +698,16 @@ fn control_characters_fail_their_document_as_in_kubectl() {
         assert!(out.errors.is_empty(), "{text:?}: {:?}", out.errors);
         assert_eq!(out.documents.len(), 1);
     }
+    // After a multi-byte character on the same line (fuzzing found a panic there).
+    for text in ["\u{feff}\u{0}", "\u{4cd}ule-ap\u{1}: x\n---\na: 1\n"] {
+        let out = parse_default(text);
+        assert!(
+            out.errors
+                .iter()
+                .any(|e| e.kind == YamlErrorKind::ControlCharacter),
+            "{text:?}"
+        );
+    }
     let out = parse_default("a: 1\n---\nb: \"\u{1}\"\n---\nc: 3\n");
     let kept: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
     assert_eq!(kept, [r#"{"a":1}"#, r#"{"c":3}"#]);
