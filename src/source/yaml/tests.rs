@@ -699,7 +699,11 @@ fn control_characters_fail_their_document_as_in_kubectl() {
         assert_eq!(out.documents.len(), 1);
     }
     // After a multi-byte character on the same line (fuzzing found a panic there).
-    for text in ["\u{feff}\u{0}", "\u{4cd}ule\u{1a}-ap", "\u{4cd}ule-ap\u{1}: x\n---\na: 1\n"] {
+    for text in [
+        "\u{feff}\u{0}",
+        "\u{4cd}ule\u{1a}-ap",
+        "\u{4cd}ule-ap\u{1}: x\n---\na: 1\n",
+    ] {
         let out = parse_default(text);
         assert!(
             out.errors
