@@ -95,3 +95,31 @@ fn a_nul_in_a_raw_triple_quoted_string_is_left_to_the_generated_parser() {
         assert!(parse(text, ParseOptions::default()).is_err(), "{text:?}");
     }
 }
+
+/// yaml_spans slow unit (a fuzzed Gateway, 22 KB): each lenient re-parse padded more
+/// lines by thousands of spaces; over 32 attempts the text grew to 12 MB and one check
+/// took a second. Padding is now bounded (64 KiB or an eighth of the text). The file
+/// must still come back with its errors, and with the spans inside the original text.
+#[test]
+fn lenient_reparse_padding_is_bounded() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/fuzz/lenient-padding.yaml"
+    ))
+    .unwrap();
+    let out = parse(&text, &Limits::default());
+    assert!(out.documents.is_empty());
+    let kinds: Vec<String> = out.errors.iter().map(|e| format!("{:?}", e.kind)).collect();
+    assert_eq!(
+        kinds,
+        [
+            "DuplicateKey",
+            "DuplicateKey",
+            "DuplicateKey",
+            "DuplicateKey",
+            "Syntax",
+            "ControlCharacter"
+        ]
+    );
+    assert!(out.errors.iter().all(|e| e.span.end <= text.len()));
+}
