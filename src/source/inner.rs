@@ -516,6 +516,15 @@ fn key_column_above(b: &[u8], line: usize) -> Option<isize> {
         while i < content_end && b[i] == b' ' {
             i += 1;
         }
+        // A comment line between the key and the header: look above it, as for a
+        // blank line (found by the yaml_spans fuzz target).
+        if b[i] == b'#' {
+            end = start;
+            if end == 0 {
+                return None;
+            }
+            continue;
+        }
         while i + 1 < content_end && b[i] == b'-' && matches!(b[i + 1], b' ' | b'\t') {
             i += 1;
             while i < content_end && matches!(b[i], b' ' | b'\t') {
@@ -786,6 +795,9 @@ data:
         check("k: |\n  x\n  # not a comment\nl: y\n");
         check("k: \"a#b\" # comment\nl: 'c' # d\n");
         check("k: |\n  a\n  ");
+        // A comment between the key and an indentation indicator's header line.
+        check("- k:\n#c\n   |1\n    OOO  tf8\n");
+        check("- k:\n#-  x\n#$ -be-ept: |1\n   |1\n    OOO  tf8\n");
         check("k: >\n  a\n  ");
         check("k: |+\n  a\n  ");
         check("? |\n  block key\n: |\n  block value\n");
