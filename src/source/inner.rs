@@ -550,7 +550,8 @@ fn parent_indent(b: &[u8], indicator: usize) -> Option<isize> {
         .rposition(|&c| c == b'\n' || c == b'\r')
         .map_or(0, |i| i + 1);
     let mut i = line;
-    while i < indicator && b[i] == b' ' {
+    // saphyr counts a tab before a key as one column (libyaml refuses it).
+    while i < indicator && matches!(b[i], b' ' | b'\t') {
         i += 1;
     }
     if b[i..indicator].starts_with(b"---") {
@@ -798,6 +799,8 @@ data:
         // A comment between the key and an indentation indicator's header line.
         check("- k:\n#c\n   |1\n    OOO  tf8\n");
         check("- k:\n#-  x\n#$ -be-ept: |1\n   |1\n    OOO  tf8\n");
+        // A tab before the key (saphyr: one column).
+        check("\t-ipt: |1\n   \u{2028}|1\n    OOO\n");
         check("k: >\n  a\n  ");
         check("k: |+\n  a\n  ");
         check("? |\n  block key\n: |\n  block value\n");
