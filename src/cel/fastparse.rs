@@ -535,7 +535,7 @@ fn unescape(token: &str, bytes: bool) -> Option<Vec<u8>> {
 }
 
 /// cel-go's reserved identifiers (the crate refuses them as names and functions).
-fn is_reserved(name: &str) -> bool {
+pub(crate) fn is_reserved(name: &str) -> bool {
     matches!(
         name,
         "as" | "break"

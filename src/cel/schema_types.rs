@@ -289,34 +289,10 @@ fn has_type_and_object_meta(s: &Structural) -> bool {
         && is(meta.and_then(|m| m.property("generateName")), "string")
 }
 
-/// CEL's reserved words, which a property name is escaped from (`__name__`).
+/// CEL's reserved words, which a property name is escaped from (`__name__`): the
+/// literals and `in`, and the identifiers cel-go reserves.
 fn is_reserved(ident: &str) -> bool {
-    // A `match` compiles to a length switch: this runs for every property name a
-    // rule sees.
-    matches!(
-        ident,
-        "true"
-            | "false"
-            | "null"
-            | "in"
-            | "as"
-            | "break"
-            | "const"
-            | "continue"
-            | "else"
-            | "for"
-            | "function"
-            | "if"
-            | "import"
-            | "let"
-            | "loop"
-            | "package"
-            | "namespace"
-            | "return"
-            | "var"
-            | "void"
-            | "while"
-    )
+    matches!(ident, "true" | "false" | "null" | "in") || super::fastparse::is_reserved(ident)
 }
 
 /// The CEL name of a property (`apiserver/pkg/cel.Escape`), or `None` when the property
