@@ -424,6 +424,7 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
     let kept = AtomicUsize::new(0);
     let scanned: Vec<Scanned> = sources
         .par_iter()
+        .with_max_len(1)
         .map(|s| scan(s, options, parse_all, &kept))
         .collect();
     drop(phase);
@@ -528,6 +529,7 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
     };
     let outcomes: Vec<Outcome> = tasks
         .into_par_iter()
+        .with_max_len(1)
         .map(|task| context.run(task))
         .collect();
     drop(phase);
@@ -535,6 +537,10 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
     let _phase = timings::phase("finish");
     if outcomes.iter().any(|o| o.missed_crd) {
         return Err(());
+    }
+    drop(context);
+    if options.exit_after {
+        std::mem::forget(registry);
     }
     let mut objects = Vec::new();
     for outcome in outcomes {

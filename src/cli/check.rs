@@ -192,6 +192,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         },
         severities,
         old_paths: args.old.clone(),
+        exit_after: true,
     };
     let result = crate::check::run(&options);
     let format = match args.output {

@@ -57,6 +57,7 @@ pub fn run(args: &DryRunArgs) -> u8 {
         walk: WalkOptions::default(),
         limits: Limits::default(),
         kube_version: args.kube_version,
+        exit_after: true,
         ..CheckOptions::default()
     };
     let outcome = crate::check::dry_run(&options);

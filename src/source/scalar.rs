@@ -431,9 +431,20 @@ pub fn into_value(resolved: Resolved, text: Cow<'_, str>) -> Result<Value, Strin
             Err(_) => Value::Float(u as f64),
         },
         Resolved::Float(f) => json_number(f)?,
-        Resolved::Str | Resolved::Timestamp => Value::String(text.into_owned()),
+        Resolved::Str | Resolved::Timestamp => Value::String(exact(text)),
         Resolved::Binary => Value::String(decode_binary(&text)?),
     })
+}
+
+/// The scalar's text in a string of its own size. saphyr builds scalars in buffers with
+/// room to spare (128 bytes for a plain one): kept as they are, a CRD's tree takes
+/// several times its text. Copying now, while the text is in cache, frees the buffer
+/// for the next scalar.
+fn exact(text: Cow<'_, str>) -> String {
+    match text {
+        Cow::Owned(s) if s.capacity() == s.len() => s,
+        text => String::from(&*text),
+    }
 }
 
 /// A float after a Go JSON round trip (see [`into_value`]).
@@ -464,7 +475,7 @@ pub fn json_number(f: f64) -> Result<Value, String> {
 /// Null and values above int64 are unsupported map keys.
 pub fn key_string(resolved: Resolved, text: Cow<'_, str>) -> Result<String, String> {
     Ok(match resolved {
-        Resolved::Str | Resolved::Timestamp => text.into_owned(),
+        Resolved::Str | Resolved::Timestamp => exact(text),
         Resolved::Binary => decode_binary(&text)?,
         Resolved::Bool(b) => b.to_string(),
         Resolved::Int(i) => i.to_string(),
