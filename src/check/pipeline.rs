@@ -538,7 +538,6 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
     if outcomes.iter().any(|o| o.missed_crd) {
         return Err(());
     }
-    drop(context);
     if options.exit_after {
         std::mem::forget(registry);
     }
