@@ -61,6 +61,11 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
                     "control character",
                     "remove it or write it as an escape in a double-quoted string: kubectl's YAML reader rejects this document",
                 ),
+                YamlErrorKind::InvalidSeparator => (
+                    src::YAML_SYNTAX,
+                    "content after a document separator",
+                    "kubectl's YAML reader allows only spaces or a comment after `---`: move this to the next line. The document before this line and the rest of the file were not checked",
+                ),
                 YamlErrorKind::NotJson => (
                     src::NOT_JSON,
                     "no JSON equivalent",

@@ -495,11 +495,15 @@ fn is_document_marker(b: &[u8], p: usize) -> bool {
 fn key_column_above(b: &[u8], line: usize) -> Option<isize> {
     let mut end = line;
     loop {
-        // The previous line: [start, end) without its break.
-        let content_end = b[..end]
+        // The previous line: [start, end) without its break. None above: the header
+        // is at the top level, as after a document marker (`---` then `|1`).
+        let Some(content_end) = b[..end]
             .iter()
             .rposition(|&c| c != b'\n' && c != b'\r')
-            .map(|i| i + 1)?;
+            .map(|i| i + 1)
+        else {
+            return Some(-1);
+        };
         let start = b[..content_end]
             .iter()
             .rposition(|&c| c == b'\n' || c == b'\r')
@@ -508,9 +512,12 @@ fn key_column_above(b: &[u8], line: usize) -> Option<isize> {
         if text.iter().all(|&c| matches!(c, b' ' | b'\t')) {
             end = start;
             if end == 0 {
-                return None;
+                return Some(-1);
             }
             continue;
+        }
+        if is_document_marker(b, start) {
+            return Some(-1);
         }
         let mut i = start;
         while i < content_end && b[i] == b' ' {
@@ -521,7 +528,7 @@ fn key_column_above(b: &[u8], line: usize) -> Option<isize> {
         if b[i] == b'#' {
             end = start;
             if end == 0 {
-                return None;
+                return Some(-1);
             }
             continue;
         }
@@ -723,8 +730,12 @@ mod tests {
         check("a: |\n  x\n   \n  y\n");
         check("a: |\nb: 1\n");
         check("a: |+\n\n");
-        check("--- |\n  root\n");
-        check("--- |1\n  root\n");
+        check("---\n|\n  root\n");
+        check("---\n|1\n  root\n");
+        // At the top level with nothing, a comment or a marker above.
+        check("|1\n  root\n");
+        check("# c\n\n|2\n   root\n");
+        check("--- # c\n>1\n  root\n");
         check("a: &x !!str |\n  tagged\nb: *x\n");
         // `|` at 3; "x" at 7, its newline (the break) at 8.
         let yaml = "a: |\n  x\n  y\nb: 1\n";

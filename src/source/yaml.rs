@@ -82,6 +82,9 @@ pub enum YamlErrorKind {
     /// A character go-yaml's reader refuses (C0/C1 controls, DEL, U+FFFE/U+FFFF):
     /// kubectl cannot convert the document; the other documents are unaffected.
     ControlCharacter,
+    /// A `---` line with content after it, which kubectl's YAML reader refuses; the
+    /// stream ends there, the document before it included.
+    InvalidSeparator,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -111,10 +114,77 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
         (out, None) => out,
         (out, Some(fix)) => lenient::reparse(text, limits, out, fix),
     };
-    if let Some(at) = first_control_character(text) {
+    let bad_separator = invalid_separator(text);
+    if let Some(at) = first_control_character(text)
+        && bad_separator.is_none_or(|(line, _)| at < line)
+    {
         drop_document_at(&mut out, text, at);
     }
+    if let Some((line, content)) = bad_separator {
+        cut_at_separator(&mut out, text, line, content);
+    }
     out
+}
+
+/// The first line kubectl's YAMLReader refuses as a document separator: one that starts
+/// with `---` and goes on with anything but spaces or a comment (`--- {a: 1}`, `--- |`,
+/// `----`). Returns the line's offset and the span of what follows the `---`, trimmed.
+/// A JSON stream (first character `{`) is not read line by line.
+fn invalid_separator(text: &str) -> Option<(usize, Span)> {
+    if text.trim_start().starts_with('{') {
+        return None;
+    }
+    let mut line = 0;
+    while line < text.len() {
+        let end = text[line..].find('\n').map_or(text.len(), |i| line + i + 1);
+        if let Some(rest) = text[line..end].strip_prefix("---") {
+            // Go's strings.TrimSpace and Rust's trim share Unicode's White_Space.
+            let trimmed = rest.trim();
+            if !trimmed.is_empty() && !trimmed.starts_with('#') {
+                let start = line + 3 + (rest.len() - rest.trim_start().len());
+                return Some((line, Span::new(start, start + trimmed.len())));
+            }
+        }
+        line = end;
+    }
+    None
+}
+
+/// kubectl's YAMLReader fails at a refused separator line and drops what it had read of
+/// the document before it: the documents of the chunk that ends there, and everything
+/// after, are never converted. Earlier chunks were (and `kubectl apply` applies them).
+fn cut_at_separator(out: &mut ParseOutput, text: &str, line: usize, content: Span) {
+    let chunk_start = text[..line]
+        .match_indices('\n')
+        .map(|(i, _)| i + 1)
+        .filter(|&start| start < line && text[start..].starts_with("---"))
+        .next_back()
+        .unwrap_or(0);
+    // A syntax error before the chunk already ended the stream for kubectl.
+    if out
+        .errors
+        .iter()
+        .any(|e| e.kind == YamlErrorKind::Syntax && e.span.start < chunk_start)
+    {
+        return;
+    }
+    let first_dropped = out
+        .documents
+        .iter()
+        .find(|d| d.root.span.start >= chunk_start)
+        .map(|d| d.index);
+    let document = first_dropped.unwrap_or_else(|| out.documents.last().map_or(0, |d| d.index + 1));
+    out.documents.retain(|d| d.root.span.start < chunk_start);
+    out.errors.retain(|e| e.span.start < chunk_start);
+    out.errors.push(YamlError {
+        kind: YamlErrorKind::InvalidSeparator,
+        message: format!(
+            "invalid Yaml document separator: {}",
+            &text[content.start..content.end]
+        ),
+        span: content,
+        document,
+    });
 }
 
 /// The offset of the first character go-yaml's reader refuses ("control characters

@@ -21,7 +21,7 @@ fn json(node: &Node) -> String {
 
 #[test]
 fn multi_document_indices_count_empty_documents() {
-    let text = "a: 1\n---\n---\n# only a comment\n---\nb: 2\n--- ~\n---\nc: 3\n...\n";
+    let text = "a: 1\n---\n---\n# only a comment\n---\nb: 2\n---\n~\n---\nc: 3\n...\n";
     let out = parse_default(text);
     assert!(out.errors.is_empty(), "{:?}", out.errors);
     let found: Vec<(usize, String)> = out
@@ -43,7 +43,7 @@ fn multi_document_indices_count_empty_documents() {
     assert_eq!(out.documents[0].index, 0);
     assert!(parse_default("").documents.is_empty());
     assert!(parse_default("# nothing\n").documents.is_empty());
-    let out = parse_default("--- 5\n--- text\n");
+    let out = parse_default("---\n5\n---\ntext\n");
     let found: Vec<(usize, String)> = out
         .documents
         .iter()
@@ -134,8 +134,10 @@ fn block_scalar_spans_start_at_the_indicator() {
     let items = root.as_array().unwrap();
     assert_eq!(at(text, items[0].span), "|\n  item");
     assert_eq!(at(text, items[1].span), ">\n  other");
-    let text = "--- |\n  root\n";
+    let text = "---\n|\n  root\n";
     assert_eq!(at(text, only_root(text).span), "|\n  root");
+    // (`--- |` on one line is what kubectl's reader refuses: see
+    // separator_lines_with_content_end_the_stream_as_in_kubectl.)
 }
 
 #[test]
@@ -383,7 +385,7 @@ fn syntax_errors_keep_earlier_documents() {
     assert_eq!(json(&out.documents[0].root), r#"{"a":1}"#);
     assert_eq!(out.errors.len(), 1);
     let e = &out.errors[0];
-    assert_eq!(e.kind, YamlErrorKind::Syntax);
+    assert_eq!(e.kind, YamlErrorKind::InvalidSeparator);
     assert_eq!(e.document, 1);
     assert_eq!(e.message, "illegal placement of ':' indicator");
     assert_eq!(e.span, Span::point(19));
@@ -717,4 +719,42 @@ fn control_characters_fail_their_document_as_in_kubectl() {
     assert_eq!(kept, [r#"{"a":1}"#, r#"{"c":3}"#]);
     assert_eq!(out.errors.len(), 1);
     assert_eq!(out.errors[0].document, 1);
+}
+
+#[test]
+fn separator_lines_with_content_end_the_stream_as_in_kubectl() {
+    // apimachinery's YAMLReader: a line starting with `---` may only go on with spaces
+    // or a comment ("invalid Yaml document separator: ..."); it drops the document it
+    // was reading, and kubectl stops there. Recorded with the 1.35 libraries (droracle):
+    // of "a1 --- a2 --- {a3} --- a4" only a1 is stored.
+    let text = "a: 1\n---\nb: 2\n--- {c: 3}\n---\nd: 4\n";
+    let out = parse_default(text);
+    let kept: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+    assert_eq!(kept, [r#"{"a":1}"#]);
+    assert_eq!(out.errors.len(), 1);
+    let e = &out.errors[0];
+    assert_eq!(e.kind, YamlErrorKind::InvalidSeparator);
+    assert_eq!(e.message, "invalid Yaml document separator: {c: 3}");
+    assert_eq!(&text[e.span.start..e.span.end], "{c: 3}");
+    assert_eq!(e.document, 1);
+    // `----` too; the first document goes with it.
+    let out = parse_default("a: 1\n---- \nb: 2\n");
+    assert!(out.documents.is_empty());
+    assert_eq!(out.errors[0].message, "invalid Yaml document separator: -");
+    assert_eq!(out.errors[0].document, 0);
+    // Spaces, tabs, a carriage return or a comment after `---` are fine.
+    let out = parse_default("a: 1\n--- # next\nb: 2\n---\t\r\nc: 3\n");
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    assert_eq!(out.documents.len(), 3);
+    // A block scalar as a whole document, and a key that starts with `---`.
+    for (text, content) in [("--- |\n  x\n", "|"), ("a: 1\n---foo: 2\n", "foo: 2")] {
+        let out = parse_default(text);
+        assert!(out.documents.is_empty(), "{text:?}");
+        assert_eq!(
+            out.errors[0].message,
+            format!("invalid Yaml document separator: {content}")
+        );
+    }
+    // JSON streams are not read line by line.
+    assert!(parse_default("{\"a\":\n\"---x\"}\n").errors.is_empty());
 }
