@@ -157,8 +157,7 @@ fn cut_at_separator(out: &mut ParseOutput, text: &str, line: usize, content: Spa
     let chunk_start = text[..line]
         .match_indices('\n')
         .map(|(i, _)| i + 1)
-        .filter(|&start| start < line && text[start..].starts_with("---"))
-        .next_back()
+        .rfind(|&start| start < line && text[start..].starts_with("---"))
         .unwrap_or(0);
     // A syntax error before the chunk already ended the stream for kubectl.
     if out
