@@ -385,7 +385,7 @@ fn syntax_errors_keep_earlier_documents() {
     assert_eq!(json(&out.documents[0].root), r#"{"a":1}"#);
     assert_eq!(out.errors.len(), 1);
     let e = &out.errors[0];
-    assert_eq!(e.kind, YamlErrorKind::InvalidSeparator);
+    assert_eq!(e.kind, YamlErrorKind::Syntax);
     assert_eq!(e.document, 1);
     assert_eq!(e.message, "illegal placement of ':' indicator");
     assert_eq!(e.span, Span::point(19));
