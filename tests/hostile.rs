@@ -300,6 +300,44 @@ fn a_catastrophic_pattern_is_matched_in_linear_time() {
     assert!(started.elapsed() < HANG_GUARD);
 }
 
+/// crd_validate fuzzing: a 41 KB `pattern` with hundreds of groups made the regex
+/// crate's PikeVM cache states × groups slots (2.5 GB) when the default was matched.
+/// Groups no longer capture; the CRD is accepted, as by the 1.35 libraries.
+#[test]
+fn a_pattern_with_many_groups_is_matched_in_bounded_memory() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/fuzz/regex-many-groups.yaml"
+    );
+    let (out, status) = check_bounded("short", &[path], SMALL_MIB);
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(
+        out,
+        "1 file, 1 document (1 CRD, 0 custom resources): 0 errors, 0 warnings\n"
+    );
+}
+
+/// A pattern Go accepts whose compiled form exceeds the matching budget: a warning, not
+/// an error and not gigabytes; a larger budget matches it.
+#[test]
+fn a_pattern_too_large_to_match_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let properties = "              x: {type: string, pattern: '^\\p{L}{1,1000} \\p{L}{1,1000} \\p{L}{1,1000}$'}\n";
+    let path = write(dir.path(), "big.yaml", crd_with_properties(properties));
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(
+        out,
+        format!(
+            "{path}:20:42: warning[schema-pattern-not-evaluated]: the regular expression is valid, but its compiled form exceeds crdlint's 64 MiB matching budget (--max-regex-size), so values are not checked against this pattern\n\
+             1 file, 1 document (1 CRD, 0 custom resources): 0 errors, 1 warning\n"
+        )
+    );
+    let (out, status) = check_bounded("short", &[&path, "--max-regex-size", "512"], SMALL_MIB);
+    assert_eq!(status, 0, "{out}");
+    assert!(out.ends_with(": 0 errors, 0 warnings\n"), "{out}");
+}
+
 #[test]
 fn deep_nesting_inside_json_is_refused() {
     let dir = tempfile::tempdir().unwrap();

@@ -59,6 +59,19 @@ impl std::fmt::Display for EvalError {
 
 type R = Result<Val, EvalError>;
 
+/// A Go regular expression for `matches`, `find` and `findAll`; Go's compile error
+/// becomes the runtime error (after `prefix`, as the Kubernetes library words it).
+fn go_regex(pattern: &str, prefix: &str) -> Result<regex::Regex, EvalError> {
+    use crate::schema::regex::{RegexError, compile_go};
+    compile_go(pattern).map_err(|e| match e {
+        RegexError::Invalid(text) => err(format!("{prefix}{text}")),
+        RegexError::TooLargeToMatch => EvalError::Unsupported(format!(
+            "a regular expression this large (over {} MiB compiled; see --max-regex-size)",
+            crate::schema::regex::match_size_limit_mib()
+        )),
+    })
+}
+
 fn err(m: impl Into<String>) -> EvalError {
     EvalError::Message(m.into())
 }
@@ -1079,17 +1092,15 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         ("startsWith", [String(s), String(t)]) => Ok(Bool(s.starts_with(&**t))),
         ("endsWith", [String(s), String(t)]) => Ok(Bool(s.ends_with(&**t))),
         ("matches", [String(s), String(p)]) => {
-            let re = crate::schema::regex::compile_go(p).map_err(err)?;
+            let re = go_regex(p, "")?;
             Ok(Bool(re.is_match(s)))
         }
         ("find", [String(s), String(p)]) => {
-            let re = crate::schema::regex::compile_go(p)
-                .map_err(|e| err(format!("Illegal regex: {e}")))?;
+            let re = go_regex(p, "Illegal regex: ")?;
             Ok(Val::str(re.find(s).map(|m| m.as_str()).unwrap_or("")))
         }
         ("findAll", [String(s), String(p), rest @ ..]) => {
-            let re = crate::schema::regex::compile_go(p)
-                .map_err(|e| err(format!("Illegal regex: {e}")))?;
+            let re = go_regex(p, "Illegal regex: ")?;
             let limit = match rest.first() {
                 Some(Int(n)) if *n >= 0 => *n as usize,
                 Some(Int(_)) | None => usize::MAX,

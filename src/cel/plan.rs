@@ -155,8 +155,8 @@ impl Planner<'_> {
                     ("matches", false, [_, Some(Const::String(p))]) => Some(p),
                     _ => None,
                 };
-                if let Some(p) = pattern {
-                    crate::schema::regex::compile_go(p)?;
+                if let Some(error) = pattern.and_then(|p| crate::schema::regex::go_error(p)) {
+                    return Err(error);
                 }
                 match (function.as_str(), consts.as_slice()) {
                     ("_[_]" | "_[?_]", [_, Some(index)]) => match index.bad_qualifier() {

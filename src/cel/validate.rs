@@ -41,7 +41,7 @@ pub fn validate(checked: &CheckedAst, env: &Env) -> Result<(), Issues> {
                 ("timestamp", Literal::Int(i)) => {
                     (super::gotime::MIN_UNIX_SECONDS..=super::gotime::MAX_UNIX_SECONDS).contains(i)
                 }
-                ("matches", Literal::String(s)) => crate::schema::regex::compile_go(s).is_ok(),
+                ("matches", Literal::String(s)) => crate::schema::regex::go_error(s).is_none(),
                 // The validators evaluate the conversion: `duration(1)` (no runtime
                 // conversion from int) and `timestamp(null)`/`duration(null)` (null
                 // passes the checker as a protobuf message) fail.

@@ -92,6 +92,12 @@ pub struct CheckArgs {
     )]
     pub max_depth: usize,
 
+    /// Budget for matching one regular expression (`pattern`, CEL `matches`), in MiB of
+    /// compiled program. A pattern the server accepts but that needs more (large
+    /// repeats of Unicode classes) is reported as not evaluated.
+    #[arg(long, value_name = "MIB", default_value_t = crate::schema::regex::DEFAULT_MATCH_SIZE_MIB)]
+    pub max_regex_size: usize,
+
     /// Refuse documents whose aliases expand to more nodes than this.
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_alias_nodes)]
     pub max_alias_nodes: usize,
@@ -194,6 +200,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         old_paths: args.old.clone(),
         exit_after: true,
     };
+    crate::schema::regex::set_match_size_limit_mib(args.max_regex_size);
     let result = crate::check::run(&options);
     let format = match args.output {
         OutputFormat::Human => Format::Human,

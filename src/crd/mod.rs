@@ -45,6 +45,7 @@ crate::declare_codes! {
     SCHEMA_EXTENSION = "schema-extension", Error, "misuse of x-kubernetes-* extensions (list-type, list-map-keys, map-type, embedded-resource, preserve-unknown-fields, int-or-string)";
     SCHEMA_VALIDATION_RULE = "schema-validation-rule", Error, "x-kubernetes-validations entries: rule present, message/messageExpression/reason/fieldPath well-formed";
     SCHEMA_DEFAULT_NOT_EVALUATED = "schema-default-not-evaluated", Warning, "a CEL rule crdlint cannot evaluate yet applies to a default value, so the default was not checked against it";
+    SCHEMA_PATTERN_NOT_EVALUATED = "schema-pattern-not-evaluated", Warning, "a pattern Go accepts is too large for crdlint to match values against, so values (and defaults) are not checked against it";
     SCHEMA_UNKNOWN_FORMAT = "schema-unknown-format", Warning, "a format the server does not recognize for the type (ignored during validation)";
     SCHEMA_LIST_SET_NON_SCALAR = "schema-list-set-non-scalar", Warning, "x-kubernetes-list-type: set with object or array items is not supported by server-side apply or CEL";
 }

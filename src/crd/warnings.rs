@@ -5,7 +5,7 @@ use crate::cel::KubeVersion;
 use crate::diag::{Diagnostic, FieldPath};
 use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 
-use super::{SCHEMA_LIST_SET_NON_SCALAR, SCHEMA_UNKNOWN_FORMAT};
+use super::{SCHEMA_LIST_SET_NON_SCALAR, SCHEMA_PATTERN_NOT_EVALUATED, SCHEMA_UNKNOWN_FORMAT};
 
 /// `GetUnrecognizedFormats` for one schema node, as a server of the newest supported
 /// version reports it.
@@ -153,6 +153,20 @@ pub fn schema_warnings(
                     if ty.is_empty() || ty == "string" { "" } else { " (integers take int32/int64, numbers float/double)" }
                 )),
             );
+            }
+            if let Some(pattern) = s.pattern.as_deref()
+                && let Err(e @ crate::schema::regex::RegexError::TooLargeToMatch) =
+                    crate::schema::regex::compile_go(pattern)
+            {
+                out.push(
+                    Diagnostic::warning(
+                        SCHEMA_PATTERN_NOT_EVALUATED,
+                        format!("{e}, so values are not checked against this pattern"),
+                    )
+                    .with_field(p.to_path().child("pattern").to_string())
+                    .with_span(s.value_span("pattern"))
+                    .with_help("the server accepts the pattern and checks values against it; raise --max-regex-size (MiB) to have crdlint check them too"),
+                );
             }
             if set_warnings
                 && s.x_list_type.as_deref() == Some("set")

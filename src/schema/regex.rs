@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{LazyLock, Mutex};
 
 use regex::Regex;
@@ -41,21 +42,82 @@ const TRAILING_BACKSLASH: &str = "trailing backslash at end of expression";
 const NESTING_DEPTH: &str = "expression nests too deeply";
 const TOO_LARGE: &str = "expression too large";
 
-/// Go's limit on nesting of the parse tree.
-const MAX_DEPTH: usize = 1000;
+/// Go's limit on the height of the parse tree (`maxHeight`).
+const MAX_HEIGHT: u32 = 1000;
+/// Go's limit on the compiled size in instructions (`maxSize`: 128 MiB of 40-byte insts).
+const MAX_SIZE: u64 = (128 << 20) / 40;
+/// The regex crate's default budget for one compiled pattern, in MiB. Go counts a
+/// character class as one instruction; the regex crate compiles it to a UTF-8
+/// automaton (`\p{L}{1,1000}` alone takes 100 MB and a quarter of a second), so a
+/// pattern Go accepts can be too large to match here.
+pub const DEFAULT_MATCH_SIZE_MIB: usize = 64;
+
+static MATCH_SIZE_MIB: AtomicUsize = AtomicUsize::new(DEFAULT_MATCH_SIZE_MIB);
+
+/// Sets the budget (`--max-regex-size`); call before any pattern is compiled, since
+/// compiled patterns are cached for the process.
+pub fn set_match_size_limit_mib(mib: usize) {
+    MATCH_SIZE_MIB.store(mib, Ordering::Relaxed);
+}
+
+/// The budget for one compiled pattern, in MiB.
+pub fn match_size_limit_mib() -> usize {
+    MATCH_SIZE_MIB.load(Ordering::Relaxed)
+}
 /// Go's limit on repeat counts, also applied to the product of nested counted repeats.
 const MAX_REPEAT: u64 = 1000;
 
-/// Compiles a Go regular expression; the error is Go's `err.Error()` text, e.g.
-/// ``error parsing regexp: missing closing ]: `[a-z` ``.
+/// Why a pattern cannot be used for matching.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegexError {
+    /// Go's `regexp.Compile` refuses the pattern; the text is Go's `err.Error()`.
+    Invalid(String),
+    /// Go accepts the pattern, but compiled for matching here it would exceed
+    /// [`match_size_limit_mib`]: crdlint cannot tell what it matches.
+    TooLargeToMatch,
+}
+
+impl RegexError {
+    /// Go's error text when the server refuses the pattern; `None` when it accepts it.
+    pub fn go_error(&self) -> Option<&str> {
+        match self {
+            RegexError::Invalid(text) => Some(text),
+            RegexError::TooLargeToMatch => None,
+        }
+    }
+}
+
+impl fmt::Display for RegexError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegexError::Invalid(text) => f.write_str(text),
+            RegexError::TooLargeToMatch => write!(
+                f,
+                "the regular expression is valid, but its compiled form exceeds crdlint's {} MiB matching budget (--max-regex-size)",
+                match_size_limit_mib()
+            ),
+        }
+    }
+}
+
+/// Go's verdict on a pattern: its `err.Error()` text when `regexp.Compile` refuses it.
+pub fn go_error(pattern: &str) -> Option<String> {
+    match compile_go(pattern) {
+        Err(RegexError::Invalid(text)) => Some(text),
+        _ => None,
+    }
+}
+
+/// Compiles a Go regular expression; a pattern Go refuses gives Go's `err.Error()`
+/// text, e.g. ``error parsing regexp: missing closing ]: `[a-z` ``.
 ///
 /// Compiled patterns are cached for the process: CRDs repeat the same patterns many
 /// times (condition types, names, quantities), CRD validation and the resource
 /// validators both compile them, and building a regex costs far more than a lookup.
-pub fn compile_go(pattern: &str) -> Result<Regex, String> {
+pub fn compile_go(pattern: &str) -> Result<Regex, RegexError> {
     /// Entries kept at most (patterns are short; this bounds memory on hostile input).
     const CACHE_CAPACITY: usize = 4096;
-    type Cache = HashMap<String, Result<Regex, String>>;
+    type Cache = HashMap<String, Result<Regex, RegexError>>;
     static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
     if let Some(hit) = CACHE.lock().ok().and_then(|c| c.get(pattern).cloned()) {
         return hit;
@@ -69,18 +131,15 @@ pub fn compile_go(pattern: &str) -> Result<Regex, String> {
     compiled
 }
 
-fn compile_uncached(pattern: &str) -> Result<Regex, String> {
-    let translated = translate(pattern).map_err(|e| e.to_string())?;
+fn compile_uncached(pattern: &str) -> Result<Regex, RegexError> {
+    let translated = translate(pattern).map_err(|e| RegexError::Invalid(e.to_string()))?;
     regex::RegexBuilder::new(&translated)
-        .size_limit(64 << 20)
+        .size_limit(match_size_limit_mib().saturating_mul(1 << 20))
+        // The translation keeps Go's limits (height 1000); Go allows any depth of
+        // non-capturing groups, and the regex crate's parser does not recurse.
+        .nest_limit(u32::MAX)
         .build()
-        .map_err(|_| {
-            GoRegexError {
-                code: TOO_LARGE,
-                expr: pattern.to_string(),
-            }
-            .to_string()
-        })
+        .map_err(|_| RegexError::TooLargeToMatch)
 }
 
 /// Translates Go syntax into `regex` crate syntax with the same meaning.
@@ -99,9 +158,13 @@ fn err(code: &'static str, expr: &str) -> GoRegexError {
 struct Frame {
     /// Where the group starts in the output.
     out_start: usize,
+    /// A capturing group: a node of its own in Go's parse tree.
+    capturing: bool,
     /// The items since the last `|`, and the largest threshold of earlier alternatives.
     items: Vec<Item>,
     alternatives_max: u64,
+    /// The shapes of the alternatives before the last `|`.
+    alternatives: Vec<Shape>,
 }
 
 #[derive(Clone, Copy)]
@@ -112,15 +175,163 @@ struct Item {
     threshold: u64,
     /// A repetition operator has been applied to it.
     repeated: bool,
+    shape: Shape,
+}
+
+/// What Go's parser limits measure of a node of its parse tree: the compiled size it
+/// estimates (`calcSize`) and the height (`calcHeight`). Go merges adjacent literals
+/// into one node and flattens a concatenation inside a concatenation (and alternation
+/// inside alternation), which `kind` lets the parent do.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Shape {
+    size: u64,
+    height: u32,
+    kind: ShapeKind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum ShapeKind {
+    Literal,
+    /// A character class, `.` or `\pL`: one node whatever it matches.
+    Class,
+    /// With the largest height among its children.
+    Concat(u32),
+    Alternate(u32),
+    Other,
+}
+
+impl Shape {
+    const ATOM: Shape = Shape {
+        size: 1,
+        height: 1,
+        kind: ShapeKind::Other,
+    };
+    const CLASS: Shape = Shape {
+        size: 1,
+        height: 1,
+        kind: ShapeKind::Class,
+    };
+    const LITERAL: Shape = Shape {
+        size: 1,
+        height: 1,
+        kind: ShapeKind::Literal,
+    };
+
+    fn node(size: u64, child_height: u32) -> Shape {
+        Shape {
+            size: size.max(1),
+            height: child_height.saturating_add(1),
+            kind: ShapeKind::Other,
+        }
+    }
+
+    fn concat(items: &[Item]) -> Shape {
+        match items {
+            [] => Shape::ATOM,
+            [one] => one.shape,
+            _ => {
+                let size = items
+                    .iter()
+                    .fold(0u64, |a, i| a.saturating_add(i.shape.size));
+                if items.iter().all(|i| i.shape.kind == ShapeKind::Literal) {
+                    return Shape {
+                        size,
+                        ..Shape::LITERAL
+                    };
+                }
+                let child = items
+                    .iter()
+                    .map(|i| match i.shape.kind {
+                        ShapeKind::Concat(c) => c,
+                        _ => i.shape.height,
+                    })
+                    .max()
+                    .unwrap_or(1);
+                Shape {
+                    kind: ShapeKind::Concat(child),
+                    ..Shape::node(size, child)
+                }
+            }
+        }
+    }
+
+    fn alternate(alternatives: &[Shape]) -> Shape {
+        // Go merges each run of single characters and classes into one class.
+        let is_char =
+            |s: &Shape| s.kind == ShapeKind::Class || (s.kind == ShapeKind::Literal && s.size == 1);
+        let mut merged: Vec<Shape> = Vec::with_capacity(alternatives.len());
+        for s in alternatives {
+            match merged.last_mut() {
+                Some(last) if is_char(last) && is_char(s) => *last = Shape::CLASS,
+                _ => merged.push(*s),
+            }
+        }
+        let alternatives = merged.as_slice();
+        match alternatives {
+            [] => Shape::ATOM,
+            [one] => *one,
+            _ => {
+                let size = alternatives
+                    .iter()
+                    .fold(alternatives.len() as u64 - 1, |a, s| {
+                        a.saturating_add(s.size)
+                    });
+                let child = alternatives
+                    .iter()
+                    .map(|s| match s.kind {
+                        ShapeKind::Alternate(c) => c,
+                        _ => s.height,
+                    })
+                    .max()
+                    .unwrap_or(1);
+                Shape {
+                    kind: ShapeKind::Alternate(child),
+                    ..Shape::node(size, child)
+                }
+            }
+        }
+    }
+
+    /// `sub` under a repetition: `*`, `+`, `?` or `{min,max}` (max -1: no maximum).
+    fn repeat(sub: Shape, op: char, counted: Option<(i64, i64)>) -> Shape {
+        let size = match (op, counted) {
+            (_, Some((min, max))) => {
+                let (min, max) = (min.max(0) as u64, max);
+                if max < 0 {
+                    if min == 0 {
+                        sub.size.saturating_add(2)
+                    } else {
+                        min.saturating_mul(sub.size).saturating_add(1)
+                    }
+                } else {
+                    let max = max as u64;
+                    max.saturating_mul(sub.size)
+                        .saturating_add(max.saturating_sub(min))
+                }
+            }
+            ('*', None) => sub.size.saturating_add(2),
+            _ => sub.size.saturating_add(1),
+        };
+        Shape::node(size, sub.height)
+    }
 }
 
 impl Frame {
-    fn new(out_start: usize) -> Self {
+    fn new(out_start: usize, capturing: bool) -> Self {
         Frame {
             out_start,
+            capturing,
             items: Vec::new(),
             alternatives_max: 0,
+            alternatives: Vec::new(),
         }
+    }
+
+    /// Ends the current alternative (at `|` or the end of the group).
+    fn close_alternative(&mut self) -> Shape {
+        let shape = Shape::concat(&self.items);
+        self.alternatives.push(shape);
+        shape
     }
 
     fn threshold(&self) -> u64 {
@@ -149,7 +360,7 @@ impl<'a> Translator<'a> {
             whole,
             pos: 0,
             out: String::with_capacity(whole.len() * 2),
-            frames: vec![Frame::new(0)],
+            frames: vec![Frame::new(0, false)],
             pending_flags: String::new(),
             last_repeat: None,
         }
@@ -177,17 +388,33 @@ impl<'a> Translator<'a> {
     }
 
     fn push_item(&mut self, out_start: usize, threshold: u64) {
+        self.push_shaped(out_start, threshold, Shape::ATOM);
+    }
+
+    fn push_shaped(&mut self, out_start: usize, threshold: u64, shape: Shape) {
         self.frame().items.push(Item {
             out_start,
             threshold,
             repeated: false,
+            shape,
         });
     }
 
     fn literal(&mut self, c: char) {
         let start = self.begin_item();
         push_literal(&mut self.out, c);
-        self.push_item(start, 0);
+        self.push_shaped(start, 0, Shape::LITERAL);
+    }
+
+    /// Go's `checkSize` and `checkHeight` on a node just built.
+    fn check_limits(&self, shape: Shape) -> Result<(), GoRegexError> {
+        if shape.size > MAX_SIZE {
+            return Err(err(TOO_LARGE, self.whole));
+        }
+        if shape.height > MAX_HEIGHT {
+            return Err(err(NESTING_DEPTH, self.whole));
+        }
+        Ok(())
     }
 
     fn run(mut self) -> Result<String, GoRegexError> {
@@ -201,7 +428,10 @@ impl<'a> Translator<'a> {
                     if rest.starts_with("(?") {
                         self.perl_flags()?;
                     } else {
-                        self.open_group("(")?;
+                        // Nothing reads submatches (matches, find and findAll use the
+                        // whole match), and capture slots cost the regex crate's
+                        // PikeVM states × groups of memory: emit no capture at all.
+                        self.open_group("(?:", true);
                         self.pos += 1;
                     }
                 }
@@ -211,7 +441,9 @@ impl<'a> Translator<'a> {
                     let frame = self.frame();
                     let t = frame.threshold();
                     frame.alternatives_max = t;
+                    let shape = frame.close_alternative();
                     frame.items.clear();
+                    self.check_limits(shape)?;
                     self.pos += 1;
                 }
                 ')' => {
@@ -226,7 +458,7 @@ impl<'a> Translator<'a> {
                         '$' => self.out.push_str("(?:$)"),
                         _ => self.out.push('.'),
                     }
-                    self.push_item(start, 0);
+                    self.push_shaped(start, 0, if c == '.' { Shape::CLASS } else { Shape::ATOM });
                     self.pos += 1;
                 }
                 '[' => self.class()?,
@@ -266,20 +498,20 @@ impl<'a> Translator<'a> {
             }
             self.last_repeat = was_repeat.then_some(token_start);
         }
+        let root = self.frame().close_alternative();
+        self.check_limits(root)?;
         if self.frames.len() != 1 {
             return Err(err(MISSING_PAREN, self.whole));
         }
+        let whole = Shape::alternate(&self.frame().alternatives);
+        self.check_limits(whole)?;
         Ok(self.out)
     }
 
-    fn open_group(&mut self, text: &str) -> Result<(), GoRegexError> {
-        if self.frames.len() >= MAX_DEPTH {
-            return Err(err(NESTING_DEPTH, self.whole));
-        }
+    fn open_group(&mut self, text: &str, capturing: bool) {
         let start = self.begin_item();
         self.out.push_str(text);
-        self.frames.push(Frame::new(start));
-        Ok(())
+        self.frames.push(Frame::new(start, capturing));
     }
 
     fn close_group(&mut self) -> Result<(), GoRegexError> {
@@ -288,9 +520,16 @@ impl<'a> Translator<'a> {
         }
         // Flags pending at the end of a group die with it.
         self.pending_flags.clear();
-        let frame = self.frames.pop().expect("checked");
+        let mut frame = self.frames.pop().expect("checked");
         self.out.push(')');
-        self.push_item(frame.out_start, frame.threshold());
+        let last = frame.close_alternative();
+        self.check_limits(last)?;
+        let mut shape = Shape::alternate(&frame.alternatives);
+        if frame.capturing {
+            shape = Shape::node(shape.size.saturating_add(2), shape.height);
+        }
+        self.check_limits(shape)?;
+        self.push_shaped(frame.out_start, frame.threshold(), shape);
         Ok(())
     }
 
@@ -311,8 +550,8 @@ impl<'a> Translator<'a> {
                 return Err(err(INVALID_NAMED_CAPTURE, &s[..end + 1]));
             }
             // Names do not matter for matching; Go accepts names the regex crate does
-            // not (leading digits, duplicates), so emit a plain capture group.
-            self.open_group("(")?;
+            // not (leading digits, duplicates), so emit a plain group.
+            self.open_group("(?:", true);
             self.pos += end + 1;
             return Ok(());
         }
@@ -347,7 +586,7 @@ impl<'a> Translator<'a> {
                         } else {
                             format!("(?{flags}:")
                         };
-                        self.open_group(&text)?;
+                        self.open_group(&text, false);
                     } else if !flags.is_empty() {
                         self.pending_flags.push_str(&format!("(?{flags})"));
                     }
@@ -383,6 +622,9 @@ impl<'a> Translator<'a> {
                 &self.whole[token_start..after],
             ));
         };
+        // Go checks the size of the new node before the nested repeat counts.
+        let shape = Shape::repeat(item.shape, op.chars().next().unwrap_or('?'), counted);
+        self.check_limits(shape)?;
         let mut threshold = item.threshold;
         if let Some((min, max)) = counted {
             let m = if max < 0 { min } else { max } as u64;
@@ -406,6 +648,7 @@ impl<'a> Translator<'a> {
         if let Some(last) = frame.items.last_mut() {
             last.threshold = threshold;
             last.repeated = true;
+            last.shape = shape;
         }
         self.pos = after;
         Ok(())
@@ -450,7 +693,7 @@ impl<'a> Translator<'a> {
             let (class, len) = unicode_class(s)?;
             let start = self.begin_item();
             self.out.push_str(&class);
-            self.push_item(start, 0);
+            self.push_shaped(start, 0, Shape::CLASS);
             self.pos += len;
             return Ok(());
         }
@@ -459,7 +702,7 @@ impl<'a> Translator<'a> {
             self.out.push('[');
             self.out.push_str(class);
             self.out.push(']');
-            self.push_item(start, 0);
+            self.push_shaped(start, 0, Shape::CLASS);
             self.pos += 2;
             return Ok(());
         }
@@ -555,7 +798,7 @@ impl<'a> Translator<'a> {
             self.out.push_str(&body);
             self.out.push(']');
         }
-        self.push_item(start, 0);
+        self.push_shaped(start, 0, Shape::CLASS);
         self.pos += len;
         Ok(())
     }
@@ -1005,6 +1248,74 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    /// Go's size and height limits, on patterns too long for the table. Verdicts
+    /// recorded with Go 1.26 `regexp.Compile`.
+    #[test]
+    fn go_parse_tree_limits() {
+        let nested = |open: &str, n: usize| format!("{}a{}", open.repeat(n), ")".repeat(n));
+        let deep = "error parsing regexp: expression nests too deeply";
+        let large = "error parsing regexp: expression too large";
+        let cases: Vec<(String, Option<&str>)> = vec![
+            // Height: each capture is a node; non-capturing groups are not, and
+            // nested alternations are flattened.
+            (nested("(", 999), None),
+            (nested("(", 1000), Some(deep)),
+            (nested("(?:", 3000), None),
+            (nested("(?i:", 3000), None),
+            (nested("(?:a|", 3000), None),
+            // Size: 3,355,443 instructions; a{1000} is 1000 of them.
+            ("a{1000}".repeat(3300), None),
+            ("a{1000}".repeat(3400), Some(large)),
+            ("(?:ab){1000}".repeat(1650), None),
+            ("(?:ab){1000}".repeat(1700), Some(large)),
+            // An alternation of single characters is one class: 3 per group.
+            ("(a|b){1000}".repeat(1100), None),
+            ("(a|b){1000}".repeat(1200), Some(large)),
+            // Go checks the size of a repeat before its nested repeat count.
+            (format!("({}){{999}}", "a{999}".repeat(4)), Some(large)),
+            (
+                "(a{999}){999}".into(),
+                Some("error parsing regexp: invalid repeat count: `{999}`"),
+            ),
+        ];
+        for (pattern, go) in cases {
+            let got = compile_go(&pattern)
+                .err()
+                .and_then(|e| e.go_error().map(str::to_string));
+            let got = got
+                .as_deref()
+                .map(|e| e.split(": `").next().unwrap_or(e).to_string());
+            let want = go.map(|g| g.split(": `").next().unwrap_or(g).to_string());
+            assert_eq!(got, want, "{}…", &pattern[..pattern.len().min(40)]);
+        }
+    }
+
+    /// Go counts a class as one instruction; the regex crate builds a UTF-8 automaton
+    /// per repetition. What Go accepts but is too large to match here is said so, not
+    /// reported as invalid.
+    #[test]
+    fn valid_patterns_too_large_to_match_are_told_apart() {
+        assert!(compile_go(r"\p{L}{1000}").is_ok());
+        let big = r"\p{L}{1000}".repeat(20);
+        assert_eq!(compile_go(&big).err(), Some(RegexError::TooLargeToMatch));
+        assert_eq!(go_error(&big), None);
+        assert_eq!(
+            go_error("a{1000}".repeat(3400).as_str()).map(|e| e[..42].to_string()),
+            Some("error parsing regexp: expression too large".into())
+        );
+    }
+
+    /// Groups do not capture in the translation: nothing reads submatches, and the
+    /// regex crate's PikeVM keeps a slot per group per state (a fuzzed 41 KB pattern
+    /// took 2.5 GB).
+    #[test]
+    fn groups_are_translated_without_captures() {
+        assert_eq!(translate("(a)(?P<n>b)").unwrap(), "(?:a)(?:b)");
+        let re = compile_go("(a|b)+c").unwrap();
+        assert_eq!(re.captures_len(), 1);
+        assert_eq!(re.find("xxabac").map(|m| m.as_str()), Some("abac"));
     }
 
     fn unescape(s: &str) -> String {

@@ -305,7 +305,7 @@ fn value_validation(
         nested(n, false, lvl, &path.child("not"), errs, depth + 1);
     }
     if !v.pattern.is_empty()
-        && let Err(e) = crate::schema::regex::compile_go(&v.pattern)
+        && let Some(e) = crate::schema::regex::go_error(&v.pattern)
     {
         errs.push(FieldError::invalid(
             path.child("pattern"),
