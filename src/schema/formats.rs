@@ -145,7 +145,7 @@ static LONG_NAME: OnceLock<Regex> = OnceLock::new();
 /// A Go pattern compiled once; these constants are known to be valid.
 fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
     cell.get_or_init(|| {
-        super::regex::compile_go(pattern)
+        super::regex::compile_go_capturing(pattern)
             .unwrap_or_else(|e| panic!("built-in pattern {pattern}: {e}"))
     })
 }

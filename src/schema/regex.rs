@@ -142,9 +142,19 @@ fn compile_uncached(pattern: &str) -> Result<Regex, RegexError> {
         .map_err(|_| RegexError::TooLargeToMatch)
 }
 
-/// Translates Go syntax into `regex` crate syntax with the same meaning.
+/// Translates Go syntax into `regex` crate syntax with the same meaning, with no
+/// capture groups.
 pub fn translate(pattern: &str) -> Result<String, GoRegexError> {
-    Translator::new(pattern).run()
+    Translator::new(pattern, false).run()
+}
+
+/// Compiles a Go regular expression that keeps its capture groups, for crdlint's own
+/// patterns that read submatches (formats); not cached.
+pub fn compile_go_capturing(pattern: &str) -> Result<Regex, RegexError> {
+    let translated = Translator::new(pattern, true)
+        .run()
+        .map_err(|e| RegexError::Invalid(e.to_string()))?;
+    Regex::new(&translated).map_err(|_| RegexError::TooLargeToMatch)
 }
 
 fn err(code: &'static str, expr: &str) -> GoRegexError {
@@ -352,10 +362,12 @@ struct Translator<'a> {
     pending_flags: String,
     /// Start of the previous token in the pattern when it was a repetition operator.
     last_repeat: Option<usize>,
+    /// Emit capture groups as captures (else as non-capturing groups).
+    keep_captures: bool,
 }
 
 impl<'a> Translator<'a> {
-    fn new(whole: &'a str) -> Self {
+    fn new(whole: &'a str, keep_captures: bool) -> Self {
         Translator {
             whole,
             pos: 0,
@@ -363,6 +375,7 @@ impl<'a> Translator<'a> {
             frames: vec![Frame::new(0, false)],
             pending_flags: String::new(),
             last_repeat: None,
+            keep_captures,
         }
     }
 
@@ -428,10 +441,10 @@ impl<'a> Translator<'a> {
                     if rest.starts_with("(?") {
                         self.perl_flags()?;
                     } else {
-                        // Nothing reads submatches (matches, find and findAll use the
-                        // whole match), and capture slots cost the regex crate's
-                        // PikeVM states × groups of memory: emit no capture at all.
-                        self.open_group("(?:", true);
+                        // Nothing in a CRD reads submatches (matches, find and
+                        // findAll use the whole match), and capture slots cost the
+                        // regex crate's PikeVM states × groups of memory.
+                        self.open_capture();
                         self.pos += 1;
                     }
                 }
@@ -508,6 +521,11 @@ impl<'a> Translator<'a> {
         Ok(self.out)
     }
 
+    fn open_capture(&mut self) {
+        let text = if self.keep_captures { "(" } else { "(?:" };
+        self.open_group(text, true);
+    }
+
     fn open_group(&mut self, text: &str, capturing: bool) {
         let start = self.begin_item();
         self.out.push_str(text);
@@ -551,7 +569,7 @@ impl<'a> Translator<'a> {
             }
             // Names do not matter for matching; Go accepts names the regex crate does
             // not (leading digits, duplicates), so emit a plain group.
-            self.open_group("(?:", true);
+            self.open_capture();
             self.pos += end + 1;
             return Ok(());
         }
