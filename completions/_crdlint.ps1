@@ -47,6 +47,7 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this file instead of looking for .crdlint.yaml')
             [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Refuse files larger than this many bytes')
             [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Refuse documents nested deeper than this')
+            [CompletionResult]::new('--max-regex-size', '--max-regex-size', [CompletionResultType]::ParameterName, 'Budget for matching one regular expression (`pattern`, CEL `matches`), in MiB of compiled program. A pattern the server accepts but that needs more (large repeats of Unicode classes) is reported as not evaluated')
             [CompletionResult]::new('--max-alias-nodes', '--max-alias-nodes', [CompletionResultType]::ParameterName, 'Refuse documents whose aliases expand to more nodes than this')
             [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Do not honour .gitignore and .ignore files')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Do not read any configuration file')

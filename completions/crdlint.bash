@@ -79,7 +79,7 @@ _crdlint() {
             return 0
             ;;
         crdlint__subcmd__check)
-            opts="-o -h -V --crds --old --exclude --no-ignore --output --color --missing-crd --kube-version --unknown-fields --config --no-config --warnings-as-errors --max-file-size --max-depth --max-alias-nodes --help --version"
+            opts="-o -h -V --crds --old --exclude --no-ignore --output --color --missing-crd --kube-version --unknown-fields --config --no-config --warnings-as-errors --max-file-size --max-depth --max-regex-size --max-alias-nodes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -130,6 +130,10 @@ _crdlint() {
                     return 0
                     ;;
                 --max-depth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-regex-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

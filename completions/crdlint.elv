@@ -43,6 +43,7 @@ set edit:completion:arg-completer[crdlint] = {|@words|
             cand --config 'Read settings from this file instead of looking for .crdlint.yaml'
             cand --max-file-size 'Refuse files larger than this many bytes'
             cand --max-depth 'Refuse documents nested deeper than this'
+            cand --max-regex-size 'Budget for matching one regular expression (`pattern`, CEL `matches`), in MiB of compiled program. A pattern the server accepts but that needs more (large repeats of Unicode classes) is reported as not evaluated'
             cand --max-alias-nodes 'Refuse documents whose aliases expand to more nodes than this'
             cand --no-ignore 'Do not honour .gitignore and .ignore files'
             cand --no-config 'Do not read any configuration file'

@@ -54,6 +54,7 @@ ignore\t''"
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l config -d 'Read settings from this file instead of looking for .crdlint.yaml' -r -F
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l max-file-size -d 'Refuse files larger than this many bytes' -r
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l max-depth -d 'Refuse documents nested deeper than this' -r
+complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l max-regex-size -d 'Budget for matching one regular expression (`pattern`, CEL `matches`), in MiB of compiled program. A pattern the server accepts but that needs more (large repeats of Unicode classes) is reported as not evaluated' -r
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l max-alias-nodes -d 'Refuse documents whose aliases expand to more nodes than this' -r
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l no-ignore -d 'Do not honour .gitignore and .ignore files'
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l no-config -d 'Do not read any configuration file'
