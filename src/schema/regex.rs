@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{LazyLock, Mutex};
 
 use regex::Regex;
@@ -114,32 +114,75 @@ pub fn go_error(pattern: &str) -> Option<String> {
 /// Compiled patterns are cached for the process: CRDs repeat the same patterns many
 /// times (condition types, names, quantities), CRD validation and the resource
 /// validators both compile them, and building a regex costs far more than a lookup.
+/// The cache is bounded by an estimate of the memory its regexes hold, since a short
+/// pattern can compile to tens of megabytes (`\p{L}{1,300}`).
 pub fn compile_go(pattern: &str) -> Result<Regex, RegexError> {
-    /// Entries kept at most (patterns are short; this bounds memory on hostile input).
+    /// Entries kept at most.
     const CACHE_CAPACITY: usize = 4096;
-    type Cache = HashMap<String, Result<Regex, RegexError>>;
+    /// Estimated bytes the cached regexes may hold.
+    const CACHE_BUDGET: usize = 256 << 20;
+    #[derive(Default)]
+    struct Cache {
+        entries: HashMap<String, Result<Regex, RegexError>>,
+        charged: usize,
+    }
     static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
-    if let Some(hit) = CACHE.lock().ok().and_then(|c| c.get(pattern).cloned()) {
+    if let Some(hit) = CACHE
+        .lock()
+        .ok()
+        .and_then(|c| c.entries.get(pattern).cloned())
+    {
         return hit;
     }
-    let compiled = compile_uncached(pattern);
+    let (compiled, cost) = compile_uncached(pattern);
+    let cost = cost.saturating_add(pattern.len());
     if let Ok(mut cache) = CACHE.lock()
-        && cache.len() < CACHE_CAPACITY
+        && cache.entries.len() < CACHE_CAPACITY
+        && cache.charged.saturating_add(cost) <= CACHE_BUDGET
     {
-        cache.insert(pattern.to_string(), compiled.clone());
+        cache.charged += cost;
+        cache.entries.insert(pattern.to_string(), compiled.clone());
     }
     compiled
 }
 
-fn compile_uncached(pattern: &str) -> Result<Regex, RegexError> {
-    let translated = translate(pattern).map_err(|e| RegexError::Invalid(e.to_string()))?;
-    regex::RegexBuilder::new(&translated)
-        .size_limit(match_size_limit_mib().saturating_mul(1 << 20))
-        // The translation keeps Go's limits (height 1000); Go allows any depth of
-        // non-capturing groups, and the regex crate's parser does not recurse.
-        .nest_limit(u32::MAX)
-        .build()
-        .map_err(|_| RegexError::TooLargeToMatch)
+/// Set once a pattern Go accepts was too large to match: until then no pattern needs
+/// to be looked up again to tell (CRD warnings ask for every pattern).
+static ANY_TOO_LARGE: AtomicBool = AtomicBool::new(false);
+
+/// Whether `pattern`, already compiled by [`compile_go`] in this process, was too large
+/// to match.
+pub fn was_too_large_to_match(pattern: &str) -> bool {
+    ANY_TOO_LARGE.load(Ordering::Relaxed)
+        && matches!(compile_go(pattern), Err(RegexError::TooLargeToMatch))
+}
+
+/// Compiles `pattern` and returns an upper bound of the compiled size: the smallest of
+/// growing size limits it fits in (a failed attempt stops at its limit, so the tiers
+/// cost little), or 0 for an error.
+fn compile_uncached(pattern: &str) -> (Result<Regex, RegexError>, usize) {
+    let translated = match translate(pattern) {
+        Ok(t) => t,
+        Err(e) => return (Err(RegexError::Invalid(e.to_string())), 0),
+    };
+    let full = match_size_limit_mib().saturating_mul(1 << 20);
+    for limit in [64 << 10, 1 << 20, full] {
+        let limit = limit.min(full);
+        let built = regex::RegexBuilder::new(&translated)
+            .size_limit(limit)
+            // The translation keeps Go's limits (height 1000); Go allows any depth of
+            // non-capturing groups, and the regex crate's parser does not recurse.
+            .nest_limit(u32::MAX)
+            .build();
+        if let Ok(re) = built {
+            return (Ok(re), limit);
+        }
+        if limit == full {
+            break;
+        }
+    }
+    ANY_TOO_LARGE.store(true, Ordering::Relaxed);
+    (Err(RegexError::TooLargeToMatch), 0)
 }
 
 /// Translates Go syntax into `regex` crate syntax with the same meaning, with no

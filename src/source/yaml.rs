@@ -134,18 +134,20 @@ fn invalid_separator(text: &str) -> Option<(usize, Span)> {
     if text.trim_start().starts_with('{') {
         return None;
     }
-    let mut line = 0;
-    while line < text.len() {
-        let end = text[line..].find('\n').map_or(text.len(), |i| line + i + 1);
-        if let Some(rest) = text[line..end].strip_prefix("---") {
-            // Go's strings.TrimSpace and Rust's trim share Unicode's White_Space.
-            let trimmed = rest.trim();
-            if !trimmed.is_empty() && !trimmed.starts_with('#') {
-                let start = line + 3 + (rest.len() - rest.trim_start().len());
-                return Some((line, Span::new(start, start + trimmed.len())));
-            }
+    // Only lines starting with `---` matter: find them with memchr's substring search
+    // (a line-by-line walk cost 0.1 G instructions on the corpus).
+    let bytes = text.as_bytes();
+    let first = bytes.starts_with(b"---").then_some(0);
+    let rest = memchr::memmem::find_iter(bytes, b"\n---").map(|i| i + 1);
+    for line in first.into_iter().chain(rest) {
+        let end = memchr::memchr(b'\n', &bytes[line..]).map_or(text.len(), |i| line + i + 1);
+        let rest = &text[line + 3..end];
+        // Go's strings.TrimSpace and Rust's trim share Unicode's White_Space.
+        let trimmed = rest.trim();
+        if !trimmed.is_empty() && !trimmed.starts_with('#') {
+            let start = line + 3 + (rest.len() - rest.trim_start().len());
+            return Some((line, Span::new(start, start + trimmed.len())));
         }
-        line = end;
     }
     None
 }
