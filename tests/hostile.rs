@@ -338,6 +338,29 @@ fn a_pattern_too_large_to_match_is_a_warning() {
     assert!(out.ends_with(": 0 errors, 0 warnings\n"), "{out}");
 }
 
+/// The same in CEL: `matches()` with such a pattern is a rule crdlint cannot run, said
+/// at the value it applies to.
+#[test]
+fn a_cel_regex_too_large_to_match_is_not_evaluated() {
+    let dir = tempfile::tempdir().unwrap();
+    let properties = "              x:\n                type: string\n                x-kubernetes-validations:\n                - rule: \"self.matches(r'^\\\\p{L}{1,1000} \\\\p{L}{1,1000} \\\\p{L}{1,1000}$')\"\n";
+    let crd = write(dir.path(), "crd.yaml", crd_with_properties(properties));
+    let cr = write(
+        dir.path(),
+        "cr.yaml",
+        "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec: {x: abc}\n",
+    );
+    let (out, status) = check_bounded("short", &[&crd, &cr], SMALL_MIB);
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(
+        out,
+        format!(
+            "{cr}:4:11: warning[cel-not-evaluated]: spec.x: rule not evaluated by crdlint (crdlint cannot evaluate a regular expression this large (over 64 MiB compiled; see --max-regex-size) yet): self.matches(r'^\\p{{L}}{{1,1000}} \\p{{L}}{{1,1000}} \\p{{L}}{{1,1000}}$')\n\
+             2 files, 2 documents (1 CRD, 1 custom resource): 0 errors, 1 warning\n"
+        )
+    );
+}
+
 #[test]
 fn deep_nesting_inside_json_is_refused() {
     let dir = tempfile::tempdir().unwrap();

@@ -56,6 +56,8 @@ pub struct NotEvaluated {
     pub field: FieldPath,
     pub rule: String,
     pub reason: String,
+    /// Where the rule's value is written.
+    pub span: Span,
 }
 
 #[derive(Debug, Default)]
@@ -757,6 +759,7 @@ impl Walker<'_, '_> {
                     field: path.clone(),
                     rule: rule.rule.clone(),
                     reason: format!("crdlint cannot evaluate {what} yet"),
+                    span,
                 });
                 true
             }

@@ -90,7 +90,7 @@ impl RuleEvaluator for CelEvaluator<'_> {
                 ),
             )
             .with_field(n.field.to_string())
-            .with_span(object.span)
+            .with_span(n.span)
         }));
         diagnostics
     }
