@@ -703,9 +703,13 @@ impl<'a> Interp<'a> {
         };
         if matches!(function, "_==_" | "_!=_")
             && let [x, y] = vals
-            && equality_error(x, y)
         {
-            return Err(no_overload());
+            if equality_error(x, y) {
+                return Err(no_overload());
+            }
+            if let Some(m) = invalid_data_in_equality(x, y) {
+                return Err(err(m.to_string()));
+            }
         }
         call_function(function, member, vals, overloads)
     }
@@ -794,6 +798,91 @@ fn equality_error(x: &Val, y: &Val) -> bool {
     }
 }
 
+/// The server's lists and maps convert their elements while `Equal` walks them
+/// (left operand first, stopping at the first difference): an element holding data
+/// of another type than its schema makes the comparison an error instead of a
+/// boolean. The server walks a map in Go's random order; crdlint takes the
+/// manifest's order.
+fn invalid_data_in_equality<'a>(x: &'a Val, y: &'a Val) -> Option<&'a Arc<str>> {
+    match (x, y) {
+        (Val::Error(m), _) => Some(m),
+        (Val::Map(_) | Val::List(_) | Val::SetList(_) | Val::MapList(..), Val::Error(m)) => Some(m),
+        (Val::Map(a), Val::Map(b)) => {
+            if a.len() != b.len() {
+                return None;
+            }
+            for (k, v) in a.iter() {
+                let (_, w) = b.iter().find(|(k2, _)| k.equals(k2))?;
+                if let Some(m) = invalid_data_in_equality(v, w) {
+                    return Some(m);
+                }
+                if !v.equals(w) {
+                    return None;
+                }
+            }
+            None
+        }
+        (Val::List(a), b) if b.list_items().is_some() => {
+            let b = b.list_items().unwrap_or(&[]);
+            if a.len() != b.len() {
+                return None;
+            }
+            for (p, q) in a.iter().zip(b) {
+                if let Some(m) = invalid_data_in_equality(p, q) {
+                    return Some(m);
+                }
+                if !p.equals(q) {
+                    return None;
+                }
+            }
+            None
+        }
+        // Set lists compare the raw values: no conversion, no error.
+        (Val::SetList(_), _) => None,
+        // Map lists look each element of the other list up by its raw key, then
+        // compare the converted elements. A key holding invalid data is compared by
+        // its error (the raw values are gone; equal types of invalid data match).
+        (Val::MapList(a, keys), b) if b.list_items().is_some() => {
+            let b = b.list_items().unwrap_or(&[]);
+            if a.len() != b.len() {
+                return None;
+            }
+            let key_of = |v: &Val| -> Option<Vec<Option<Val>>> {
+                let Val::Map(m) = v else { return None };
+                Some(
+                    keys.iter()
+                        .map(|k| {
+                            m.iter()
+                                .find(|(mk, _)| matches!(mk, Val::String(s) if **s == **k))
+                                .map(|(_, v)| v.clone())
+                        })
+                        .collect(),
+                )
+            };
+            let same_key = |p: &Option<Val>, q: &Option<Val>| match (p, q) {
+                (None, None) => true,
+                (Some(Val::Error(m)), Some(Val::Error(n))) => m == n,
+                (Some(p), Some(q)) => p.native_eq(q),
+                _ => false,
+            };
+            for x in b {
+                let kx = key_of(x)?;
+                let y = a.iter().rev().find(|y| {
+                    key_of(y).is_some_and(|ky| ky.iter().zip(&kx).all(|(p, q)| same_key(p, q)))
+                })?;
+                if let Some(m) = invalid_data_in_equality(y, x) {
+                    return Some(m);
+                }
+                if !y.equals(x) {
+                    return None;
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
 fn display(v: &Val) -> String {
     match v {
         Val::String(s) => s.to_string(),
@@ -812,6 +901,11 @@ fn select(v: &Val, field: &str, test_only: bool, optional: bool) -> R {
                 .iter()
                 .find(|(k, _)| matches!(k, Val::String(s) if &**s == field));
             if test_only {
+                // cel-go's presence test on a map calls `Find`, which converts the
+                // value: data of another type than the schema's fails `has()` too.
+                if let Some((_, Val::Error(m))) = found {
+                    return Err(err(m.to_string()));
+                }
                 return Ok(Val::Bool(found.is_some()));
             }
             match found {

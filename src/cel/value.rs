@@ -163,7 +163,7 @@ impl Val {
     }
 
     /// Go `==` on the native values (how the server's set lists test membership).
-    fn native_eq(&self, other: &Val) -> bool {
+    pub(crate) fn native_eq(&self, other: &Val) -> bool {
         match (self, other) {
             (Val::Int(a), Val::Int(b)) => a == b,
             (Val::Uint(a), Val::Uint(b)) => a == b,
@@ -347,6 +347,12 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
         return Val::Error(Arc::from(e));
     }
     match &node.value {
+        // `UnstructuredToVal`: a null is a value only where the schema is nullable.
+        // (Null properties never get here: the decoder prunes them or they read as
+        // absent; null list items and map values do, e.g. in a ratcheted update.)
+        NodeValue::Null if schema.is_some_and(|s| !s.generic.nullable) => Val::Error(Arc::from(
+            "invalid data, got null for schema with nullable=false",
+        )),
         NodeValue::Null => Val::Null,
         NodeValue::Bool(b) => Val::Bool(*b),
         NodeValue::Int(i) => {

@@ -6,6 +6,7 @@
 //! `int32`/`int64` and on `number` only `float`/`double` survive, and those are range
 //! checks done by the number validator, not here.
 
+use crate::cel::KubeVersion;
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -50,18 +51,34 @@ pub fn normalize(format: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The format the server keeps for a schema after stripping unsupported ones
-/// (`StripUnsupportedFormatsPostProcessor`), given the schema's single type (`""`
-/// when it has none or several). `None` means the format is dropped.
-pub fn effective_format<'a>(type_: &str, format: &'a str) -> Option<&'a str> {
+/// The format the server of `version` keeps for a schema after stripping unsupported
+/// ones (`StripUnsupportedFormatsPostProcessorForVersion`), given the schema's single
+/// type (`""` when it has none or several). `None` means the format is dropped.
+///
+/// Up to 1.35 only the string formats survive, whatever the type: `int32` on an
+/// integer is dropped, `date` on an integer is kept. From 1.36 (apiextensions-apiserver
+/// 0835a2fa9, "Stop stripping valid formats for number/integer types") string formats
+/// are kept on strings or untyped schemas only, and integers and numbers keep their
+/// own formats.
+pub fn effective_format<'a>(type_: &str, format: &'a str, version: KubeVersion) -> Option<&'a str> {
     if format.is_empty() {
         return None;
     }
-    let keep = match type_ {
-        "" | "string" => STRING_FORMATS.contains(&&*normalize(format)),
-        "integer" => format == "int32" || format == "int64",
-        "number" => format == "float" || format == "double",
-        _ => false,
+    let string_format = |f: &str| {
+        let normalized = normalize(f);
+        STRING_FORMATS.contains(&&*normalized)
+            && (version >= KubeVersion::new(1, 34)
+                || !matches!(&*normalized, "k8sshortname" | "k8slongname"))
+    };
+    let keep = if version < KubeVersion::new(1, 36) {
+        string_format(format)
+    } else {
+        match type_ {
+            "" | "string" => string_format(format),
+            "integer" => format == "int32" || format == "int64",
+            "number" => format == "float" || format == "double",
+            _ => false,
+        }
     };
     keep.then_some(format)
 }
@@ -1207,12 +1224,31 @@ mod tests {
 
     #[test]
     fn unsupported_formats_are_dropped() {
-        assert_eq!(effective_format("string", "date-time"), Some("date-time"));
-        assert_eq!(effective_format("string", "idn-hostname"), None);
-        assert_eq!(effective_format("integer", "int32"), Some("int32"));
-        assert_eq!(effective_format("integer", "uint32"), None);
-        assert_eq!(effective_format("number", "int32"), None);
-        assert_eq!(effective_format("boolean", "byte"), None);
-        assert_eq!(effective_format("", "uuid"), Some("uuid"));
+        let v136 = KubeVersion::new(1, 36);
+        assert_eq!(
+            effective_format("string", "date-time", v136),
+            Some("date-time")
+        );
+        assert_eq!(effective_format("string", "idn-hostname", v136), None);
+        assert_eq!(effective_format("integer", "int32", v136), Some("int32"));
+        assert_eq!(effective_format("integer", "uint32", v136), None);
+        assert_eq!(effective_format("number", "int32", v136), None);
+        assert_eq!(effective_format("boolean", "byte", v136), None);
+        assert_eq!(effective_format("", "uuid", v136), Some("uuid"));
+        assert_eq!(effective_format("integer", "date", v136), None);
+        // 1.35 keeps string formats on any type and drops the numeric ones.
+        let v135 = KubeVersion::new(1, 35);
+        assert_eq!(effective_format("integer", "int32", v135), None);
+        assert_eq!(effective_format("number", "double", v135), None);
+        assert_eq!(effective_format("integer", "date", v135), Some("date"));
+        assert_eq!(effective_format("boolean", "byte", v135), Some("byte"));
+        assert_eq!(
+            effective_format("string", "k8s-short-name", v135),
+            Some("k8s-short-name")
+        );
+        assert_eq!(
+            effective_format("string", "k8s-short-name", KubeVersion::new(1, 33)),
+            None
+        );
     }
 }

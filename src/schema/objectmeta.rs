@@ -526,8 +526,25 @@ fn validate_labels_annotations_owners(meta: &Meta, path: &FieldPath) -> Vec<Sche
 /// object omits them). `resourceVersion` is not required: crdlint simulates
 /// `kubectl apply`, whose patch the server applies to the stored object. Fields the
 /// old manifest does not state (uid, creationTimestamp) are not compared.
-pub fn validate_meta_update(new: &Meta, old: &Meta, path: &FieldPath) -> Vec<SchemaError> {
-    let mut errs = Vec::new();
+///
+/// The server's `validateCommonFields` runs the whole `ValidateObjectMetaAccessor` on
+/// an update too, with the path-segment name rule instead of the strategy's DNS
+/// subdomain: finalizers, namespace and generateName are checked on every update, with
+/// no ratcheting.
+pub fn validate_meta_update(
+    new: &Meta,
+    old: &Meta,
+    requires_namespace: bool,
+    path: &FieldPath,
+    key_span: Span,
+) -> Vec<SchemaError> {
+    let mut errs = validate_meta(
+        new,
+        requires_namespace,
+        NameRule::PathSegment,
+        path,
+        key_span,
+    );
     if old.deletion_timestamp.is_some() {
         let added: std::collections::BTreeSet<&str> = new
             .finalizers
@@ -588,7 +605,6 @@ pub fn validate_meta_update(new: &Meta, old: &Meta, path: &FieldPath) -> Vec<Sch
             n.span,
         ));
     }
-    errs.extend(validate_labels_annotations_owners(new, path));
     errs
 }
 

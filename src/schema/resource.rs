@@ -493,12 +493,20 @@ impl Checker<'_> {
         };
         let mut found = Vec::new();
         let metadata_path = FieldPath::root("metadata");
+        // An absent or empty namespace is filled in by kubectl from the context.
+        let requires_namespace =
+            self.crd.namespaced && meta.namespace.as_ref().is_some_and(|n| !n.value.is_empty());
         let meta_errors = match &old {
-            Some(old) => objectmeta::validate_meta_update(&meta, &old.meta, &metadata_path),
+            Some(old) => objectmeta::validate_meta_update(
+                &meta,
+                &old.meta,
+                requires_namespace,
+                &metadata_path,
+                meta_key_span,
+            ),
             None => objectmeta::validate_meta(
                 &meta,
-                // An absent or empty namespace is filled in by kubectl from the context.
-                self.crd.namespaced && meta.namespace.as_ref().is_some_and(|n| !n.value.is_empty()),
+                requires_namespace,
                 NameRule::DnsSubdomain,
                 &metadata_path,
                 meta_key_span,

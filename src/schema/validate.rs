@@ -204,18 +204,19 @@ impl Validator {
 
     /// [`Validator::new`] as a server of `version` validates.
     pub fn new_at(schema: &SchemaProps, version: KubeVersion) -> Validator {
-        Self::build(schema, version >= KubeVersion::new(1, 36), 0)
+        Self::build(schema, version, 0)
     }
 
     fn bounds(&self) -> &Bounds {
         self.bounds.as_deref().unwrap_or(&NO_BOUNDS)
     }
 
-    fn build(s: &SchemaProps, typed_numbers: bool, depth: usize) -> Validator {
+    fn build(s: &SchemaProps, version: KubeVersion, depth: usize) -> Validator {
         if depth > MAX_DEPTH {
             return Validator::default();
         }
-        let build = |c: &SchemaProps| Self::build(c, typed_numbers, depth + 1);
+        let typed_numbers = version >= KubeVersion::new(1, 36);
+        let build = |c: &SchemaProps| Self::build(c, version, depth + 1);
         let mut types: Vec<&'static str> = match s.type_.as_deref() {
             Some("") | None => Vec::new(),
             Some(t) => vec![static_type(t)],
@@ -232,7 +233,7 @@ impl Validator {
         let format = s
             .format
             .as_deref()
-            .and_then(|f| formats::effective_format(single_type, f))
+            .and_then(|f| formats::effective_format(single_type, f, version))
             .unwrap_or("")
             .to_string();
         let pattern = s
