@@ -59,7 +59,8 @@ pub fn normalize(format: &str) -> std::borrow::Cow<'_, str> {
 /// integer is dropped, `date` on an integer is kept. From 1.36 (apiextensions-apiserver
 /// 0835a2fa9, "Stop stripping valid formats for number/integer types") string formats
 /// are kept on strings or untyped schemas only, and integers and numbers keep their
-/// own formats.
+/// own formats. Which string formats exist follows the server's compatibility
+/// version, one minor back (`k8s-short-name` and `k8s-long-name` from 1.35).
 pub fn effective_format<'a>(type_: &str, format: &'a str, version: KubeVersion) -> Option<&'a str> {
     if format.is_empty() {
         return None;
@@ -67,7 +68,7 @@ pub fn effective_format<'a>(type_: &str, format: &'a str, version: KubeVersion) 
     let string_format = |f: &str| {
         let normalized = normalize(f);
         STRING_FORMATS.contains(&&*normalized)
-            && (version >= KubeVersion::new(1, 34)
+            && (version.compatibility() >= KubeVersion::new(1, 34)
                 || !matches!(&*normalized, "k8sshortname" | "k8slongname"))
     };
     let keep = if version < KubeVersion::new(1, 36) {
