@@ -73,7 +73,7 @@ const INVALID_DATA: &str = "testdata/crs/update-invalid-data";
 /// resource strategy and ratcheting): each update keeps data the schema refuses, the
 /// OpenAPI errors ratchet, and the CEL rules that touch the data fail with the
 /// server's "invalid data" errors: in `==` with `oldSelf` (maps, lists, map lists),
-/// in `has()`, and on null list items. Metadata is validated whole on an update.
+/// in `has()`, on null list items, and inside an optional `oldSelf`. Metadata is validated whole on an update.
 /// (`crs_fixtures` checks the same directory with 1.36, which keeps `int32`.)
 #[test]
 fn ratcheted_invalid_data_fails_the_rules_that_touch_it() {
@@ -94,11 +94,12 @@ testdata/crs/update-invalid-data/cr.yaml:15:14: error[cel-runtime-error]: spec.l
 testdata/crs/update-invalid-data/cr.yaml:15:14: error[cel-runtime-error]: spec.list: Invalid value: "array": invalid data, got null for schema with nullable=false evaluating rule: no z
 testdata/crs/update-invalid-data/cr.yaml:20:14: error[cel-runtime-error]: spec.deps: Invalid value: "array": invalid data, expected string, got bool evaluating rule: deps immutable
 testdata/crs/update-invalid-data/cr.yaml:25:14: error[cel-runtime-error]: spec.path: Invalid value: "object": invalid data, expected string, got bool evaluating rule: type must be Full when full is set
-testdata/crs/update-invalid-data/cr.yaml:31:18: error[invalid-metadata]: metadata.name: Invalid value: "meta%": may not contain '%'
-testdata/crs/update-invalid-data/cr.yaml:31:60: error[invalid-metadata]: metadata.finalizers: Invalid value: "bad finalizer": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')
-testdata/crs/update-invalid-data/cr.yaml:36:1: error[cel-rules-skipped]: <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation
-testdata/crs/update-invalid-data/cr.yaml:39:15: error[schema-violation]: spec.count: Invalid value: "number": spec.count in body must be of type integer: "number"
-1 file, 7 documents (0 CRDs, 7 custom resources): 10 errors, 0 warnings
+testdata/crs/update-invalid-data/cr.yaml:31:13: error[cel-runtime-error]: spec.opt: Invalid value: "integer": unsupported conversion to ref.Val: (*errors.errorString)invalid data, expected int, got string evaluating rule: opt no decrease
+testdata/crs/update-invalid-data/cr.yaml:37:18: error[invalid-metadata]: metadata.name: Invalid value: "meta%": may not contain '%'
+testdata/crs/update-invalid-data/cr.yaml:37:60: error[invalid-metadata]: metadata.finalizers: Invalid value: "bad finalizer": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')
+testdata/crs/update-invalid-data/cr.yaml:42:1: error[cel-rules-skipped]: <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation
+testdata/crs/update-invalid-data/cr.yaml:45:15: error[schema-violation]: spec.count: Invalid value: "number": spec.count in body must be of type integer: "number"
+1 file, 8 documents (0 CRDs, 8 custom resources): 11 errors, 0 warnings
 "#
     );
     assert_eq!(status, 1);

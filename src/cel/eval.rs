@@ -719,10 +719,16 @@ impl Walker<'_, '_> {
             message_vars.push(("oldSelf", o.clone()));
         }
         if optional_old_self {
-            vars.push((
-                "oldSelf",
-                Val::Optional(old_val.map(|o| Box::new(o.clone()))),
-            ));
+            // An old value of another type than the schema's is an error inside the
+            // optional; taking it out (value(), orValue(), ==) fails with cel-go's
+            // conversion error wrapped around the data error.
+            let wrap = |o: &Val| match o {
+                Val::Error(m) => Val::Error(Arc::from(format!(
+                    "unsupported conversion to ref.Val: (*errors.errorString){m}"
+                ))),
+                other => other.clone(),
+            };
+            vars.push(("oldSelf", Val::Optional(old_val.map(|o| Box::new(wrap(o))))));
         } else if let Some(o) = old_val {
             vars.push(("oldSelf", o.clone()));
         }

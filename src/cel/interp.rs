@@ -807,6 +807,8 @@ fn invalid_data_in_equality<'a>(x: &'a Val, y: &'a Val) -> Option<&'a Arc<str>> 
     match (x, y) {
         (Val::Error(m), _) => Some(m),
         (Val::Map(_) | Val::List(_) | Val::SetList(_) | Val::MapList(..), Val::Error(m)) => Some(m),
+        // cel-go's Optional.Equal compares the values inside.
+        (Val::Optional(Some(a)), Val::Optional(Some(b))) => invalid_data_in_equality(a, b),
         (Val::Map(a), Val::Map(b)) => {
             if a.len() != b.len() {
                 return None;
