@@ -61,6 +61,7 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
         'crdlint;dry-run' {
             [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'Load CRDs from PATH (repeatable)')
             [CompletionResult]::new('--crds', '--crds', [CompletionResultType]::ParameterName, 'Load CRDs from PATH (repeatable)')
+            [CompletionResult]::new('--old', '--old', [CompletionResultType]::ParameterName, 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same apiVersion, kind, namespace and name is stored as an update of it (status and generation from the old object, ratcheting). Repeatable')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format of the stored objects (several objects become a v1 List)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format of the stored objects (several objects become a v1 List)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (diff and findings)')

@@ -201,7 +201,7 @@ _crdlint() {
             return 0
             ;;
         crdlint__subcmd__dry__subcmd__run)
-            opts="-o -h -V --crds --crd --output --diff --color --kube-version --help --version"
+            opts="-o -h -V --crds --crd --old --output --diff --color --kube-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -212,6 +212,10 @@ _crdlint() {
                     return 0
                     ;;
                 --crds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --old)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

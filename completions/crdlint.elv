@@ -56,6 +56,7 @@ set edit:completion:arg-completer[crdlint] = {|@words|
         &'crdlint;dry-run'= {
             cand --crd 'Load CRDs from PATH (repeatable)'
             cand --crds 'Load CRDs from PATH (repeatable)'
+            cand --old 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same apiVersion, kind, namespace and name is stored as an update of it (status and generation from the old object, ratcheting). Repeatable'
             cand -o 'Output format of the stored objects (several objects become a v1 List)'
             cand --output 'Output format of the stored objects (several objects become a v1 List)'
             cand --color 'When to use colour (diff and findings)'

@@ -62,6 +62,7 @@ complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l warnings-as-er
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -s V -l version -d 'Print version'
 complete -c crdlint -n "__fish_crdlint_using_subcommand dry-run" -l crd -l crds -d 'Load CRDs from PATH (repeatable)' -r -F
+complete -c crdlint -n "__fish_crdlint_using_subcommand dry-run" -l old -d 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same apiVersion, kind, namespace and name is stored as an update of it (status and generation from the old object, ratcheting). Repeatable' -r -F
 complete -c crdlint -n "__fish_crdlint_using_subcommand dry-run" -s o -l output -d 'Output format of the stored objects (several objects become a v1 List)' -r -f -a "yaml\t''
 json\t''"
 complete -c crdlint -n "__fish_crdlint_using_subcommand dry-run" -l color -d 'When to use colour (diff and findings)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'

@@ -205,3 +205,33 @@ fn a_document_with_a_yaml_error_is_not_printed() {
     assert!(err.contains("duplicate-key"), "{err}");
     assert_eq!(status, 1);
 }
+
+/// `--old`: a matching object is stored as an update (recorded with the 1.35 libraries'
+/// `rest.BeforeUpdate`): only metadata changed, so the old generation stays; the
+/// update that breaks the metadata rules is reported and not printed.
+#[test]
+fn old_objects_make_updates() {
+    let (out, err, status) = dry_run(&[
+        "--crd",
+        "testdata/crs/update-metadata/crd.yaml",
+        "--old",
+        "testdata/crs/update-metadata/old.yaml",
+        "testdata/crs/update-metadata/cr.yaml",
+    ]);
+    assert_eq!(
+        out,
+        "apiVersion: example.com/v1\n\
+         kind: Thing\n\
+         metadata:\n  finalizers:\n  - plain\n  generation: 7\n  labels:\n    team: b\n  name: relabel\n  namespace: default\n\
+         spec:\n  size: 1\n"
+    );
+    assert!(
+        err.contains("× metadata.uid: Invalid value: \"2222-new\": field is immutable"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("1 file, 2 documents (0 CRDs, 2 custom resources): 4 errors, 1 warning\n"),
+        "{err}"
+    );
+    assert_eq!(status, 1);
+}

@@ -345,8 +345,9 @@ impl Context<'_> {
                     .extend(findings.into_iter().map(|d| doc.diagnostic(d)));
             }
             Mode::DryRun => {
+                let old = self.olds.find(&doc.root);
                 let outcome = timings::time(Stage::Resource, || {
-                    crd.outcome(&doc.root, policy::UnknownFieldPolicy::Warn)
+                    crd.outcome_with_old(&doc.root, old, policy::UnknownFieldPolicy::Warn)
                 });
                 let failed = outcome.has_errors() || doc.load_failed;
                 out.diagnostics
@@ -510,15 +511,12 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
             Err(text) => tasks.push(Task::File(source, text)),
         }
     }
-    let olds = match mode {
-        Mode::Check => update::OldObjects::load(
-            &options.old_paths,
-            &options.walk,
-            options.max_file_size,
-            &options.limits,
-        ),
-        Mode::DryRun => update::OldObjects::default(),
-    };
+    let olds = update::OldObjects::load(
+        &options.old_paths,
+        &options.walk,
+        options.max_file_size,
+        &options.limits,
+    );
     io_error |= olds.io_error;
     diagnostics.extend(olds.diagnostics.iter().cloned());
     let context = Context {

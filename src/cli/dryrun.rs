@@ -27,6 +27,12 @@ pub struct DryRunArgs {
     #[arg(long = "crd", visible_alias = "crds", value_name = "PATH")]
     pub crds: Vec<PathBuf>,
 
+    /// Objects as currently stored (e.g. the previous revision of the manifests): a
+    /// custom resource with the same apiVersion, kind, namespace and name is stored as an
+    /// update of it (status and generation from the old object, ratcheting). Repeatable.
+    #[arg(long = "old", value_name = "PATH")]
+    pub old: Vec<PathBuf>,
+
     /// Output format of the stored objects (several objects become a v1 List).
     #[arg(short, long, value_enum, default_value_t = DryRunFormat::Yaml)]
     pub output: DryRunFormat,
@@ -54,6 +60,7 @@ pub fn run(args: &DryRunArgs) -> u8 {
     let options = CheckOptions {
         paths: args.paths.clone(),
         crd_paths: args.crds.clone(),
+        old_paths: args.old.clone(),
         walk: WalkOptions::default(),
         limits: Limits::default(),
         kube_version: args.kube_version,
