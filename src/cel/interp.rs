@@ -849,18 +849,7 @@ fn invalid_data_in_equality<'a>(x: &'a Val, y: &'a Val) -> Option<&'a Arc<str>> 
             if a.len() != b.len() {
                 return None;
             }
-            let key_of = |v: &Val| -> Option<Vec<Option<Val>>> {
-                let Val::Map(m) = v else { return None };
-                Some(
-                    keys.iter()
-                        .map(|k| {
-                            m.iter()
-                                .find(|(mk, _)| matches!(mk, Val::String(s) if **s == **k))
-                                .map(|(_, v)| v.clone())
-                        })
-                        .collect(),
-                )
-            };
+            let key_of = |v: &Val| super::value::map_list_key(v, keys);
             let same_key = |p: &Option<Val>, q: &Option<Val>| match (p, q) {
                 (None, None) => true,
                 (Some(Val::Error(m)), Some(Val::Error(n))) => m == n,

@@ -267,7 +267,7 @@ fn cmp_i_d(i: i128, d: f64) -> Option<Ordering> {
 
 /// The key of a list-map element: the values of its key properties (`None` for an
 /// absent one), or `None` when the element is not an object.
-fn map_list_key(v: &Val, keys: &[String]) -> Option<Vec<Option<Val>>> {
+pub(crate) fn map_list_key(v: &Val, keys: &[String]) -> Option<Vec<Option<Val>>> {
     let Val::Map(m) = v else {
         return None;
     };
