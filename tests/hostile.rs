@@ -113,6 +113,21 @@ fn a_fifo_is_refused_without_blocking() {
     );
 }
 
+/// A device named on the command line (an endless /dev/zero, an empty /dev/null) is
+/// refused before it is opened for reading (findings are sorted by path).
+#[cfg(target_os = "linux")]
+#[test]
+fn device_paths_are_refused_without_reading() {
+    let (out, status) = check_short(&["/dev/zero", "/dev/null"]);
+    assert_eq!(status, 2);
+    assert_eq!(
+        out,
+        "/dev/null: error[io-error]: not a regular file (a device); not read\n\
+         /dev/zero: error[io-error]: not a regular file (a device); not read\n\
+         2 files, 0 documents (0 CRDs, 0 custom resources): 2 errors, 0 warnings\n"
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn a_symlink_loop_is_reported_and_the_walk_ends() {
