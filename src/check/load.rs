@@ -61,6 +61,11 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
                     "control character",
                     "remove it or write it as an escape in a double-quoted string: kubectl's YAML reader rejects this document",
                 ),
+                YamlErrorKind::Directive => (
+                    src::YAML_SYNTAX,
+                    "directive",
+                    "kubectl converts the lines before `---` as a document of their own, and a directive alone fails: remove this line (Kubernetes manifests need no directives)",
+                ),
                 YamlErrorKind::InvalidSeparator => (
                     src::YAML_SYNTAX,
                     "content after a document separator",

@@ -85,6 +85,9 @@ pub enum YamlErrorKind {
     /// A `---` line with content after it, which kubectl's YAML reader refuses; the
     /// stream ends there, the document before it included.
     InvalidSeparator,
+    /// A `%` directive: kubectl converts the lines before `---` as a document of their
+    /// own, which fails (the documents after it are unaffected).
+    Directive,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -110,15 +113,39 @@ pub struct ParseOutput {
 /// (`.inf`) or a bad tagged value drops its document; a duplicate key is reported and the
 /// last value kept.
 pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
-    let mut out = match parse_attempt(text, limits) {
-        (out, None) => out,
-        (out, Some(fix)) => lenient::reparse(text, limits, out, fix),
+    // Directive lines are hidden from saphyr (blanked, byte for byte) and reported the way
+    // kubectl fails them; saphyr also miscounts the positions after a directive name
+    // with multi-byte characters.
+    let directives = directive_lines(text);
+    let blanked;
+    let parsed_text = if directives.is_empty() {
+        text
+    } else {
+        let mut bytes = text.as_bytes().to_vec();
+        for d in &directives {
+            bytes[d.start..d.end].fill(b' ');
+        }
+        blanked = String::from_utf8(bytes).unwrap_or_else(|_| text.to_string());
+        blanked.as_str()
     };
+    let mut out = match parse_attempt(parsed_text, limits) {
+        (out, None) => out,
+        (out, Some(fix)) => lenient::reparse(parsed_text, limits, out, fix),
+    };
+    for d in &directives {
+        drop_document_at(&mut out, text, d.start, YamlErrorKind::Directive, d.message);
+    }
     let bad_separator = invalid_separator(text);
     if let Some(at) = first_control_character(text)
         && bad_separator.is_none_or(|(line, _)| at < line)
     {
-        drop_document_at(&mut out, text, at);
+        drop_document_at(
+            &mut out,
+            text,
+            at,
+            YamlErrorKind::ControlCharacter,
+            "control characters are not allowed",
+        );
     }
     if let Some((line, content)) = bad_separator {
         cut_at_separator(&mut out, text, line, content);
@@ -235,7 +262,13 @@ fn first_control_character(text: &str) -> Option<usize> {
 /// kubectl splits a stream into documents at lines starting with `---` before
 /// converting each: a refused character fails only its own chunk. The documents that
 /// start in that chunk are dropped and the error is reported in it.
-fn drop_document_at(out: &mut ParseOutput, text: &str, at: usize) {
+fn drop_document_at(
+    out: &mut ParseOutput,
+    text: &str,
+    at: usize,
+    kind: YamlErrorKind,
+    message: &str,
+) {
     let line_start = |p: usize| text[..p].rfind('\n').map_or(0, |i| i + 1);
     let separator_lines = |from: usize| {
         let mut line = from;
@@ -283,12 +316,88 @@ fn drop_document_at(out: &mut ParseOutput, text: &str, at: usize) {
             before.map(|d| d.index + 1).max().unwrap_or(0)
         });
     out.errors.push(YamlError {
-        kind: YamlErrorKind::ControlCharacter,
-        message: "control characters are not allowed".to_string(),
+        kind,
+        message: message.to_string(),
         span: Span::point(at),
         document,
     });
     out.errors.sort_by_key(|e| e.span.start);
+}
+
+/// A directive line and go-yaml's error for the chunk that holds it.
+struct Directive {
+    start: usize,
+    end: usize,
+    message: &'static str,
+}
+
+/// `%` lines where a directive may stand: at the start of a kubectl chunk, after only
+/// blank lines, comments and other directives. kubectl reads the lines before `---` as a
+/// document of their own, so even `%YAML 1.1` fails there ("did not find expected
+/// <document start>"); other directives fail as go-yaml's scanner words it.
+fn directive_lines(text: &str) -> Vec<Directive> {
+    let bytes = text.as_bytes();
+    if !bytes.starts_with(b"%") && memchr::memmem::find(bytes, b"\n%").is_none() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut in_prologue = true;
+    let mut line = 0;
+    while line < text.len() {
+        let end = memchr::memchr(b'\n', &bytes[line..]).map_or(text.len(), |i| line + i);
+        let content = text[line..end].trim_end_matches('\r');
+        if content.starts_with("---") {
+            in_prologue = true;
+        } else if in_prologue && content.starts_with('%') {
+            out.push(Directive {
+                start: line,
+                end: line + content.len(),
+                message: directive_error(&content[1..]),
+            });
+        } else if !content.trim().is_empty() && !content.trim_start().starts_with('#') {
+            in_prologue = false;
+        }
+        line = end + 1;
+    }
+    out
+}
+
+fn directive_error(directive: &str) -> &'static str {
+    let name_len = directive
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+        .count();
+    let (name, rest) = directive.split_at(name_len);
+    if name.is_empty() {
+        return "could not find expected directive name";
+    }
+    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
+        return "found unexpected non-alphabetical character";
+    }
+    match name {
+        "YAML" => {
+            let version = rest.trim_start_matches([' ', '\t']);
+            let version = version.split([' ', '\t']).next().unwrap_or("");
+            match version.split_once('.') {
+                Some((major, minor))
+                    if !major.is_empty()
+                        && !minor.is_empty()
+                        && major.bytes().all(|b| b.is_ascii_digit())
+                        && minor.bytes().all(|b| b.is_ascii_digit()) =>
+                {
+                    if major.parse::<u64>().ok() == Some(1) && minor.parse::<u64>().ok() == Some(1)
+                    {
+                        "did not find expected <document start>"
+                    } else {
+                        "found incompatible YAML document"
+                    }
+                }
+                _ => "did not find expected version number",
+            }
+        }
+        "TAG" => "did not find expected <document start>",
+        _ => "found unknown directive name",
+    }
 }
 
 /// Where to report an error the scanner found at `at`. At the end of the stream that is

@@ -758,3 +758,56 @@ fn separator_lines_with_content_end_the_stream_as_in_kubectl() {
     // JSON streams are not read line by line.
     assert!(parse_default("{\"a\":\n\"---x\"}\n").errors.is_empty());
 }
+
+#[test]
+fn directives_fail_their_chunk_as_in_kubectl() {
+    // Recorded with sigs.k8s.io/yaml behind kubectl's YAMLReader (the 1.35 libraries):
+    // the lines before `---` are a document of their own, and a directive alone fails
+    // with go-yaml's message; the document after `---` is converted.
+    for (text, message) in [
+        (
+            "%YAML 1.1\n---\na: 1\n",
+            "did not find expected <document start>",
+        ),
+        (
+            "%TAG ! tag:x.com,2000:\n---\na: 1\n",
+            "did not find expected <document start>",
+        ),
+        ("%YAML 1.2\n---\na: 1\n", "found incompatible YAML document"),
+        ("%YAML\n---\na: 1\n", "did not find expected version number"),
+        ("# c\n%FOO\n---\na: 1\n", "found unknown directive name"),
+        (
+            "%ab!c\n---\na: 1\n",
+            "found unexpected non-alphabetical character",
+        ),
+        (
+            "%\u{e9}\n---\na: 1\n",
+            "could not find expected directive name",
+        ),
+    ] {
+        let out = parse_default(text);
+        assert_eq!(out.errors.len(), 1, "{text:?}");
+        assert_eq!(out.errors[0].kind, YamlErrorKind::Directive, "{text:?}");
+        assert_eq!(out.errors[0].message, message, "{text:?}");
+        assert_eq!(out.documents.len(), 1, "{text:?}");
+        assert_eq!(json(&out.documents[0].root), r#"{"a":1}"#, "{text:?}");
+    }
+    // A `%` inside a document is content, not a directive.
+    let out = parse_default("a: |\n  %x\n");
+    assert!(out.errors.is_empty());
+}
+
+#[test]
+fn spans_after_a_directive_with_multi_byte_characters_are_right() {
+    // yaml_spans fuzzing: saphyr counted the directive's characters as bytes, so every
+    // later span started late (here the block scalar at its content, not its `|`).
+    let text = "%\u{e9}\u{e9}\u{e9}\n---\n-\t|\n |";
+    let out = parse_default(text);
+    assert_eq!(out.errors[0].kind, YamlErrorKind::Directive);
+    let root = &out.documents[0].root;
+    let Value::Array(items) = &root.value else {
+        panic!("{root:?}")
+    };
+    assert_eq!(json(root), r#"["|\n"]"#);
+    assert_eq!(items[0].span.start, text.find('|').unwrap());
+}
