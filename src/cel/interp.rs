@@ -707,9 +707,13 @@ impl<'a> Interp<'a> {
             if equality_error(x, y) {
                 return Err(no_overload());
             }
-            if let Some(m) = invalid_data_in_equality(x, y) {
+            // Invalid data can only make values unequal: look for it only then, so an
+            // unchanged `self == oldSelf` walks its values once.
+            let equal = x.equals(y);
+            if !equal && let Some(m) = invalid_data_in_equality(x, y) {
                 return Err(err(m.to_string()));
             }
+            return Ok(Val::Bool(equal == (function == "_==_")));
         }
         call_function(function, member, vals, overloads)
     }
