@@ -66,6 +66,11 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
                     "directive",
                     "kubectl converts the lines before `---` as a document of their own, and a directive alone fails: remove this line (Kubernetes manifests need no directives)",
                 ),
+                YamlErrorKind::Tab => (
+                    src::YAML_SYNTAX,
+                    "tab",
+                    "indent with spaces: kubectl's YAML parser (go-yaml) allows a tab only as white space after a key's `:`, inside a value or inside `[...]`/`{...}`. This document was not checked",
+                ),
                 YamlErrorKind::InvalidSeparator => (
                     src::YAML_SYNTAX,
                     "content after a document separator",

@@ -88,6 +88,8 @@ pub enum YamlErrorKind {
     /// A `%` directive: kubectl converts the lines before `---` as a document of their
     /// own, which fails (the documents after it are unaffected).
     Directive,
+    /// A tab where go-yaml allows none: its document fails (the others are unaffected).
+    Tab,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -117,23 +119,41 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     // kubectl fails them; saphyr also miscounts the positions after a directive name
     // with multi-byte characters.
     let directives = directive_lines(text);
-    let blanked;
-    let parsed_text = if directives.is_empty() {
+    let directives_blanked;
+    let text_without_directives = if directives.is_empty() {
         text
     } else {
         let mut bytes = text.as_bytes().to_vec();
         for d in &directives {
             bytes[d.start..d.end].fill(b' ');
         }
-        blanked = String::from_utf8(bytes).unwrap_or_else(|_| text.to_string());
-        blanked.as_str()
+        directives_blanked = String::from_utf8(bytes).unwrap_or_else(|_| text.to_string());
+        directives_blanked.as_str()
     };
-    let mut out = match parse_attempt(parsed_text, limits) {
-        (out, None) => out,
-        (out, Some(fix)) => lenient::reparse(parsed_text, limits, out, fix),
-    };
+    // Tabs and comments follow go-yaml's rules (see `yaml/go_blanks.rs`). The outline runs
+    // on texts with a tab, and again when saphyr refuses a comment go-yaml may accept.
+    let blanks = go_blanks::scan(text_without_directives, false);
+    let mut out = parse_blanked(text_without_directives, blanks.as_ref(), limits);
+    let refused_comment = out
+        .errors
+        .iter()
+        .any(|e| e.kind == YamlErrorKind::Syntax && e.message == SAPHYR_ADJACENT_COMMENT);
+    let mut blanks = blanks;
+    if refused_comment
+        && blanks
+            .as_ref()
+            .is_none_or(|b| b.adjacent_comments.is_empty())
+        && let Some(forced) = go_blanks::scan(text_without_directives, true)
+        && !forced.adjacent_comments.is_empty()
+    {
+        out = parse_blanked(text_without_directives, Some(&forced), limits);
+        blanks = Some(forced);
+    }
     for d in &directives {
         drop_document_at(&mut out, text, d.start, YamlErrorKind::Directive, d.message);
+    }
+    for &(at, message) in blanks.iter().flat_map(|b| &b.errors) {
+        drop_document_at(&mut out, text, at, YamlErrorKind::Tab, message);
     }
     let bad_separator = invalid_separator(text);
     if let Some(at) = first_control_character(text)
@@ -151,6 +171,27 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
         cut_at_separator(&mut out, text, line, content);
     }
     out
+}
+
+/// saphyr's message for a comment without white space before it.
+const SAPHYR_ADJACENT_COMMENT: &str = "comments must be separated from other tokens by whitespace";
+
+/// Parses `text` with spaces for what go-yaml skips in it.
+fn parse_blanked(text: &str, blanks: Option<&go_blanks::GoBlanks>, limits: &Limits) -> ParseOutput {
+    let blanked;
+    let parsed_text = match blanks {
+        None => text,
+        Some(blanks) => {
+            let mut bytes = text.as_bytes().to_vec();
+            blanks.blank(&mut bytes);
+            blanked = String::from_utf8(bytes).unwrap_or_else(|_| text.to_string());
+            blanked.as_str()
+        }
+    };
+    match parse_attempt(parsed_text, limits) {
+        (out, None) => out,
+        (out, Some(fix)) => lenient::reparse(parsed_text, limits, out, fix),
+    }
 }
 
 /// The first line kubectl's YAMLReader refuses as a document separator: one that starts
@@ -1352,6 +1393,7 @@ fn go_quote(s: &str) -> String {
     out
 }
 
+mod go_blanks;
 mod lenient;
 #[cfg(test)]
 mod tests;

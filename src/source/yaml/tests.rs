@@ -801,7 +801,8 @@ fn directives_fail_their_chunk_as_in_kubectl() {
 fn spans_after_a_directive_with_multi_byte_characters_are_right() {
     // yaml_spans fuzzing: saphyr counted the directive's characters as bytes, so every
     // later span started late (here the block scalar at its content, not its `|`).
-    let text = "%\u{e9}\u{e9}\u{e9}\n---\n-\t|\n |";
+    // (The fuzzed input had `-\t|`, which go-yaml refuses: see `yaml/tabs.rs`.)
+    let text = "%\u{e9}\u{e9}\u{e9}\n---\n- |\n |";
     let out = parse_default(text);
     assert_eq!(out.errors[0].kind, YamlErrorKind::Directive);
     let root = &out.documents[0].root;
@@ -810,4 +811,71 @@ fn spans_after_a_directive_with_multi_byte_characters_are_right() {
     };
     assert_eq!(json(root), r#"["|\n"]"#);
     assert_eq!(items[0].span.start, text.find('|').unwrap());
+}
+
+#[test]
+fn tabs_follow_go_yaml() {
+    // Recorded with sigs.k8s.io/yaml (go-yaml v2, the 1.35 libraries). The first input is
+    // a yaml_spans fuzzing finding: saphyr loaded it as `{"e": ""}`.
+    for (text, at, message) in [
+        (
+            "e: |\n\n\t \n",
+            6,
+            "found a tab character where an indentation space is expected",
+        ),
+        (
+            "a: 1\n\t\nb: 2\n",
+            5,
+            "found a tab character that violates indentation",
+        ),
+        (
+            "a:\n- \tb\n",
+            5,
+            "found character that cannot start any token",
+        ),
+        (
+            "a: 1\n\t# comment\n",
+            5,
+            "found a tab character that violates indentation",
+        ),
+    ] {
+        let out = parse_default(text);
+        assert_eq!(out.documents.len(), 0, "{text:?}");
+        assert_eq!(out.errors.len(), 1, "{text:?}");
+        assert_eq!(out.errors[0].kind, YamlErrorKind::Tab, "{text:?}");
+        assert_eq!(out.errors[0].message, message, "{text:?}");
+        assert_eq!(out.errors[0].span, Span::point(at), "{text:?}");
+    }
+    // Tabs go-yaml skips as white space (saphyr refused the first two).
+    for (text, expected) in [
+        ("k:\tv\n", r#"{"k":"v"}"#),
+        ("q: 'quoted\n\t more'\n", r#"{"q":"quoted more"}"#),
+        ("a: [1,\t2]\t# c\n", r#"{"a":[1,2]}"#),
+        (
+            "d: |\n    some\n    \t  tabbed\n",
+            r#"{"d":"some\n\t  tabbed\n"}"#,
+        ),
+    ] {
+        let out = parse_default(text);
+        assert!(out.errors.is_empty(), "{text:?}: {:?}", out.errors);
+        assert_eq!(json(&out.documents[0].root), expected, "{text:?}");
+    }
+    let out = parse_default("k:\tv\n");
+    let Value::Object(map) = &out.documents[0].root.value else {
+        panic!("{:?}", out.documents[0].root)
+    };
+    let (_, value) = map.iter().next().unwrap();
+    assert_eq!(value.span, Span::new(3, 4));
+}
+
+#[test]
+fn a_tab_fails_only_its_own_chunk() {
+    // kubectl converts each `---` chunk on its own.
+    let text = "a: 1\n---\n- \tb\n---\nc: 2\n";
+    let out = parse_default(text);
+    let kept: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+    assert_eq!(kept, [r#"{"a":1}"#, r#"{"c":2}"#]);
+    assert_eq!(out.errors.len(), 1);
+    assert_eq!(out.errors[0].document, 1);
+    assert_eq!(out.errors[0].span, Span::point(11));
 }
