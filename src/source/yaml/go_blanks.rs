@@ -83,15 +83,21 @@ pub(super) fn scan(text: &str, forced: bool) -> Option<GoBlanks> {
         memchr::memchr(b'\t', bytes)?;
     }
     let mut out = GoBlanks::default();
-    // kubectl decodes a stream that starts with `{` as JSON, where a tab outside a string
-    // is white space.
-    if text.trim_start().starts_with('{') {
-        out.skipped = json_whitespace_tabs(bytes);
-        return Some(out);
-    }
-    for (start, end) in chunks(bytes) {
+    // kubectl decodes a stream that starts with `{` as JSON, not cut into chunks, where a
+    // tab between tokens is white space. crdlint reads it as YAML (JSON is YAML), so the
+    // outline still tells values from white space, but fails on no tab.
+    let json = text.trim_start().starts_with('{');
+    let chunks = if json {
+        vec![(0, bytes.len())]
+    } else {
+        chunks(bytes)
+    };
+    for (start, end) in chunks {
         let mut scanner = Scanner::new(bytes, start, end, &mut out);
-        if let Err(Stop::Tab(at, message)) = scanner.run() {
+        scanner.json = json;
+        if let Err(Stop::Tab(at, message)) = scanner.run()
+            && !json
+        {
             out.errors.push((at, message));
             out.failed_chunks.push(Span::new(start, end));
         }
@@ -115,27 +121,6 @@ fn chunks(b: &[u8]) -> Vec<(usize, usize)> {
     }
     out.push((chunk_start, b.len()));
     out.retain(|(start, end)| start < end);
-    out
-}
-
-fn json_whitespace_tabs(b: &[u8]) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, &c) in b.iter().enumerate() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-        } else if c == b'"' {
-            in_string = true;
-        } else if c == b'\t' {
-            out.push(i);
-        }
-    }
     out
 }
 
@@ -169,6 +154,8 @@ struct Scanner<'a> {
     indents: Vec<isize>,
     /// One possible simple key per flow level (and one for the block context).
     keys: Vec<SimpleKey>,
+    /// A JSON stream: tabs between tokens are white space everywhere.
+    json: bool,
     out: &'a mut GoBlanks,
 }
 
@@ -185,6 +172,7 @@ impl<'a> Scanner<'a> {
             indent: -1,
             indents: Vec::new(),
             keys: vec![SimpleKey::default()],
+            json: false,
             out,
         }
     }
@@ -273,7 +261,7 @@ impl<'a> Scanner<'a> {
                     b' ' if !self.is_z(self.pos) => self.skip(),
                     b'\t'
                         if !self.is_z(self.pos)
-                            && (self.flow_level > 0 || !self.simple_key_allowed) =>
+                            && (self.flow_level > 0 || !self.simple_key_allowed || self.json) =>
                     {
                         self.skip_tab()
                     }
@@ -777,6 +765,10 @@ mod tests {
             ("a: &x\t1\n", vec![5]),
             ("s: |\t# c\n  x\n", vec![4]),
             ("{\n\t\"a\": \"\t\"\n}\n", vec![2]),
+            ("{\"a\": 1}\n\t{\"b\": 2}\n", vec![9]),
+            // Not JSON, but read as YAML: the quote in `~a"` is content, and so is the
+            // tab in the string that follows.
+            ("{\"a\": [{~a\", \"b\": \"c\td\"}]}\n", vec![]),
         ] {
             let found = scan(text).unwrap();
             assert_eq!(found.errors, vec![], "{text:?}");

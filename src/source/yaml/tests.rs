@@ -879,3 +879,15 @@ fn a_tab_fails_only_its_own_chunk() {
     assert_eq!(out.errors[0].document, 1);
     assert_eq!(out.errors[0].span, Span::point(11));
 }
+
+#[test]
+fn a_tab_inside_a_string_of_a_json_stream_stays() {
+    // yaml_spans fuzzing: a quote inside a plain scalar (`~a"`) had made the JSON pass take
+    // the string after it for white space, and its tab became a space.
+    let out = parse_default("{\"a\": [{~a\", \"b\": \"me\tadata\"}]}\n");
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    assert_eq!(
+        json(&out.documents[0].root),
+        r#"{"a":[{"~a\"":null,"b":"me\tadata"}]}"#
+    );
+}
