@@ -71,6 +71,16 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
                     "tab",
                     "indent with spaces: kubectl's YAML parser (go-yaml) allows a tab only as white space after a key's `:`, inside a value or inside `[...]`/`{...}`. This document was not checked",
                 ),
+                YamlErrorKind::EmptyDocument => (
+                    src::YAML_SYNTAX,
+                    "document end",
+                    "go-yaml (kubectl) needs a value before `...` in each `---` section: remove this line",
+                ),
+                YamlErrorKind::IgnoredContent => (
+                    src::IGNORED_CONTENT,
+                    "never read",
+                    "put `---` before it to make it a document of its own (kubectl reads the first document of each `---` section only)",
+                ),
                 YamlErrorKind::InvalidSeparator => (
                     src::YAML_SYNTAX,
                     "content after a document separator",
@@ -82,7 +92,12 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
                     "Kubernetes converts YAML to JSON; use string keys and finite numbers",
                 ),
             };
-            Diagnostic::error(code, e.message.clone())
+            let diagnostic = if e.kind == YamlErrorKind::IgnoredContent {
+                Diagnostic::warning(code, e.message.clone())
+            } else {
+                Diagnostic::error(code, e.message.clone())
+            };
+            diagnostic
                 .with_span(e.span)
                 .with_label(label)
                 .with_help(help)

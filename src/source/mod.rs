@@ -23,4 +23,5 @@ crate::declare_codes! {
     BINARY_FILE = "binary-file", Error, "The file is binary or not UTF-8 text";
     FILE_TOO_LARGE = "file-too-large", Error, "The file exceeds --max-file-size";
     IO_ERROR = "io-error", Error, "A path could not be read";
+    IGNORED_CONTENT = "ignored-content", Warning, "Content kubectl never reads: after the first document of a `---` section";
 }

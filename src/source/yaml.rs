@@ -90,6 +90,10 @@ pub enum YamlErrorKind {
     Directive,
     /// A tab where go-yaml allows none: its document fails (the others are unaffected).
     Tab,
+    /// A `...` line before any content of its `---` section, which go-yaml refuses.
+    EmptyDocument,
+    /// Content after a `...` line, which kubectl never reads (a warning, not an error).
+    IgnoredContent,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -119,41 +123,107 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     // kubectl fails them; saphyr also miscounts the positions after a directive name
     // with multi-byte characters.
     let directives = directive_lines(text);
+    // What kubectl never reads after a `...` line is hidden too (see `yaml/document_end.rs`).
+    let document_ends = document_end::document_ends(text);
+    // kubectl's reader takes `---#comment` for a separator; saphyr would read a scalar.
+    let separator_comments = separator_comments(text);
     let directives_blanked;
-    let text_without_directives = if directives.is_empty() {
-        text
-    } else {
-        let mut bytes = text.as_bytes().to_vec();
-        for d in &directives {
-            bytes[d.start..d.end].fill(b' ');
-        }
-        directives_blanked = String::from_utf8(bytes).unwrap_or_else(|_| text.to_string());
-        directives_blanked.as_str()
-    };
+    let text_without_directives =
+        if directives.is_empty() && document_ends.is_empty() && separator_comments.is_empty() {
+            text
+        } else {
+            let mut bytes = text.as_bytes().to_vec();
+            for d in &directives {
+                bytes[d.start..d.end].fill(b' ');
+            }
+            for end in &document_ends {
+                end.blank(&mut bytes);
+            }
+            for comment in &separator_comments {
+                bytes[comment.start..comment.end].fill(b' ');
+            }
+            directives_blanked = String::from_utf8(bytes).unwrap_or_else(|_| text.to_string());
+            directives_blanked.as_str()
+        };
     // Tabs and comments follow go-yaml's rules (see `yaml/go_blanks.rs`). The outline runs
     // on texts with a tab, and again when saphyr refuses a comment go-yaml may accept.
-    let blanks = go_blanks::scan(text_without_directives, false);
-    let mut out = parse_blanked(text_without_directives, blanks.as_ref(), limits);
-    let refused_comment = out
-        .errors
-        .iter()
-        .any(|e| e.kind == YamlErrorKind::Syntax && e.message == SAPHYR_ADJACENT_COMMENT);
-    let mut blanks = blanks;
-    if refused_comment
-        && blanks
+    let mut blanks = go_blanks::scan(text_without_directives, false);
+    // Content after a document that ended without `...` (a line less indented than a
+    // root collection, more content after a root scalar): saphyr refuses it, go-yaml
+    // never reads it (see `yaml/document_end.rs`).
+    let mut ignored: Vec<(usize, Span)> = Vec::new();
+    let mut out = parse_blanked(text_without_directives, blanks.as_ref(), &ignored, limits);
+    for _ in 0..MAX_REPARSES {
+        let Some(error) = out.errors.iter().find(|e| {
+            e.kind == YamlErrorKind::Syntax
+                && matches!(
+                    e.message.as_str(),
+                    SAPHYR_ADJACENT_COMMENT | SAPHYR_EXPECTED_DOCUMENT_START
+                )
+        }) else {
+            break;
+        };
+        if error.message == SAPHYR_EXPECTED_DOCUMENT_START {
+            let at = error.span.start;
+            let end = document_end::section_end(text_without_directives, at);
+            if at >= end {
+                break;
+            }
+            // From the line start when only indentation comes before: the whole line
+            // then becomes a comment (see `document_end::blank_as_comments`).
+            let line_start = text_without_directives[..at]
+                .rfind('\n')
+                .map_or(0, |i| i + 1);
+            let indentation = text_without_directives[line_start..at]
+                .bytes()
+                .all(|b| matches!(b, b' ' | b'\t'));
+            let start = if indentation { line_start } else { at };
+            ignored.push((at, Span::new(start, end)));
+        } else if blanks
             .as_ref()
-            .is_none_or(|b| b.adjacent_comments.is_empty())
-        && let Some(forced) = go_blanks::scan(text_without_directives, true)
-        && !forced.adjacent_comments.is_empty()
-    {
-        out = parse_blanked(text_without_directives, Some(&forced), limits);
-        blanks = Some(forced);
+            .is_some_and(|b| !b.adjacent_comments.is_empty())
+        {
+            break;
+        } else {
+            match go_blanks::scan(text_without_directives, true) {
+                Some(forced) if !forced.adjacent_comments.is_empty() => blanks = Some(forced),
+                _ => break,
+            }
+        }
+        out = parse_blanked(text_without_directives, blanks.as_ref(), &ignored, limits);
     }
+    let ignored_content = document_ends
+        .iter()
+        .filter_map(|end| end.ignored_content)
+        .chain(ignored.iter().map(|(at, _)| *at));
+    for at in ignored_content {
+        let document = out
+            .documents
+            .iter()
+            .rfind(|d| d.root.span.start < at)
+            .map_or(0, |d| d.index);
+        out.errors.push(YamlError {
+            kind: YamlErrorKind::IgnoredContent,
+            message: document_end::IGNORED_CONTENT.to_string(),
+            span: Span::point(at),
+            document,
+        });
+    }
+    out.errors.sort_by_key(|e| e.span.start);
     for d in &directives {
         drop_document_at(&mut out, text, d.start, YamlErrorKind::Directive, d.message);
     }
     for &(at, message) in blanks.iter().flat_map(|b| &b.errors) {
         drop_document_at(&mut out, text, at, YamlErrorKind::Tab, message);
+    }
+    for end in document_ends.iter().filter(|end| end.without_content) {
+        drop_document_at(
+            &mut out,
+            text,
+            end.marker,
+            YamlErrorKind::EmptyDocument,
+            document_end::EMPTY_DOCUMENT,
+        );
     }
     let bad_separator = invalid_separator(text);
     if let Some(at) = first_control_character(text)
@@ -176,17 +246,33 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
 /// saphyr's message for a comment without white space before it.
 const SAPHYR_ADJACENT_COMMENT: &str = "comments must be separated from other tokens by whitespace";
 
-/// Parses `text` with spaces for what go-yaml skips in it.
-fn parse_blanked(text: &str, blanks: Option<&go_blanks::GoBlanks>, limits: &Limits) -> ParseOutput {
+/// saphyr's message for content after a document that ended without `...`.
+const SAPHYR_EXPECTED_DOCUMENT_START: &str = "did not find expected <document start>";
+
+/// At most this many parses more per file for content saphyr refuses and go-yaml skips
+/// (each one blanks one section's ignored content, or the comments).
+const MAX_REPARSES: usize = 32;
+
+/// Parses `text` with spaces for what go-yaml skips in it, and for `ignored` spans.
+fn parse_blanked(
+    text: &str,
+    blanks: Option<&go_blanks::GoBlanks>,
+    ignored: &[(usize, Span)],
+    limits: &Limits,
+) -> ParseOutput {
     let blanked;
-    let parsed_text = match blanks {
-        None => text,
-        Some(blanks) => {
-            let mut bytes = text.as_bytes().to_vec();
+    let parsed_text = if blanks.is_none() && ignored.is_empty() {
+        text
+    } else {
+        let mut bytes = text.as_bytes().to_vec();
+        if let Some(blanks) = blanks {
             blanks.blank(&mut bytes);
-            blanked = String::from_utf8(bytes).unwrap_or_else(|_| text.to_string());
-            blanked.as_str()
         }
+        for (_, span) in ignored {
+            document_end::blank_as_comments(&mut bytes, *span);
+        }
+        blanked = String::from_utf8(bytes).unwrap_or_else(|_| text.to_string());
+        blanked.as_str()
     };
     match parse_attempt(parsed_text, limits) {
         (out, None) => out,
@@ -363,6 +449,22 @@ fn drop_document_at(
         document,
     });
     out.errors.sort_by_key(|e| e.span.start);
+}
+
+/// Comments right after the `---` of a separator line (`---#c`): kubectl's YAMLReader
+/// cuts the stream there (only spaces or a comment may follow `---`).
+fn separator_comments(text: &str) -> Vec<Span> {
+    let b = text.as_bytes();
+    let first = b.starts_with(b"---#").then_some(0);
+    let rest = memchr::memmem::find_iter(b, b"\n---#").map(|i| i + 1);
+    first
+        .into_iter()
+        .chain(rest)
+        .map(|line| {
+            let end = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |i| line + i);
+            Span::new(line + 3, end)
+        })
+        .collect()
 }
 
 /// A directive line and go-yaml's error for the chunk that holds it.
@@ -1393,6 +1495,7 @@ fn go_quote(s: &str) -> String {
     out
 }
 
+mod document_end;
 mod go_blanks;
 mod lenient;
 #[cfg(test)]

@@ -105,15 +105,16 @@ pub(super) fn scan(text: &str, forced: bool) -> Option<GoBlanks> {
     Some(out)
 }
 
-/// kubectl's YAMLReader cuts a stream at every line that starts with `---` (the separator
-/// line belongs to no chunk).
+/// kubectl's YAMLReader cuts a stream at every line that starts with `---`. The line
+/// ends the chunk before it and belongs to no chunk, unless that chunk is empty (the first
+/// line of the file, or the second of two separator lines): then it starts the next one.
 fn chunks(b: &[u8]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut chunk_start = 0;
     let mut line = 0;
     while line < b.len() {
         let next = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |i| line + i + 1);
-        if b[line..].starts_with(b"---") {
+        if b[line..].starts_with(b"---") && line > chunk_start {
             out.push((chunk_start, line));
             chunk_start = next;
         }
@@ -156,6 +157,8 @@ struct Scanner<'a> {
     keys: Vec<SimpleKey>,
     /// A JSON stream: tabs between tokens are white space everywhere.
     json: bool,
+    /// The document's root node is a scalar or flow collection that has been read.
+    root_node_done: bool,
     out: &'a mut GoBlanks,
 }
 
@@ -173,6 +176,7 @@ impl<'a> Scanner<'a> {
             indents: Vec::new(),
             keys: vec![SimpleKey::default()],
             json: false,
+            root_node_done: false,
             out,
         }
     }
@@ -245,8 +249,47 @@ impl<'a> Scanner<'a> {
             if self.is_z(self.pos) {
                 return Ok(());
             }
+            let in_root_collection = self.indent >= 0;
             self.unroll_indent(self.column);
-            self.fetch_token()?;
+            // go-yaml decodes one document per chunk. The root node ends with its block
+            // collection, or right after a root scalar or flow collection that is not a
+            // key; the parser then reads one more token to see the document end (and the
+            // scanner one more while that token may still be a key on its line). Nothing
+            // after that is read.
+            let root_ended = (in_root_collection && self.indent < 0)
+                || (self.root_node_done
+                    && !(self.at(self.pos) == b':'
+                        && self.is_blankz(self.pos + 1)
+                        && self.simple_key_is_valid()));
+            self.root_node_done = false;
+            if root_ended {
+                self.fetch_token()?;
+                let key = self.keys.last().copied().unwrap_or_default();
+                if key.possible && key.line == self.line {
+                    self.scan_to_next_token();
+                    if !self.is_z(self.pos) {
+                        self.fetch_token()?;
+                    }
+                }
+                return Err(Stop::Other);
+            }
+            let node = self.fetch_token()?;
+            if node && self.flow_level == 0 && self.indent < 0 {
+                self.root_node_done = true;
+            }
+        }
+    }
+
+    fn simple_key_is_valid(&self) -> bool {
+        let key = self.keys.last().copied().unwrap_or_default();
+        key.possible && key.line == self.line && {
+            // The key's distance in characters (bytes bound it from above).
+            self.pos - key.pos <= MAX_SIMPLE_KEY_CHARS
+                || self.b[key.pos..self.pos]
+                    .iter()
+                    .filter(|&&c| !(0x80..0xC0).contains(&c))
+                    .count()
+                    <= MAX_SIMPLE_KEY_CHARS
         }
     }
 
@@ -281,7 +324,9 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn fetch_token(&mut self) -> Result<(), Stop> {
+    /// Scans one token; true when it completes a node (a scalar, an alias, a flow
+    /// collection).
+    fn fetch_token(&mut self) -> Result<bool, Stop> {
         let c = self.at(self.pos);
         let next_blankz = self.is_blankz(self.pos + 1);
         let flow = self.flow_level > 0;
@@ -301,9 +346,10 @@ impl<'a> Scanner<'a> {
                 self.simple_key_allowed = false;
                 self.pos += 3;
                 self.column += 3;
-                return Ok(());
+                return Ok(false);
             }
         }
+        let mut node = false;
         match c {
             b'[' | b'{' => {
                 self.save_simple_key();
@@ -321,6 +367,7 @@ impl<'a> Scanner<'a> {
                     self.flow_level -= 1;
                     self.keys.pop();
                 }
+                node = self.flow_level == 0;
                 self.simple_key_allowed = false;
                 self.skip();
             }
@@ -353,6 +400,7 @@ impl<'a> Scanner<'a> {
             }
             b':' if flow || next_blankz => self.fetch_value()?,
             b'*' | b'&' => {
+                node = c == b'*';
                 self.save_simple_key();
                 self.simple_key_allowed = false;
                 self.skip();
@@ -379,11 +427,13 @@ impl<'a> Scanner<'a> {
                 self.remove_simple_key();
                 self.simple_key_allowed = true;
                 self.block_scalar()?;
+                node = true;
             }
             b'\'' | b'"' => {
                 self.save_simple_key();
                 self.simple_key_allowed = false;
                 self.quoted_scalar(c == b'\'')?;
+                node = true;
             }
             _ if self.starts_plain_scalar(c, next_blankz) => {
                 self.save_simple_key();
@@ -391,11 +441,12 @@ impl<'a> Scanner<'a> {
                 if self.plain_scalar()? {
                     self.simple_key_allowed = true;
                 }
+                node = true;
             }
             b'\t' => return Err(Stop::Tab(self.pos, CANNOT_START_TOKEN)),
             _ => return Err(Stop::Other),
         }
-        Ok(())
+        Ok(node)
     }
 
     fn starts_plain_scalar(&self, c: u8, next_blankz: bool) -> bool {
@@ -427,16 +478,8 @@ impl<'a> Scanner<'a> {
     }
 
     fn fetch_value(&mut self) -> Result<(), Stop> {
-        let key = *self.keys.last().unwrap_or(&SimpleKey::default());
-        let valid = key.possible && key.line == self.line && {
-            // The key's distance in characters (bytes bound it from above).
-            self.pos - key.pos <= MAX_SIMPLE_KEY_CHARS
-                || self.b[key.pos..self.pos]
-                    .iter()
-                    .filter(|&&c| !(0x80..0xC0).contains(&c))
-                    .count()
-                    <= MAX_SIMPLE_KEY_CHARS
-        };
+        let key = self.keys.last().copied().unwrap_or_default();
+        let valid = self.simple_key_is_valid();
         if let Some(last) = self.keys.last_mut() {
             last.possible = false;
         }
@@ -812,5 +855,14 @@ mod tests {
     #[test]
     fn nothing_after_a_document_end_marker_is_read() {
         assert_eq!(errors("a: 1\n...\n\t\n"), vec![]);
+        // Nor after a document that ends without one: a line less indented than the
+        // root mapping, or more after a root scalar or flow collection.
+        assert_eq!(errors("  a: 1\nb:\n\t- 2\n"), vec![]);
+        assert_eq!(errors("x\n- \t1\n"), vec![]);
+        // The token after the root node is read: here it is a tab.
+        assert_eq!(errors("[1]\n\t\n"), vec![(4, CANNOT_START_TOKEN)]);
+        // A root scalar that is a key goes on.
+        assert_eq!(errors("a: 1\n\t\n").len(), 1);
+        assert_eq!(errors("[a]: 1\n- \t1\n").len(), 1);
     }
 }

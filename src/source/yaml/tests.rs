@@ -643,7 +643,7 @@ fn flow_and_quoted_indentation_that_go_yaml_accepts() {
 fn a_root_block_scalar_ends_at_a_document_marker() {
     // go-yaml (YAML 1.1 and 1.2 alike) ends the document at `---`; saphyr 0.3.3 alone
     // would load one string "x\n---\nb\n".
-    let text = "|\nx\n  y\n\n---\nb: 1\n...\n>\nf\ng\n...\n";
+    let text = "|\nx\n  y\n\n---\nb: 1\n---\n>\nf\ng\n...\n";
     let out = parse_default(text);
     assert!(out.errors.is_empty(), "{:?}", out.errors[0].message);
     let values: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
@@ -890,4 +890,49 @@ fn a_tab_inside_a_string_of_a_json_stream_stays() {
         json(&out.documents[0].root),
         r#"{"a":[{"~a\"":null,"b":"me\tadata"}]}"#
     );
+}
+
+#[test]
+fn document_ends_as_kubectl_reads_them() {
+    // Recorded with sigs.k8s.io/yaml behind kubectl-validate's chunk reader (1.35): the
+    // first document of each `---` section is read, the rest never is.
+    let out = parse_default("a: 1\n...\nb: [2\n---\nc: 3\n");
+    let kept: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+    assert_eq!(kept, [r#"{"a":1}"#, r#"{"c":3}"#]);
+    assert_eq!(out.errors.len(), 1);
+    assert_eq!(out.errors[0].kind, YamlErrorKind::IgnoredContent);
+    assert_eq!(out.errors[0].span, Span::point(9));
+    assert_eq!(out.errors[0].document, 0);
+    // Only comments and markers after `...`: nothing to report.
+    let out = parse_default("a: 1\n...\n# c\n...\n");
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    assert_eq!(out.documents.len(), 1);
+    // A document that ends without `...`: a line less indented than the root mapping.
+    let out = parse_default("  a: 1\nb: [2\n---\nc: 3\n");
+    let kept: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+    assert_eq!(kept, [r#"{"a":1}"#, r#"{"c":3}"#]);
+    assert_eq!(out.errors.len(), 1);
+    assert_eq!(out.errors[0].kind, YamlErrorKind::IgnoredContent);
+    assert_eq!(out.errors[0].span, Span::point(7));
+    // Content after a block scalar's document: the scalar keeps its value.
+    let out = parse_default("    s: |\n      x\n  - name: a long line\n");
+    assert_eq!(json(&out.documents[0].root), r#"{"s":"x\n"}"#);
+    assert_eq!(out.errors[0].kind, YamlErrorKind::IgnoredContent);
+    // A section that starts with `...` fails.
+    let out = parse_default("a: 1\n---\n# c\n...\nb: 2\n---\nc: 3\n");
+    let kept: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+    assert_eq!(kept, [r#"{"a":1}"#, r#"{"c":3}"#]);
+    assert_eq!(out.errors.len(), 1);
+    assert_eq!(out.errors[0].kind, YamlErrorKind::EmptyDocument);
+    assert_eq!(out.errors[0].message, "did not find expected node content");
+    assert_eq!(out.errors[0].span, Span::point(13));
+}
+
+#[test]
+fn a_separator_line_may_end_with_a_comment_without_a_space() {
+    // kubectl's YAMLReader: `---` then only spaces or a comment.
+    let out = parse_default("a: 1\n---#c\nb: 2\n");
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let kept: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+    assert_eq!(kept, [r#"{"a":1}"#, r#"{"b":2}"#]);
 }

@@ -1,0 +1,196 @@
+//! `...` lines, as kubectl reads them.
+//!
+//! kubectl cuts a stream into chunks at `---` lines and converts each chunk with
+//! sigs.k8s.io/yaml, which decodes the chunk's first YAML document and reads no further.
+//! So after a `...` (document end) line, the rest of its chunk is never read: kubectl
+//! applies nothing from it, right or wrong. The same holds after a document that ends
+//! without `...`: a line less indented than a root collection, or more content after a
+//! root scalar or flow collection. And a chunk whose first token is `...` fails: go-yaml
+//! wants a node before it ("did not find expected node content").
+//!
+//! saphyr reads on after `...`, and refuses content after an implicit document end ("did
+//! not find expected <document start>"). The loader gives saphyr spaces for what kubectl
+//! does not read (after an implicit end, once saphyr has said where it is), reports that
+//! content with a warning, and fails a chunk that starts with `...`.
+//! (Recorded with the 1.35 libraries behind kubectl-validate's chunk reader.)
+
+use super::Span;
+
+pub(super) const EMPTY_DOCUMENT: &str = "did not find expected node content";
+
+pub(super) const IGNORED_CONTENT: &str = "kubectl never reads this: it reads one document per `---` section, and this is after the first";
+
+pub(super) struct DocumentEnd {
+    /// Offset of the `...` line.
+    pub marker: usize,
+    /// What saphyr is given as spaces: the rest of the chunk after the marker line, or
+    /// the whole chunk when it has no content before the marker.
+    pub blanked: Span,
+    /// The first content kubectl never reads (not a blank or comment line).
+    pub ignored_content: Option<usize>,
+    /// No content before the marker in its chunk: go-yaml fails the chunk.
+    pub without_content: bool,
+}
+
+impl DocumentEnd {
+    pub fn blank(&self, text: &mut [u8]) {
+        blank(text, self.blanked);
+    }
+}
+
+/// Spaces for everything in `span` but line breaks.
+pub(super) fn blank(text: &mut [u8], span: Span) {
+    for b in &mut text[span.start..span.end] {
+        if !matches!(*b, b'\n' | b'\r') {
+            *b = b' ';
+        }
+    }
+}
+
+/// Blanks content after a document that ended without `...`: each whole line becomes a
+/// comment (`#` and spaces). Spaces alone would not do: a block scalar still open in
+/// saphyr's view would take long blank lines as content lines.
+pub(super) fn blank_as_comments(text: &mut [u8], span: Span) {
+    blank(text, span);
+    let mut line = span.start;
+    while line < span.end {
+        let at_line_start = line == 0 || matches!(text[line - 1], b'\n' | b'\r');
+        if at_line_start && !matches!(text[line], b'\n' | b'\r') {
+            text[line] = b'#';
+        }
+        line = memchr::memchr(b'\n', &text[line..span.end]).map_or(span.end, |i| line + i + 1);
+    }
+}
+
+/// Where the `---` section holding `at` ends: at the next line that starts with `---`.
+pub(super) fn section_end(text: &str, at: usize) -> usize {
+    let b = text.as_bytes();
+    let mut line = memchr::memchr(b'\n', &b[at.min(b.len())..]).map_or(b.len(), |i| at + i + 1);
+    while line < b.len() {
+        if b[line..].starts_with(b"---") {
+            return line;
+        }
+        line = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |i| line + i + 1);
+    }
+    b.len()
+}
+
+/// The first `...` line of each chunk (a JSON stream, which kubectl does not read in
+/// chunks, has none).
+pub(super) fn document_ends(text: &str) -> Vec<DocumentEnd> {
+    let b = text.as_bytes();
+    if !b.starts_with(b"...") && memchr::memmem::find(b, b"\n...").is_none() {
+        return Vec::new();
+    }
+    if text.trim_start().starts_with('{') {
+        return Vec::new();
+    }
+    let mut out: Vec<DocumentEnd> = Vec::new();
+    let mut chunk_start = 0;
+    // kubectl's YAMLReader keeps a `---` line it reads into an empty buffer (the first
+    // line of the file, or the second of two separator lines): that chunk starts with an
+    // explicit document start, and `...` right after it ends an empty document.
+    let mut buffer_empty = true;
+    let mut explicit_start = false;
+    let mut content_before = false;
+    let mut ended = false;
+    let mut line = 0;
+    while line < b.len() {
+        let next = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |i| line + i + 1);
+        let rest = &text[line..next];
+        let trimmed = rest.trim_start();
+        let is_content = !trimmed.is_empty() && !trimmed.starts_with('#');
+        let is_marker = rest.starts_with("...")
+            && matches!(b.get(line + 3), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
+        if rest.starts_with("---") {
+            if buffer_empty {
+                explicit_start = true;
+                buffer_empty = false;
+            } else {
+                if ended && let Some(last) = out.last_mut() {
+                    last.blanked.end = line;
+                }
+                chunk_start = next;
+                buffer_empty = true;
+                explicit_start = false;
+                content_before = false;
+                ended = false;
+            }
+        } else if !ended && is_marker {
+            buffer_empty = false;
+            let without_content = !content_before && !explicit_start;
+            let blanked_start = if without_content { chunk_start } else { next };
+            out.push(DocumentEnd {
+                marker: line,
+                blanked: Span::new(blanked_start, b.len()),
+                ignored_content: None,
+                without_content,
+            });
+            ended = true;
+        } else {
+            buffer_empty = false;
+            if ended {
+                if let Some(last) = out.last_mut()
+                    && last.ignored_content.is_none()
+                    && is_content
+                    && !is_marker
+                    && !last.without_content
+                {
+                    last.ignored_content = Some(line + (rest.len() - trimmed.len()));
+                }
+            } else if is_content {
+                content_before = true;
+            }
+        }
+        line = next;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_after_a_document_end_is_ignored() {
+        let text = "a: 1\n...\n# c\nb: 2\n---\nc: 3\n";
+        let ends = document_ends(text);
+        assert_eq!(ends.len(), 1);
+        let end = &ends[0];
+        assert_eq!(end.marker, 5);
+        assert_eq!(end.blanked, Span::new(9, 18));
+        assert_eq!(end.ignored_content, Some(13));
+        assert!(!end.without_content);
+    }
+
+    #[test]
+    fn a_chunk_that_starts_with_a_document_end_fails() {
+        let ends = document_ends("a: 1\n---\n# c\n...\nb: 2\n");
+        assert_eq!(ends.len(), 1);
+        assert!(ends[0].without_content);
+        assert_eq!(ends[0].blanked, Span::new(9, 22));
+        assert_eq!(ends[0].ignored_content, None);
+    }
+
+    #[test]
+    fn a_document_end_after_an_explicit_start_ends_an_empty_document() {
+        // kubectl's reader keeps the file's first `---` line in the chunk: `---` then
+        // `...` is an empty document, and what follows is never read.
+        let ends = document_ends("---\n...\na: 1\n");
+        assert_eq!(ends.len(), 1);
+        assert!(!ends[0].without_content);
+        assert_eq!(ends[0].ignored_content, Some(8));
+        // After a separator that ended a chunk, `...` starts the next one: it fails.
+        assert!(document_ends("x: 1\n---\n...\n")[0].without_content);
+    }
+
+    #[test]
+    fn only_markers_count() {
+        assert!(document_ends("a: ...\n....\n...x\n").is_empty());
+        assert!(document_ends("{\"a\": 1}\n...\n").is_empty());
+        // One per chunk: the second `...` is in the part already ignored.
+        let ends = document_ends("a: 1\n...\n...\nb: 2\n");
+        assert_eq!(ends.len(), 1);
+        assert_eq!(ends[0].ignored_content, Some(13));
+    }
+}
