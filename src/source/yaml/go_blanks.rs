@@ -159,6 +159,10 @@ struct Scanner<'a> {
     json: bool,
     /// The document's root node is a scalar or flow collection that has been read.
     root_node_done: bool,
+    /// Past the root node, go-yaml reads a token or two that saphyr may read otherwise
+    /// (a root block scalar's content at column 0 is content for saphyr): tabs and
+    /// comments there are not listed.
+    past_root: bool,
     out: &'a mut GoBlanks,
 }
 
@@ -177,6 +181,7 @@ impl<'a> Scanner<'a> {
             keys: vec![SimpleKey::default()],
             json: false,
             root_node_done: false,
+            past_root: false,
             out,
         }
     }
@@ -227,7 +232,9 @@ impl<'a> Scanner<'a> {
     }
 
     fn skip_tab(&mut self) {
-        self.out.skipped.push(self.pos);
+        if !self.past_root {
+            self.out.skipped.push(self.pos);
+        }
         self.skip();
     }
 
@@ -238,7 +245,7 @@ impl<'a> Scanner<'a> {
             self.skip();
         }
         let adjacent = start > 0 && !matches!(self.b[start - 1], b' ' | b'\t' | b'\n' | b'\r');
-        if adjacent {
+        if adjacent && !self.past_root {
             self.out.adjacent_comments.push(Span::new(start, self.pos));
         }
     }
@@ -263,6 +270,7 @@ impl<'a> Scanner<'a> {
                         && self.simple_key_is_valid()));
             self.root_node_done = false;
             if root_ended {
+                self.past_root = true;
                 self.fetch_token()?;
                 let key = self.keys.last().copied().unwrap_or_default();
                 if key.possible && key.line == self.line {

@@ -936,3 +936,12 @@ fn a_separator_line_may_end_with_a_comment_without_a_space() {
     let kept: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
     assert_eq!(kept, [r#"{"a":1}"#, r#"{"b":2}"#]);
 }
+
+#[test]
+fn comments_after_the_root_node_are_left_to_saphyr() {
+    // yaml_spans fuzzing: go-yaml reads the second `|#` as a block scalar header after the
+    // root node; saphyr reads it as content of the root block scalar. Blanking its `#`
+    // changed a value `source::inner` re-scans from the original text.
+    let out = parse_default("|#\n|#\n");
+    assert_eq!(json(&out.documents[0].root), r#""|#\n""#);
+}
