@@ -166,7 +166,9 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
         if error.message == SAPHYR_EXPECTED_DOCUMENT_START {
             let at = error.span.start;
             let end = document_end::section_end(text_without_directives, at);
-            if at >= end {
+            // saphyr's position can fall inside a character it does not read as one
+            // (found by fuzzing: U+2028 after a BOM); then the error stays as it is.
+            if at >= end || !text_without_directives.is_char_boundary(at) {
                 break;
             }
             // From the line start when only indentation comes before: the whole line

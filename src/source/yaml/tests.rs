@@ -945,3 +945,18 @@ fn comments_after_the_root_node_are_left_to_saphyr() {
     let out = parse_default("|#\n|#\n");
     assert_eq!(json(&out.documents[0].root), r#""|#\n""#);
 }
+
+#[test]
+fn a_saphyr_error_inside_a_character_is_reported_as_is() {
+    // yaml_spans fuzzing: "did not find expected <document start>" at a position inside
+    // U+2028 made the ignored-content pass slice the text there, and panic.
+    let text = include_str!("../../../testdata/fuzz/yaml-error-inside-a-character.yaml");
+    let out = parse_default(text);
+    assert!(
+        out.errors
+            .iter()
+            .any(|e| e.message == "did not find expected <document start>"),
+        "{:?}",
+        out.errors
+    );
+}
