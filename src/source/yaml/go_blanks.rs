@@ -342,13 +342,10 @@ impl<'a> Scanner<'a> {
             // A directive inside a document: the parser fails on it.
             return Err(Stop::Other);
         }
-        if self.column == 0 && self.is_blankz(self.pos + 3) {
-            let marker = &self.b[self.pos..(self.pos + 3).min(self.end)];
-            if marker == b"..." {
-                // go-yaml decodes the first document of a chunk and reads no further.
-                return Err(Stop::Other);
-            }
-            if marker == b"---" {
+        match self.document_marker() {
+            // go-yaml decodes the first document of a chunk and reads no further.
+            Some(b"...") => return Err(Stop::Other),
+            Some(_) => {
                 self.unroll_indent(-1);
                 self.remove_simple_key();
                 self.simple_key_allowed = false;
@@ -356,6 +353,7 @@ impl<'a> Scanner<'a> {
                 self.column += 3;
                 return Ok(false);
             }
+            None => {}
         }
         let mut node = false;
         match c {
@@ -551,13 +549,7 @@ impl<'a> Scanner<'a> {
         let indent = self.indent + 1;
         let mut leading_blanks = false;
         loop {
-            if self.column == 0 && self.is_blankz(self.pos + 3) {
-                let marker = &self.b[self.pos..(self.pos + 3).min(self.end)];
-                if marker == b"---" || marker == b"..." {
-                    break;
-                }
-            }
-            if self.at(self.pos) == b'#' {
+            if self.document_marker().is_some() || self.at(self.pos) == b'#' {
                 break;
             }
             while !self.is_blankz(self.pos) {
@@ -574,23 +566,7 @@ impl<'a> Scanner<'a> {
             if !(self.is_blank(self.pos) || self.break_len(self.pos) > 0) {
                 break;
             }
-            loop {
-                if self.is_blank(self.pos) {
-                    if leading_blanks && self.at(self.pos) == b'\t' {
-                        if self.column < indent {
-                            return Err(Stop::Tab(self.pos, VIOLATES_INDENTATION));
-                        }
-                        self.skip_tab();
-                    } else {
-                        self.skip();
-                    }
-                } else if self.break_len(self.pos) > 0 {
-                    self.skip_break();
-                    leading_blanks = true;
-                } else {
-                    break;
-                }
-            }
+            self.skip_scalar_blanks(&mut leading_blanks, Some(indent))?;
             if self.flow_level == 0 && self.column < indent {
                 break;
             }
@@ -598,17 +574,46 @@ impl<'a> Scanner<'a> {
         Ok(leading_blanks)
     }
 
+    /// The blanks and line breaks inside a plain or quoted scalar. A tab after a line
+    /// break is white space, or, left of a plain scalar's `indent`, an error.
+    fn skip_scalar_blanks(
+        &mut self,
+        leading_blanks: &mut bool,
+        indent: Option<isize>,
+    ) -> Result<(), Stop> {
+        loop {
+            if self.is_blank(self.pos) {
+                if *leading_blanks && self.at(self.pos) == b'\t' {
+                    if indent.is_some_and(|indent| self.column < indent) {
+                        return Err(Stop::Tab(self.pos, VIOLATES_INDENTATION));
+                    }
+                    self.skip_tab();
+                } else {
+                    self.skip();
+                }
+            } else if self.break_len(self.pos) > 0 {
+                self.skip_break();
+                *leading_blanks = true;
+            } else {
+                return Ok(());
+            }
+        }
+    }
+
+    /// `---` or `...` at the start of a line, followed by a blank: a document marker.
+    fn document_marker(&self) -> Option<&'a [u8]> {
+        if self.column != 0 || !self.is_blankz(self.pos + 3) {
+            return None;
+        }
+        let marker = &self.b[self.pos..(self.pos + 3).min(self.end)];
+        (marker == b"---" || marker == b"...").then_some(marker)
+    }
+
     fn quoted_scalar(&mut self, single: bool) -> Result<(), Stop> {
         let quote = if single { b'\'' } else { b'"' };
         self.skip();
         loop {
-            if self.column == 0 && self.is_blankz(self.pos + 3) {
-                let marker = &self.b[self.pos..(self.pos + 3).min(self.end)];
-                if marker == b"---" || marker == b"..." {
-                    return Err(Stop::Other);
-                }
-            }
-            if self.is_z(self.pos) {
+            if self.document_marker().is_some() || self.is_z(self.pos) {
                 return Err(Stop::Other);
             }
             let mut leading_blanks = false;
@@ -635,20 +640,7 @@ impl<'a> Scanner<'a> {
                 self.skip();
                 return Ok(());
             }
-            loop {
-                if self.is_blank(self.pos) {
-                    if leading_blanks && self.at(self.pos) == b'\t' {
-                        self.skip_tab();
-                    } else {
-                        self.skip();
-                    }
-                } else if self.break_len(self.pos) > 0 {
-                    self.skip_break();
-                    leading_blanks = true;
-                } else {
-                    break;
-                }
-            }
+            self.skip_scalar_blanks(&mut leading_blanks, None)?;
         }
     }
 
