@@ -532,11 +532,23 @@ fn key_column_above(b: &[u8], line: usize) -> Option<isize> {
             }
             continue;
         }
-        while i + 1 < content_end && b[i] == b'-' && matches!(b[i + 1], b' ' | b'\t') {
+        // Entry indicators (`- key:`); the last one's column, if nothing follows it.
+        let mut entry = None;
+        while i < content_end
+            && matches!(b[i], b'-' | b'?')
+            && (i + 1 == content_end || matches!(b[i + 1], b' ' | b'\t'))
+        {
+            entry = Some((i - start) as isize);
             i += 1;
             while i < content_end && matches!(b[i], b' ' | b'\t') {
                 i += 1;
             }
+        }
+        if i == content_end {
+            // A line of entry indicators alone (`-` then `  |2`): the header is the
+            // entry's node, indented from the last indicator's column (found by the
+            // yaml_spans fuzz target).
+            return entry;
         }
         let trimmed = text
             .iter()
@@ -810,6 +822,11 @@ data:
         // A comment between the key and an indentation indicator's header line.
         check("- k:\n#c\n   |1\n    OOO  tf8\n");
         check("- k:\n#-  x\n#$ -be-ept: |1\n   |1\n    OOO  tf8\n");
+        // A header on the line after a lone entry indicator.
+        check("-\n  |2\n    e");
+        check("a:\n- \n  |1\n    e\n");
+        check("- -\n    |2\n       e\n");
+        check("?\n  |1\n   e\n: v\n");
         // (A tab before the key is refused, as go-yaml refuses it: see `yaml/tabs.rs`.)
         check("k: >\n  a\n  ");
         check("k: |+\n  a\n  ");
