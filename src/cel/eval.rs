@@ -707,7 +707,7 @@ impl Walker<'_, '_> {
         ratchet: Ratchet<'_>,
         node_uses_old: bool,
     ) -> bool {
-        let type_name = s.generic.type_.as_str();
+        let type_name = s.generic.type_.as_ref();
         let optional_old_self = rule.optional_old_self == Some(true);
         if p.uses_old_self && old_val.is_none() && !optional_old_self {
             return true;
@@ -807,7 +807,7 @@ impl Walker<'_, '_> {
         path: &FieldPath,
         ratchet: Ratchet<'_>,
     ) -> bool {
-        let type_name = s.generic.type_.as_str();
+        let type_name = s.generic.type_.as_ref();
         let mut field = path.clone();
         if let Some(fp) = &p.normalized_field_path {
             field = field.child(fp);

@@ -130,7 +130,7 @@ fn schema_decl_type_depth(
         };
         return Some(dyn_type);
     }
-    match s.generic.type_.as_str() {
+    match s.generic.type_.as_ref() {
         "array" => {
             let items = s.items.as_deref()?;
             let item_type =

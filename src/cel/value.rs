@@ -342,7 +342,7 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
         .map(|v| v.format.as_str())
         .unwrap_or("");
     let int_or_string = schema.is_some_and(|s| s.extensions.x_int_or_string);
-    let type_ = schema.map(|s| s.generic.type_.as_str()).unwrap_or("");
+    let type_ = schema.map(|s| s.generic.type_.as_ref()).unwrap_or("");
     if let Some(e) = type_mismatch(&node.value, type_, int_or_string) {
         return Val::Error(Arc::from(e));
     }

@@ -212,7 +212,7 @@ pub fn validate_default(
         for (at, _) in instances(default, &r.node, path.clone()) {
             out.push(default_finding(FieldError::invalid(
                 at,
-                node_schema.generic.type_.as_str(),
+                node_schema.generic.type_.as_ref(),
                 format!("rule compile error: {detail}"),
             )));
         }

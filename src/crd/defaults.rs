@@ -616,7 +616,7 @@ fn check(
     if depth > 1000 {
         return;
     }
-    let ty = s.generic.type_.as_str();
+    let ty = s.generic.type_.as_ref();
     let ep = err_path(path, name);
     if v.is_null() && (s.generic.nullable || ty.is_empty()) {
         return;

@@ -1050,7 +1050,7 @@ fn validate_selectable_fields(
                     );
                 }
                 if !matches!(
-                    found.map(|s| s.generic.type_.as_str()),
+                    found.map(|s| s.generic.type_.as_ref()),
                     Some("string" | "boolean" | "integer")
                 ) {
                     f.push(

@@ -109,10 +109,10 @@ impl VResult {
 /// A schema node prepared for validation: the server's converted `spec.Schema`.
 #[derive(Debug, Default)]
 pub struct Validator {
-    types: Vec<&'static str>,
-    /// The types as written, for messages (`types` knows unknown names only as
-    /// "unknown"; the server prints what the schema says).
-    type_names: String,
+    types: &'static [&'static str],
+    /// A type name `types` knows only as "unknown", as written: the server prints
+    /// what the schema says (see [`Validator::type_names`]).
+    unknown_type_name: Option<Box<str>>,
     nullable: bool,
     /// The format after the server strips unsupported ones.
     format: String,
@@ -122,17 +122,42 @@ pub struct Validator {
     enum_: Vec<Node>,
     required: Vec<String>,
     items: Option<Box<Validator>>,
-    all_of: Vec<Validator>,
-    one_of: Vec<Validator>,
-    any_of: Vec<Validator>,
-    not: Option<Box<Validator>>,
+    /// Junctors and pattern properties, set on few nodes: boxed like `bounds`.
+    junctors: Option<Box<Junctors>>,
     properties: Vec<(String, Validator)>,
     additional_properties: Option<AdditionalProperties>,
-    pattern_properties: Vec<(String, Option<Regex>, Validator)>,
     /// kube-openapi's number validator knows the schema's type and format (from
     /// Kubernetes 1.36): bounds that do not fit an `integer` are errors of their own
     /// and compared as floats. Before, every bound was compared natively.
     typed_numbers: bool,
+}
+
+/// The subschemas of a [`Validator`] that most schema nodes do not have.
+#[derive(Debug, Default)]
+struct Junctors {
+    all_of: Vec<Validator>,
+    one_of: Vec<Validator>,
+    any_of: Vec<Validator>,
+    not: Option<Box<Validator>>,
+    pattern_properties: Vec<(String, Option<Regex>, Validator)>,
+}
+
+static NO_JUNCTORS: Junctors = Junctors {
+    all_of: Vec::new(),
+    one_of: Vec::new(),
+    any_of: Vec::new(),
+    not: None,
+    pattern_properties: Vec::new(),
+};
+
+impl Junctors {
+    fn is_empty(&self) -> bool {
+        self.all_of.is_empty()
+            && self.one_of.is_empty()
+            && self.any_of.is_empty()
+            && self.not.is_none()
+            && self.pattern_properties.is_empty()
+    }
 }
 
 /// The value validations of a [`Validator`] that most schema nodes do not have.
@@ -211,23 +236,34 @@ impl Validator {
         self.bounds.as_deref().unwrap_or(&NO_BOUNDS)
     }
 
+    fn junctors(&self) -> &Junctors {
+        self.junctors.as_deref().unwrap_or(&NO_JUNCTORS)
+    }
+
+    /// The types as the server prints them in messages.
+    fn type_names(&self) -> &str {
+        match (&self.unknown_type_name, self.types) {
+            (Some(name), _) => name,
+            (None, []) => "",
+            (None, [single]) => single,
+            (None, _) => "integer,string",
+        }
+    }
+
     fn build(s: &SchemaProps, version: KubeVersion, depth: usize) -> Validator {
         if depth > MAX_DEPTH {
             return Validator::default();
         }
         let typed_numbers = version >= KubeVersion::new(1, 36);
         let build = |c: &SchemaProps| Self::build(c, version, depth + 1);
-        let mut types: Vec<&'static str> = match s.type_.as_deref() {
-            Some("") | None => Vec::new(),
-            Some(t) => vec![static_type(t)],
+        let types: &'static [&'static str] = match s.type_.as_deref() {
+            _ if s.x_int_or_string => &["integer", "string"],
+            Some("") | None => &[],
+            Some(t) => static_type(t),
         };
-        if s.x_int_or_string {
-            types = vec!["integer", "string"];
-        }
-        let type_names = if s.x_int_or_string {
-            types.join(",")
-        } else {
-            s.type_.clone().unwrap_or_default()
+        let unknown_type_name = match (types, &s.type_) {
+            (["unknown"], Some(written)) => Some(written.as_str().into()),
+            _ => None,
         };
         let single_type = if types.len() == 1 { types[0] } else { "" };
         let format = s
@@ -267,19 +303,28 @@ impl Validator {
             max_properties: s.max_properties,
             min_properties: s.min_properties,
         };
+        let junctors = Junctors {
+            all_of: s.all_of.iter().flatten().map(build).collect(),
+            one_of: s.one_of.iter().flatten().map(build).collect(),
+            any_of: s.any_of.iter().flatten().map(build).collect(),
+            not: s.not.as_ref().map(|n| Box::new(build(n))),
+            pattern_properties: s
+                .pattern_properties
+                .iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), super::regex::compile_go(k).ok(), build(v)))
+                .collect(),
+        };
         Validator {
             types,
-            type_names,
+            unknown_type_name,
             nullable: s.nullable,
             format,
             bounds: (!bounds.is_empty()).then(|| Box::new(bounds)),
             enum_: s.enum_.clone().unwrap_or_default(),
             required: s.required.clone().unwrap_or_default(),
             items,
-            all_of: s.all_of.iter().flatten().map(build).collect(),
-            one_of: s.one_of.iter().flatten().map(build).collect(),
-            any_of: s.any_of.iter().flatten().map(build).collect(),
-            not: s.not.as_ref().map(|n| Box::new(build(n))),
+            junctors: (!junctors.is_empty()).then(|| Box::new(junctors)),
             properties: s
                 .properties
                 .iter()
@@ -287,12 +332,6 @@ impl Validator {
                 .map(|(k, v)| (k.clone(), build(v)))
                 .collect(),
             additional_properties,
-            pattern_properties: s
-                .pattern_properties
-                .iter()
-                .flatten()
-                .map(|(k, v)| (k.clone(), super::regex::compile_go(k).ok(), build(v)))
-                .collect(),
             typed_numbers,
         }
     }
@@ -398,7 +437,7 @@ impl Validator {
         let contains = |t: &str| self.types.contains(&t);
         if data.is_null() {
             if !self.types.is_empty() && !contains("null") && !self.nullable {
-                return VResult::error(invalid_type(path, &self.type_names, "null", data.span));
+                return VResult::error(invalid_type(path, self.type_names(), "null", data.span));
             }
             return ok;
         }
@@ -426,7 +465,7 @@ impl Validator {
             return ok;
         }
         if !(contains(sch_type) || is_float_int || is_int_float) {
-            return VResult::error(invalid_type(path, &self.type_names, sch_type, data.span));
+            return VResult::error(invalid_type(path, self.type_names(), sch_type, data.span));
         }
         ok
     }
@@ -440,10 +479,11 @@ impl Validator {
         corr: Option<Correlation<'_>>,
     ) -> VResult {
         let mut main = VResult::default();
-        if !self.any_of.is_empty() {
+        let junctors = self.junctors();
+        if !junctors.any_of.is_empty() {
             let mut best: Option<VResult> = None;
             let mut first_success: Option<VResult> = None;
-            for sub in &self.any_of {
+            for sub in &junctors.any_of {
                 let r = sub.validate_at(data, path, key_span, corr);
                 if r.is_valid() {
                     best = None;
@@ -469,11 +509,11 @@ impl Validator {
                 main.merge(s);
             }
         }
-        if !self.one_of.is_empty() {
+        if !junctors.one_of.is_empty() {
             let mut best: Option<VResult> = None;
             let mut first_success: Option<VResult> = None;
             let mut validated = 0;
-            for sub in &self.one_of {
+            for sub in &junctors.one_of {
                 let r = sub.validate_at(data, path, key_span, corr);
                 if r.is_valid() {
                     validated += 1;
@@ -507,16 +547,16 @@ impl Validator {
                 main.merge(s);
             }
         }
-        if !self.all_of.is_empty() {
+        if !junctors.all_of.is_empty() {
             let mut validated = 0;
-            for sub in &self.all_of {
+            for sub in &junctors.all_of {
                 let r = sub.validate_at(data, path, key_span, corr);
                 if r.is_valid() {
                     validated += 1;
                 }
                 main.merge(r);
             }
-            if validated != self.all_of.len() {
+            if validated != junctors.all_of.len() {
                 let additional = if validated == 0 {
                     ". None validated"
                 } else {
@@ -531,7 +571,7 @@ impl Validator {
                 ));
             }
         }
-        if let Some(not) = &self.not
+        if let Some(not) = &junctors.not
             && not.validate_at(data, path, key_span, corr).is_valid()
         {
             main.errors.push(other(
@@ -877,6 +917,7 @@ impl Validator {
                 for entry in &map.entries {
                     let k = entry.key.as_str();
                     let pattern_match = self
+                        .junctors()
                         .pattern_properties
                         .iter()
                         .any(|(_, re, _)| re.as_ref().is_some_and(|re| re.is_match(k)));
@@ -954,7 +995,7 @@ impl Validator {
             }
             let mut scratch = VResult::default();
             if self.validate_pattern_properties(entry, path, &mut scratch) {
-                for (_, re, schema) in &self.pattern_properties {
+                for (_, re, schema) in &self.junctors().pattern_properties {
                     if re.as_ref().is_some_and(|re| re.is_match(&entry.key)) {
                         res.merge(schema.validate_at(
                             &entry.value,
@@ -978,7 +1019,7 @@ impl Validator {
         res: &mut VResult,
     ) -> bool {
         let mut matched = false;
-        for (_, re, schema) in &self.pattern_properties {
+        for (_, re, schema) in &self.junctors().pattern_properties {
             if re.as_ref().is_some_and(|re| re.is_match(&entry.key)) {
                 matched = true;
                 res.merge(schema.validate_at(
@@ -993,16 +1034,16 @@ impl Validator {
     }
 }
 
-fn static_type(t: &str) -> &'static str {
+fn static_type(t: &str) -> &'static [&'static str] {
     match t {
-        "object" => "object",
-        "array" => "array",
-        "string" => "string",
-        "integer" => "integer",
-        "number" => "number",
-        "boolean" => "boolean",
-        "null" => "null",
-        _ => "unknown",
+        "object" => &["object"],
+        "array" => &["array"],
+        "string" => &["string"],
+        "integer" => &["integer"],
+        "number" => &["number"],
+        "boolean" => &["boolean"],
+        "null" => &["null"],
+        _ => &["unknown"],
     }
 }
 

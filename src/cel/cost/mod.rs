@@ -372,7 +372,7 @@ impl DeclRef {
 /// `extractMaxElements`: by how much a schema multiplies its children's cardinality.
 fn extract_max_elements(s: &Structural) -> Option<u64> {
     let vv = s.value_validation.as_deref();
-    match s.generic.type_.as_str() {
+    match s.generic.type_.as_ref() {
         "object" if s.additional_properties.is_some() => {
             vv.and_then(|v| v.max_properties).map(|n| n.max(0) as u64)
         }

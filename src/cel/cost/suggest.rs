@@ -166,7 +166,7 @@ fn keyword_for(s: &Structural) -> Option<&'static str> {
     if s.extensions.x_int_or_string {
         return Some("maxLength");
     }
-    match s.generic.type_.as_str() {
+    match s.generic.type_.as_ref() {
         "array" => Some("maxItems"),
         "object" if s.additional_properties.is_some() => Some("maxProperties"),
         "string" => {

@@ -38,7 +38,7 @@ fn is_only_type(n: &NestedValueValidation, ty: &str) -> bool {
         && n.forbidden_generics.default.is_none()
         && !n.forbidden_generics.nullable
         && is_empty_extensions(&n.forbidden_extensions)
-        && is_empty_vv(&n.value_validation)
+        && n.value_validation.is_empty()
         && n.x_validations.is_empty()
         && n.items.is_none()
         && n.properties.is_empty()
@@ -54,29 +54,6 @@ fn is_empty_extensions(x: &super::Extensions) -> bool {
         && x.x_map_type.is_none()
 }
 
-fn is_empty_vv(v: &ValueValidation) -> bool {
-    v.format.is_empty()
-        && v.maximum.is_none()
-        && !v.exclusive_maximum
-        && v.minimum.is_none()
-        && !v.exclusive_minimum
-        && v.max_length.is_none()
-        && v.min_length.is_none()
-        && v.pattern.is_empty()
-        && v.max_items.is_none()
-        && v.min_items.is_none()
-        && !v.unique_items
-        && v.multiple_of.is_none()
-        && v.enum_.is_empty()
-        && v.max_properties.is_none()
-        && v.min_properties.is_none()
-        && v.required.is_empty()
-        && v.all_of.is_empty()
-        && v.one_of.is_empty()
-        && v.any_of.is_empty()
-        && v.not.is_none()
-}
-
 fn invariants(
     s: &Structural,
     lvl: Level,
@@ -87,7 +64,7 @@ fn invariants(
     if depth > MAX_DEPTH {
         return;
     }
-    let ty = s.generic.type_.as_str();
+    let ty = s.generic.type_.as_ref();
     if ty == "array" && s.items.is_none() {
         errs.push(FieldError::required(
             path.child("items"),
@@ -196,7 +173,7 @@ fn invariants(
             {
                 errs.push(FieldError::invalid(
                     path.child("properties").key(key).child("type"),
-                    p.generic.type_.as_str(),
+                    p.generic.type_.as_ref(),
                     "must be string",
                 ));
             }
@@ -229,7 +206,7 @@ fn metadata_invariants(
     if check_metadata && s.generic.type_ != "object" {
         errs.push(FieldError::invalid(
             path.child("type"),
-            s.generic.type_.as_str(),
+            s.generic.type_.as_ref(),
             "must be object",
         ));
     }
@@ -253,7 +230,7 @@ fn metadata_invariants(
         && !g.nullable
         && is_empty_extensions(&s.extensions)
         && s.x_validations.is_empty()
-        && s.value_validation.as_deref().is_none_or(is_empty_vv);
+        && s.value_validation.as_deref().is_none_or(ValueValidation::is_empty);
     if !clean {
         errs.push(FieldError::forbidden(
             path.clone(),
