@@ -230,7 +230,9 @@ fn metadata_invariants(
         && !g.nullable
         && is_empty_extensions(&s.extensions)
         && s.x_validations.is_empty()
-        && s.value_validation.as_deref().is_none_or(ValueValidation::is_empty);
+        && s.value_validation
+            .as_deref()
+            .is_none_or(ValueValidation::is_empty);
     if !clean {
         errs.push(FieldError::forbidden(
             path.clone(),
