@@ -81,6 +81,11 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
                     "never read",
                     "put `---` before it to make it a document of its own (kubectl reads the first document of each `---` section only)",
                 ),
+                YamlErrorKind::UnicodeLineBreak => (
+                    src::UNICODE_LINE_BREAK,
+                    "line break for kubectl",
+                    "write it as an escape in a double-quoted string (`\\u2028`, `\\u2029`, `\\u0085`) or remove it",
+                ),
                 YamlErrorKind::InvalidSeparator => (
                     src::YAML_SYNTAX,
                     "content after a document separator",
@@ -92,7 +97,7 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
                     "Kubernetes converts YAML to JSON; use string keys and finite numbers",
                 ),
             };
-            let diagnostic = if e.kind == YamlErrorKind::IgnoredContent {
+            let diagnostic = if e.kind.is_warning() {
                 Diagnostic::warning(code, e.message.clone())
             } else {
                 Diagnostic::error(code, e.message.clone())

@@ -124,7 +124,7 @@ pub fn parse(path: &Path, text: String) -> Result<Config, ConfigError> {
     let file = SourceFile::new(path.display().to_string(), text);
     let parsed = yaml::parse(&file.text, &Limits::default());
     let reader = Reader { file: &file };
-    if let Some(error) = parsed.errors.first() {
+    if let Some(error) = parsed.errors.iter().find(|e| !e.kind.is_warning()) {
         return Err(reader.error(error.span, error.message.clone()));
     }
     let mut config = Config {

@@ -24,4 +24,5 @@ crate::declare_codes! {
     FILE_TOO_LARGE = "file-too-large", Error, "The file exceeds --max-file-size";
     IO_ERROR = "io-error", Error, "A path could not be read";
     IGNORED_CONTENT = "ignored-content", Warning, "Content kubectl never reads: after the first document of a `---` section";
+    UNICODE_LINE_BREAK = "unicode-line-break", Warning, "A NEL, LS or PS character, which kubectl's YAML 1.1 reader takes for a line break";
 }

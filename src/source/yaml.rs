@@ -94,6 +94,19 @@ pub enum YamlErrorKind {
     EmptyDocument,
     /// Content after a `...` line, which kubectl never reads (a warning, not an error).
     IgnoredContent,
+    /// A NEL, LS or PS character, a line break for kubectl's YAML 1.1 reader and a
+    /// character for crdlint's YAML 1.2 one (a warning, not an error).
+    UnicodeLineBreak,
+}
+
+impl YamlErrorKind {
+    /// Reported as a warning: the document is still read.
+    pub fn is_warning(self) -> bool {
+        matches!(
+            self,
+            YamlErrorKind::IgnoredContent | YamlErrorKind::UnicodeLineBreak
+        )
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -211,6 +224,7 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
             document,
         });
     }
+    unicode_line_breaks(text, &mut out);
     out.errors.sort_by_key(|e| e.span.start);
     for d in &directives {
         drop_document_at(&mut out, text, d.start, YamlErrorKind::Directive, d.message);
@@ -1499,6 +1513,8 @@ fn go_quote(s: &str) -> String {
 
 mod document_end;
 mod go_blanks;
+mod unicode_breaks;
+use unicode_breaks::unicode_line_breaks;
 mod lenient;
 #[cfg(test)]
 mod tests;

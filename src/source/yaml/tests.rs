@@ -960,3 +960,39 @@ fn a_saphyr_error_inside_a_character_is_reported_as_is() {
         out.errors
     );
 }
+
+#[test]
+fn unicode_line_breaks_are_characters_with_a_warning() {
+    // go-yaml (kubectl, YAML 1.1) breaks lines at NEL, LS and PS: `a: x<LS>y` fails
+    // there and `a: "x <LS>  y"` is "x<LS>y" (recorded with the 1.35 libraries).
+    // crdlint reads them as characters (YAML 1.2) and warns once per document.
+    let out = parse_default("a: x\u{2028}y\nb: \"p\u{2029}q\u{2028}\"\n---\nc: \"r\u{85}\tq\"\n");
+    let kept: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+    assert_eq!(
+        kept,
+        [
+            "{\"a\":\"x\u{2028}y\",\"b\":\"p\u{2029}q\u{2028}\"}",
+            "{\"c\":\"r\u{85}\\tq\"}"
+        ]
+    );
+    let warnings: Vec<(YamlErrorKind, Span, usize)> = out
+        .errors
+        .iter()
+        .map(|e| (e.kind, e.span, e.document))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            (YamlErrorKind::UnicodeLineBreak, Span::new(4, 7), 0),
+            (YamlErrorKind::UnicodeLineBreak, Span::new(32, 34), 1),
+        ]
+    );
+    assert_eq!(
+        out.errors[0].message,
+        "U+2028 (LINE SEPARATOR) is a line break for kubectl's YAML reader (YAML 1.1) and a character for crdlint (YAML 1.2): kubectl may read this document differently or refuse it"
+    );
+    // A tab after LS in a quoted scalar stays a tab: the blanked tabs follow saphyr's
+    // lines (yaml_spans finding: it had become a space).
+    let out = parse_default("d: \"a\u{2028}\tb\"\n");
+    assert_eq!(json(&out.documents[0].root), "{\"d\":\"a\u{2028}\\tb\"}");
+}
