@@ -256,7 +256,26 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     if let Some((line, content)) = bad_separator {
         cut_at_separator(&mut out, text, line, content);
     }
+    // An error saphyr found in a re-parse stands where that parse saw ASCII blanks; the
+    // original text may have a multi-byte character there (yaml_spans finding: inside
+    // a U+2028 that ignored content had blanked).
+    for e in &mut out.errors {
+        e.span = Span::new(
+            floor_char_boundary(text, e.span.start),
+            floor_char_boundary(text, e.span.end),
+        );
+    }
     out
+}
+
+/// The nearest char boundary of `text` at or before `at` (`str::floor_char_boundary`
+/// is newer than crdlint's minimum Rust).
+fn floor_char_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 /// saphyr's message for a comment without white space before it.

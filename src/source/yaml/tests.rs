@@ -947,7 +947,7 @@ fn comments_after_the_root_node_are_left_to_saphyr() {
 }
 
 #[test]
-fn a_saphyr_error_inside_a_character_is_reported_as_is() {
+fn a_saphyr_error_inside_a_character_moves_to_its_start() {
     // yaml_spans fuzzing: "did not find expected <document start>" at a position inside
     // U+2028 made the ignored-content pass slice the text there, and panic.
     let text = include_str!("../../../testdata/fuzz/yaml-error-inside-a-character.yaml");
@@ -959,6 +959,18 @@ fn a_saphyr_error_inside_a_character_is_reported_as_is() {
         "{:?}",
         out.errors
     );
+    // ... and at a char boundary: the re-parse that found it saw the U+2028 at bytes
+    // 183..186 as blanks, and placed the error at 184.
+    let syntax: Vec<Span> = out
+        .errors
+        .iter()
+        .filter(|e| e.kind == YamlErrorKind::Syntax)
+        .map(|e| e.span)
+        .collect();
+    assert_eq!(syntax, [Span::new(183, 183)]);
+    for e in &out.errors {
+        assert!(text.is_char_boundary(e.span.start) && text.is_char_boundary(e.span.end));
+    }
 }
 
 #[test]
