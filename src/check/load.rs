@@ -81,6 +81,11 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
                     "never read",
                     "put `---` before it to make it a document of its own (kubectl reads the first document of each `---` section only)",
                 ),
+                YamlErrorKind::AnchorName => (
+                    src::YAML_SYNTAX,
+                    "anchor name",
+                    "kubectl's YAML parser (go-yaml) reads anchor and alias names of ASCII letters, digits, `_` and `-` only: rename it. This document was not checked",
+                ),
                 YamlErrorKind::UnicodeLineBreak => (
                     src::UNICODE_LINE_BREAK,
                     "line break for kubectl",

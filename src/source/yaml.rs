@@ -94,6 +94,9 @@ pub enum YamlErrorKind {
     EmptyDocument,
     /// Content after a `...` line, which kubectl never reads (a warning, not an error).
     IgnoredContent,
+    /// An anchor or alias name go-yaml refuses (other than ASCII letters, digits, `_`
+    /// and `-`): its document fails (the others are unaffected).
+    AnchorName,
     /// A NEL, LS or PS character, a line break for kubectl's YAML 1.1 reader and a
     /// character for crdlint's YAML 1.2 one (a warning, not an error).
     UnicodeLineBreak,
@@ -123,6 +126,8 @@ pub struct ParseOutput {
     /// Non-empty documents that parsed; documents with a fatal error are left out.
     pub documents: Vec<ParsedDocument>,
     pub errors: Vec<YamlError>,
+    /// An anchor or alias was read (their names are then checked as go-yaml reads them).
+    pub has_anchors: bool,
 }
 
 /// Parses a YAML stream (JSON is YAML) into documents.
@@ -166,6 +171,22 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     // never reads it (see `yaml/document_end.rs`).
     let mut ignored: Vec<(usize, Span)> = Vec::new();
     let mut out = parse_blanked(text_without_directives, blanks.as_ref(), &ignored, limits);
+    // Anchor and alias names go-yaml refuses (`&a.b`): the outline finds them, and their
+    // chunks fail. It runs here only for texts with anchors (they are rare in manifests).
+    // (saphyr fails on some of them itself, and stops reading the stream there.)
+    let saphyr_anchor_error = || {
+        out.errors.iter().any(|e| {
+            e.message.ends_with("found unknown anchor") || e.message.ends_with(ANCHOR_NAME)
+        })
+    };
+    if (out.has_anchors || saphyr_anchor_error())
+        && blanks.is_none()
+        && let Some(forced) = go_blanks::scan(text_without_directives, true)
+        && !forced.anchor_errors.is_empty()
+    {
+        blanks = Some(forced);
+        out = parse_blanked(text_without_directives, blanks.as_ref(), &ignored, limits);
+    }
     for _ in 0..MAX_REPARSES {
         let Some(error) = out.errors.iter().find(|e| {
             e.kind == YamlErrorKind::Syntax
@@ -232,6 +253,9 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     for &(at, message) in blanks.iter().flat_map(|b| &b.errors) {
         drop_document_at(&mut out, text, at, YamlErrorKind::Tab, message);
     }
+    for &at in blanks.iter().flat_map(|b| &b.anchor_errors) {
+        drop_document_at(&mut out, text, at, YamlErrorKind::AnchorName, ANCHOR_NAME);
+    }
     for end in document_ends.iter().filter(|end| end.without_content) {
         drop_document_at(
             &mut out,
@@ -277,6 +301,9 @@ fn floor_char_boundary(text: &str, at: usize) -> usize {
     }
     at
 }
+
+/// go-yaml's message for an anchor or alias name it does not read.
+const ANCHOR_NAME: &str = "did not find expected alphabetic or numeric character";
 
 /// saphyr's message for a comment without white space before it.
 const SAPHYR_ADJACENT_COMMENT: &str = "comments must be separated from other tokens by whitespace";
@@ -1165,6 +1192,7 @@ impl<'t> Builder<'t> {
         if !self.charge(count, node.span) {
             return false;
         }
+        self.out.has_anchors = true;
         self.anchors.insert(
             anchor,
             Anchored {
@@ -1280,6 +1308,7 @@ impl<'t> Builder<'t> {
     }
 
     fn alias(&mut self, id: usize, raw_start: usize, raw_end: usize) {
+        self.out.has_anchors = true;
         let span = Span::new(raw_start, raw_end);
         let Some(anchored) = self.anchors.get(&id) else {
             // saphyr rejects unknown anchors, so this one is still being built.

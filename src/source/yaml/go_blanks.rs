@@ -38,6 +38,9 @@ pub(super) struct GoBlanks {
     pub adjacent_comments: Vec<Span>,
     /// The first tab go-yaml fails on in each chunk, with its message.
     pub errors: Vec<(usize, &'static str)>,
+    /// The anchors and aliases whose names go-yaml fails on (one per chunk, as it stops
+    /// there): the offset of their `&` or `*`.
+    pub anchor_errors: Vec<usize>,
     /// The chunks go-yaml fails on a tab.
     failed_chunks: Vec<Span>,
 }
@@ -95,11 +98,16 @@ pub(super) fn scan(text: &str, forced: bool) -> Option<GoBlanks> {
     for (start, end) in chunks {
         let mut scanner = Scanner::new(bytes, start, end, &mut out);
         scanner.json = json;
-        if let Err(Stop::Tab(at, message)) = scanner.run()
-            && !json
-        {
-            out.errors.push((at, message));
-            out.failed_chunks.push(Span::new(start, end));
+        match scanner.run() {
+            Err(Stop::Tab(at, message)) if !json => {
+                out.errors.push((at, message));
+                out.failed_chunks.push(Span::new(start, end));
+            }
+            Err(Stop::Anchor(at)) if !json => {
+                out.anchor_errors.push(at);
+                out.failed_chunks.push(Span::new(start, end));
+            }
+            _ => {}
         }
     }
     Some(out)
@@ -129,6 +137,8 @@ fn chunks(b: &[u8]) -> Vec<(usize, usize)> {
 enum Stop {
     /// go-yaml fails on the tab at this offset.
     Tab(usize, &'static str),
+    /// go-yaml fails on the anchor or alias name whose `&` or `*` is at this offset.
+    Anchor(usize),
     /// go-yaml fails here for another reason, or stops reading (after `...`).
     Other,
 }
@@ -411,11 +421,22 @@ impl<'a> Scanner<'a> {
                 node = c == b'*';
                 self.save_simple_key();
                 self.simple_key_allowed = false;
+                let start = self.pos;
                 self.skip();
                 while self.at(self.pos).is_ascii_alphanumeric()
                     || matches!(self.at(self.pos), b'_' | b'-')
                 {
                     self.skip();
+                }
+                // go-yaml's names are ASCII letters, digits, `_` and `-`, followed by
+                // white space or one of a few indicators (saphyr reads on: `&a.b`).
+                let ends = self.is_blankz(self.pos)
+                    || matches!(
+                        self.at(self.pos),
+                        b'?' | b':' | b',' | b']' | b'}' | b'%' | b'@' | b'`'
+                    );
+                if self.pos == start + 1 || !ends {
+                    return Err(Stop::Anchor(start));
                 }
             }
             b'!' => {

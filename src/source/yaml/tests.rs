@@ -1008,3 +1008,53 @@ fn unicode_line_breaks_are_characters_with_a_warning() {
     let out = parse_default("d: \"a\u{2028}\tb\"\n");
     assert_eq!(json(&out.documents[0].root), "{\"d\":\"a\u{2028}\\tb\"}");
 }
+
+#[test]
+fn anchor_names_follow_go_yaml() {
+    // go-yaml reads names of ASCII letters, digits, `_` and `-` followed by white space
+    // or an indicator; anything else fails the chunk with "did not find expected
+    // alphabetic or numeric character" (recorded with the 1.35 libraries). saphyr reads
+    // `&my.anchor` as a name.
+    for (text, at) in [
+        ("a: &my.anchor x\nb: *my.anchor\n", 3),
+        ("a: &a#c x\n", 3),
+        ("a: &é x\n", 3),
+        ("a: &ok x\nb: *ok.x\n", 12),
+        ("a: & x\n", 3),
+    ] {
+        let out = parse_default(text);
+        assert!(out.documents.is_empty(), "{text:?}");
+        let errors: Vec<(YamlErrorKind, usize, &str)> = out
+            .errors
+            .iter()
+            .map(|e| (e.kind, e.span.start, e.message.as_str()))
+            .collect();
+        assert_eq!(
+            errors,
+            [(
+                YamlErrorKind::AnchorName,
+                at,
+                "did not find expected alphabetic or numeric character"
+            )],
+            "{text:?}"
+        );
+    }
+    // Only its `---` section fails.
+    let out = parse_default("x: 1\n---\na: &b.c\n  d: 1\n---\ny: 2\n");
+    let kept: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+    assert_eq!(kept, [r#"{"x":1}"#, r#"{"true":2}"#]);
+    assert_eq!(out.errors.len(), 1);
+    assert_eq!(out.errors[0].span.start, 12);
+    // Names go-yaml reads, and collections.
+    for text in [
+        "a: &ok-1_B x\nb: *ok-1_B\n",
+        "a: [&a x, *a]\n",
+        "a: &a\n  - 1\nb: *a\n",
+        "a: &a {k: 1}\nb: *a\n",
+    ] {
+        let out = parse_default(text);
+        assert!(out.errors.is_empty(), "{text:?}: {:?}", out.errors);
+        assert!(out.has_anchors, "{text:?}");
+    }
+    assert!(!parse_default("a: 'x & y * z'\n").has_anchors);
+}
