@@ -40,7 +40,7 @@ use super::compile::{
 };
 use super::interp::{self, EvalError, PER_CALL_LIMIT};
 use super::value::{Val, from_node, from_resource_node};
-use crate::diag::{BadValue, Diagnostic, ErrorType, FieldError, FieldPath, Severity};
+use crate::diag::{BadValue, Diagnostic, ErrorType, FieldError, FieldPath, LazyPath, Severity};
 use crate::model::schema::ValidationRule;
 use crate::schema::structural::{NestedValueValidation, Structural, StructuralOrBool};
 use crate::source::{Node, Span, Value as NodeValue};
@@ -214,7 +214,7 @@ fn run(
         tree,
         object,
         old,
-        &FieldPath::empty(),
+        &LazyPath::Root,
         ratchet,
         true,
         0,
@@ -482,7 +482,7 @@ impl Walker<'_, '_> {
         tree: &RuleTree,
         v: &Node,
         old: Option<&Node>,
-        path: &FieldPath,
+        path: &LazyPath<'_>,
         ratchet: Ratchet<'_>,
         resource_root: bool,
         depth: usize,
@@ -536,7 +536,7 @@ impl Walker<'_, '_> {
                         subtree,
                         child,
                         old_child,
-                        &path.index(i),
+                        &LazyPath::Index(path, i),
                         ratchet.index(i),
                         it.extensions.x_embedded_resource,
                         depth + 1,
@@ -562,7 +562,7 @@ impl Walker<'_, '_> {
                             subtree,
                             child,
                             old_child,
-                            &path.key(k),
+                            &LazyPath::Key(path, k),
                             ratchet.key(k),
                             ap.extensions.x_embedded_resource,
                             depth + 1,
@@ -589,7 +589,7 @@ impl Walker<'_, '_> {
                         subtree,
                         child,
                         old_child,
-                        &path.child(k),
+                        &LazyPath::Child(path, k),
                         ratchet.key(k),
                         prop.extensions.x_embedded_resource,
                         depth + 1,
@@ -618,7 +618,7 @@ impl Walker<'_, '_> {
         entries: &[usize],
         v: &Node,
         old: Option<&Node>,
-        path: &FieldPath,
+        path: &LazyPath<'_>,
         ratchet: Ratchet<'_>,
         resource_root: bool,
     ) {
@@ -638,6 +638,8 @@ impl Walker<'_, '_> {
         if entries.is_empty() {
             return;
         }
+        // The walk passes a lazy path; the nodes with rules make theirs.
+        let path = &path.to_path();
         let type_name = s.generic.type_.clone();
         if let Some((_, Entry::CompileError(RuntimeCompileError::Init(msg)))) = entries.first() {
             self.invalid(path, &type_name, msg.clone(), v.span);

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 pub use codes::CodeInfo;
 pub use field::{BadValue, ErrorType, FieldError};
-pub use path::FieldPath;
+pub use path::{FieldPath, LazyPath};
 
 use crate::source::{SourceFile, Span};
 

@@ -123,3 +123,31 @@ mod tests {
         );
     }
 }
+
+/// A path made into a [`FieldPath`] only when needed: walkers that visit every node of
+/// every resource pass one down on the stack, and build the path for the few nodes
+/// with an error (a `FieldPath::child` per node was one allocation per node).
+#[derive(Clone, Copy, Debug)]
+pub enum LazyPath<'p> {
+    Root,
+    /// A path made already (the walk starts below the root).
+    At(&'p FieldPath),
+    /// `parent.name`
+    Child(&'p LazyPath<'p>, &'p str),
+    /// `parent[key]`
+    Key(&'p LazyPath<'p>, &'p str),
+    /// `parent[index]`
+    Index(&'p LazyPath<'p>, usize),
+}
+
+impl LazyPath<'_> {
+    pub fn to_path(&self) -> FieldPath {
+        match self {
+            LazyPath::Root => FieldPath::empty(),
+            LazyPath::At(path) => (*path).clone(),
+            LazyPath::Child(parent, name) => parent.to_path().child(name),
+            LazyPath::Key(parent, key) => parent.to_path().key(key),
+            LazyPath::Index(parent, i) => parent.to_path().index(*i),
+        }
+    }
+}

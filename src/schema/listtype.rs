@@ -1,7 +1,7 @@
 //! `x-kubernetes-list-type: set | map` uniqueness, as the server checks it after
 //! OpenAPI validation (`listtype.ValidateListSetsAndMaps`).
 
-use crate::diag::{BadValue, FieldError, FieldPath};
+use crate::diag::{BadValue, FieldError, FieldPath, LazyPath};
 use crate::source::{Node, Span, Value};
 
 use super::structural::{Structural, StructuralOrBool};
@@ -10,14 +10,14 @@ use super::validate::SchemaError;
 /// Validates every list-type set/map under the root object.
 pub fn validate(s: &Structural, obj: &Node) -> Vec<SchemaError> {
     let mut errs = Vec::new();
-    validate_object(&FieldPath::empty(), s, obj, &mut errs, 0);
+    validate_object(&LazyPath::Root, s, obj, &mut errs, 0);
     errs
 }
 
 const MAX_DEPTH: usize = 1000;
 
 fn validate_object(
-    path: &FieldPath,
+    path: &LazyPath<'_>,
     s: &Structural,
     obj: &Node,
     errs: &mut Vec<SchemaError>,
@@ -31,18 +31,24 @@ fn validate_object(
     }
     if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties {
         for e in &map.entries {
-            validate_value(&path.key(&e.key), ap, &e.value, errs, depth + 1);
+            validate_value(&LazyPath::Key(path, &e.key), ap, &e.value, errs, depth + 1);
         }
     }
     for e in &map.entries {
         if let Some(sub) = s.property(&e.key) {
-            validate_value(&path.child(&e.key), sub, &e.value, errs, depth + 1);
+            validate_value(
+                &LazyPath::Child(path, &e.key),
+                sub,
+                &e.value,
+                errs,
+                depth + 1,
+            );
         }
     }
 }
 
 fn validate_value(
-    path: &FieldPath,
+    path: &LazyPath<'_>,
     s: &Structural,
     v: &Node,
     errs: &mut Vec<SchemaError>,
@@ -56,7 +62,7 @@ fn validate_value(
 }
 
 fn validate_array(
-    path: &FieldPath,
+    path: &LazyPath<'_>,
     s: &Structural,
     items: &[Node],
     errs: &mut Vec<SchemaError>,
@@ -66,7 +72,10 @@ fn validate_array(
         Some("set") => {
             for i in non_unique(items.iter().map(key_of)) {
                 errs.push(SchemaError {
-                    error: FieldError::duplicate(path.index(i), BadValue::from(&items[i].value)),
+                    error: FieldError::duplicate(
+                        path.to_path().index(i),
+                        BadValue::from(&items[i].value),
+                    ),
                     span: items[i].span,
                 });
             }
@@ -76,7 +85,13 @@ fn validate_array(
     }
     if let Some(item_schema) = &s.items {
         for (i, item) in items.iter().enumerate() {
-            validate_value(&path.index(i), item_schema, item, errs, depth + 1);
+            validate_value(
+                &LazyPath::Index(path, i),
+                item_schema,
+                item,
+                errs,
+                depth + 1,
+            );
         }
     }
 }
@@ -124,12 +139,12 @@ fn non_unique(keys: impl Iterator<Item = Key>) -> Vec<usize> {
     out
 }
 
-fn validate_map(path: &FieldPath, s: &Structural, items: &[Node], errs: &mut Vec<SchemaError>) {
+fn validate_map(path: &LazyPath<'_>, s: &Structural, items: &[Node], errs: &mut Vec<SchemaError>) {
     for (i, x) in items.iter().enumerate() {
         if !x.is_null() && x.as_object().is_none() {
             errs.push(SchemaError {
                 error: FieldError::invalid(
-                    path.index(i),
+                    path.to_path().index(i),
                     BadValue::from(&x.value),
                     "must be an object for an array of list-type map",
                 ),
@@ -156,7 +171,7 @@ fn validate_map(path: &FieldPath, s: &Structural, items: &[Node], errs: &mut Vec
                 None => serde_json::json!({}),
                 Some(v) => serde_json::json!({ field.clone(): v.to_json() }),
             };
-            errs.push(dup(path.index(i), value, items[i].span));
+            errs.push(dup(path.to_path().index(i), value, items[i].span));
         }
         return;
     }
@@ -176,7 +191,7 @@ fn validate_map(path: &FieldPath, s: &Structural, items: &[Node], errs: &mut Vec
     });
     for i in non_unique(keys) {
         errs.push(dup(
-            path.index(i),
+            path.to_path().index(i),
             serde_json::Value::Object(key_maps[i].clone()),
             items[i].span,
         ));

@@ -3,7 +3,7 @@
 //! (unknown fields, Go type errors), and the apimachinery validation of names,
 //! namespaces, labels, annotations, owner references and finalizers.
 
-use crate::diag::{BadValue, FieldError, FieldPath};
+use crate::diag::{BadValue, FieldError, FieldPath, LazyPath};
 use crate::model::decode::{At, Decoder, Field};
 use crate::names::{
     is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name,
@@ -755,7 +755,7 @@ pub struct Coerced {
 /// the metadata of every embedded resource, dropping its unknown fields.
 pub fn coerce_embedded(obj: &mut Node, s: &Structural) -> Coerced {
     let mut out = Coerced::default();
-    coerce_at(obj, Some(s), &FieldPath::empty(), &mut out, 0, true);
+    coerce_at(obj, Some(s), &LazyPath::Root, &mut out, 0, true);
     out.unknown.sort_by(|a, b| a.path.cmp(&b.path));
     out
 }
@@ -773,9 +773,23 @@ pub fn coerce_at_path(
     if is_resource_root && !s.extensions.x_embedded_resource {
         let mut as_resource = s.clone();
         as_resource.extensions.x_embedded_resource = true;
-        coerce_at(obj, Some(&as_resource), path, &mut out, 0, false);
+        coerce_at(
+            obj,
+            Some(&as_resource),
+            &LazyPath::At(path),
+            &mut out,
+            0,
+            false,
+        );
     } else {
-        coerce_at(obj, Some(s), path, &mut out, 0, !is_resource_root);
+        coerce_at(
+            obj,
+            Some(s),
+            &LazyPath::At(path),
+            &mut out,
+            0,
+            !is_resource_root,
+        );
     }
     out
 }
@@ -783,7 +797,7 @@ pub fn coerce_at_path(
 fn coerce_at(
     x: &mut Node,
     s: Option<&Structural>,
-    path: &FieldPath,
+    path: &LazyPath<'_>,
     out: &mut Coerced,
     depth: usize,
     root: bool,
@@ -802,7 +816,7 @@ fn coerce_at(
                         "apiVersion" | "kind" if !matches!(e.value.value, Value::String(_)) => {
                             out.error = Some(err(
                                 FieldError::invalid(
-                                    path.child(&e.key),
+                                    path.to_path().child(&e.key),
                                     BadValue::from(&e.value.value),
                                     "must be a string",
                                 ),
@@ -811,12 +825,13 @@ fn coerce_at(
                             return;
                         }
                         "metadata" => {
-                            let prefix = path.child("metadata").to_string();
+                            let metadata_path = path.to_path().child("metadata");
+                            let prefix = metadata_path.to_string();
                             let decoded = decode(&e.value, &prefix);
                             if let Some(de) = decoded.error {
                                 out.error = Some(err(
                                     FieldError::invalid(
-                                        path.child("metadata"),
+                                        metadata_path,
                                         BadValue::from(&e.value.value),
                                         de.message,
                                     ),
@@ -836,7 +851,7 @@ fn coerce_at(
                     coerce_at(
                         &mut e.value,
                         Some(prop),
-                        &path.child(&e.key),
+                        &LazyPath::Child(path, &e.key),
                         out,
                         depth + 1,
                         false,
@@ -845,7 +860,7 @@ fn coerce_at(
                     coerce_at(
                         &mut e.value,
                         Some(ap),
-                        &path.key(&e.key),
+                        &LazyPath::Key(path, &e.key),
                         out,
                         depth + 1,
                         false,
@@ -858,7 +873,7 @@ fn coerce_at(
                 coerce_at(
                     item,
                     s.items.as_deref(),
-                    &path.index(i),
+                    &LazyPath::Index(path, i),
                     out,
                     depth + 1,
                     false,
@@ -929,7 +944,7 @@ impl ArrayMut for Node {
 /// resource.
 pub fn validate_embedded(s: &Structural, obj: &Node) -> Vec<SchemaError> {
     let mut errs = Vec::new();
-    walk_embedded(obj, Some(s), &FieldPath::empty(), &mut errs, 0, true);
+    walk_embedded(obj, Some(s), &LazyPath::Root, &mut errs, 0, true);
     errs
 }
 
@@ -946,9 +961,23 @@ pub fn validate_at_path(
     if is_resource_root && !s.extensions.x_embedded_resource {
         let mut as_resource = s.clone();
         as_resource.extensions.x_embedded_resource = true;
-        walk_embedded(obj, Some(&as_resource), path, &mut errs, 0, false);
+        walk_embedded(
+            obj,
+            Some(&as_resource),
+            &LazyPath::At(path),
+            &mut errs,
+            0,
+            false,
+        );
     } else {
-        walk_embedded(obj, Some(s), path, &mut errs, 0, !is_resource_root);
+        walk_embedded(
+            obj,
+            Some(s),
+            &LazyPath::At(path),
+            &mut errs,
+            0,
+            !is_resource_root,
+        );
     }
     errs
 }
@@ -956,7 +985,7 @@ pub fn validate_at_path(
 fn walk_embedded(
     x: &Node,
     s: Option<&Structural>,
-    path: &FieldPath,
+    path: &LazyPath<'_>,
     errs: &mut Vec<SchemaError>,
     depth: usize,
     root: bool,
@@ -970,14 +999,14 @@ fn walk_embedded(
     match &x.value {
         Value::Object(map) => {
             if s.extensions.x_embedded_resource && !root {
-                validate_embedded_resource(path, x, errs);
+                validate_embedded_resource(&path.to_path(), x, errs);
             }
             for e in &map.entries {
                 if let Some(prop) = s.property(&e.key) {
                     walk_embedded(
                         &e.value,
                         Some(prop),
-                        &path.child(&e.key),
+                        &LazyPath::Child(path, &e.key),
                         errs,
                         depth + 1,
                         false,
@@ -986,7 +1015,7 @@ fn walk_embedded(
                     walk_embedded(
                         &e.value,
                         Some(ap),
-                        &path.key(&e.key),
+                        &LazyPath::Key(path, &e.key),
                         errs,
                         depth + 1,
                         false,
@@ -999,7 +1028,7 @@ fn walk_embedded(
                 walk_embedded(
                     item,
                     s.items.as_deref(),
-                    &path.index(i),
+                    &LazyPath::Index(path, i),
                     errs,
                     depth + 1,
                     false,
