@@ -26,7 +26,7 @@ use rayon::prelude::*;
 
 // The same allocator as the crdlint binary, so the baseline is comparable.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: crdlint::alloc::Allocator = crdlint::alloc::Allocator;
 
 /// What one child process cost.
 #[derive(Clone, Copy, Debug, Default)]

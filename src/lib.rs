@@ -1,6 +1,7 @@
 //! crdlint: validate Kubernetes CustomResourceDefinitions and custom resources offline,
 //! with the API server's verdicts and messages, pointing at lines and columns.
 
+pub mod alloc;
 pub mod cel;
 pub mod check;
 pub mod cli;

@@ -2,7 +2,7 @@
 // types); mimalloc does this with a fraction of glibc malloc's instructions and scales
 // across rayon workers.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: crdlint::alloc::Allocator = crdlint::alloc::Allocator;
 
 fn main() -> std::process::ExitCode {
     std::process::ExitCode::from(crdlint::cli::main())
