@@ -1058,3 +1058,23 @@ fn anchor_names_follow_go_yaml() {
     }
     assert!(!parse_default("a: 'x & y * z'\n").has_anchors);
 }
+
+#[test]
+fn a_saphyr_error_that_blanking_does_not_move_ends_the_reparses() {
+    // The fuzzed text of `a_saphyr_error_inside_a_character_moves_to_its_start` with
+    // line feeds for its carriage returns: "did not find expected <document start>"
+    // stayed at the same offset however often its section was blanked, and all 32
+    // parses listed the ignored content again.
+    let text = include_str!("../../../testdata/fuzz/yaml-error-inside-a-character.yaml")
+        .replace('\r', "\n");
+    let out = parse_default(&text);
+    let ignored: Vec<usize> = out
+        .errors
+        .iter()
+        .filter(|e| e.kind == YamlErrorKind::IgnoredContent)
+        .map(|e| e.span.start)
+        .collect();
+    let mut unique = ignored.clone();
+    unique.dedup();
+    assert_eq!(ignored, unique, "{:?}", out.errors);
+}
