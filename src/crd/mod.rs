@@ -124,7 +124,7 @@ fn check_tree(crd: &Crd, tree: Option<&Node>, options: &Options<'_>) -> Findings
             let mut found = false;
             warnings::visit(
                 s,
-                &warnings::NodePath::Root(&FieldPath::empty()),
+                &crate::diag::LazyPath::Root,
                 &mut |n, _| found |= n.default.is_some(),
                 0,
             );

@@ -2,7 +2,7 @@
 //! `WarningsOnCreate`): unrecognized formats and non-scalar `set` lists.
 
 use crate::cel::KubeVersion;
-use crate::diag::{Diagnostic, FieldPath};
+use crate::diag::{Diagnostic, FieldPath, LazyPath};
 use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 
 use super::{SCHEMA_LIST_SET_NON_SCALAR, SCHEMA_PATTERN_NOT_EVALUATED, SCHEMA_UNKNOWN_FORMAT};
@@ -40,34 +40,11 @@ pub fn is_unrecognized_format_at(ty: &str, format: &str, version: KubeVersion) -
     }
 }
 
-/// Where a visited schema node stands: a chain of steps on the walk's stack, made into
-/// a [`FieldPath`] only for the few nodes that need one.
-pub enum NodePath<'p> {
-    Root(&'p FieldPath),
-    /// `parent.name`
-    Child(&'p NodePath<'p>, &'static str),
-    /// `parent.name[index]`
-    Index(&'p NodePath<'p>, &'static str, usize),
-    /// `parent.name[key]`
-    Key(&'p NodePath<'p>, &'static str, &'p str),
-}
-
-impl NodePath<'_> {
-    pub fn to_path(&self) -> FieldPath {
-        match self {
-            NodePath::Root(p) => (*p).clone(),
-            NodePath::Child(parent, name) => parent.to_path().child(name),
-            NodePath::Index(parent, name, i) => parent.to_path().child(name).index(*i),
-            NodePath::Key(parent, name, k) => parent.to_path().child(name).key(k),
-        }
-    }
-}
-
 /// Visits every schema node like the server's `SchemaHas` (with paths).
 pub fn visit<'a>(
     s: &'a SchemaProps,
-    path: &NodePath<'_>,
-    f: &mut dyn FnMut(&'a SchemaProps, &NodePath<'_>),
+    path: &LazyPath<'_>,
+    f: &mut dyn FnMut(&'a SchemaProps, &LazyPath<'_>),
     depth: usize,
 ) {
     if depth > 1000 {
@@ -75,10 +52,11 @@ pub fn visit<'a>(
     }
     f(s, path);
     match &s.items {
-        Some(SchemaOrArray::Schema(i)) => visit(i, &NodePath::Child(path, "items"), f, depth + 1),
+        Some(SchemaOrArray::Schema(i)) => visit(i, &LazyPath::Child(path, "items"), f, depth + 1),
         Some(SchemaOrArray::Array(list)) => {
+            let items = LazyPath::Child(path, "items");
             for (n, i) in list.iter().enumerate() {
-                visit(i, &NodePath::Index(path, "items", n), f, depth + 1);
+                visit(i, &LazyPath::Index(&items, n), f, depth + 1);
             }
         }
         Some(SchemaOrArray::Neither) | None => {}
@@ -88,37 +66,36 @@ pub fn visit<'a>(
         ("anyOf", &s.any_of),
         ("oneOf", &s.one_of),
     ] {
+        let junctor = LazyPath::Child(path, key);
         for (n, i) in list.iter().flatten().enumerate() {
-            visit(i, &NodePath::Index(path, key, n), f, depth + 1);
+            visit(i, &LazyPath::Index(&junctor, n), f, depth + 1);
         }
     }
     if let Some(n) = &s.not {
-        visit(n, &NodePath::Child(path, "not"), f, depth + 1);
+        visit(n, &LazyPath::Child(path, "not"), f, depth + 1);
     }
+    let properties = LazyPath::Child(path, "properties");
     for (k, p) in s.properties.iter().flatten() {
-        visit(p, &NodePath::Key(path, "properties", k), f, depth + 1);
+        visit(p, &LazyPath::Key(&properties, k), f, depth + 1);
     }
     if let Some(SchemaOrBool::Schema(ap)) = &s.additional_properties {
         visit(
             ap,
-            &NodePath::Child(path, "additionalProperties"),
+            &LazyPath::Child(path, "additionalProperties"),
             f,
             depth + 1,
         );
     }
+    let pattern_properties = LazyPath::Child(path, "patternProperties");
     for (k, p) in s.pattern_properties.iter().flatten() {
-        visit(
-            p,
-            &NodePath::Key(path, "patternProperties", k),
-            f,
-            depth + 1,
-        );
+        visit(p, &LazyPath::Key(&pattern_properties, k), f, depth + 1);
     }
     if let Some(SchemaOrBool::Schema(ai)) = &s.additional_items {
-        visit(ai, &NodePath::Child(path, "additionalItems"), f, depth + 1);
+        visit(ai, &LazyPath::Child(path, "additionalItems"), f, depth + 1);
     }
+    let definitions = LazyPath::Child(path, "definitions");
     for (k, p) in s.definitions.iter().flatten() {
-        visit(p, &NodePath::Key(path, "definitions", k), f, depth + 1);
+        visit(p, &LazyPath::Key(&definitions, k), f, depth + 1);
     }
 }
 
@@ -135,7 +112,7 @@ pub fn schema_warnings(
     let mut out = Vec::new();
     visit(
         schema,
-        &NodePath::Root(path),
+        &LazyPath::At(path),
         &mut |s, p| {
             let ty = s.type_.as_deref().unwrap_or("");
             if let Some(format) = s.format.as_deref()
