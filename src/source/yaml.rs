@@ -1566,8 +1566,8 @@ fn go_quote(s: &str) -> String {
 
 mod document_end;
 mod go_blanks;
-mod unicode_breaks;
-use unicode_breaks::unicode_line_breaks;
 mod lenient;
 #[cfg(test)]
 mod tests;
+mod unicode_breaks;
+use unicode_breaks::unicode_line_breaks;

@@ -41,7 +41,7 @@ pub(super) struct GoBlanks {
     /// The anchors and aliases whose names go-yaml fails on (one per chunk, as it stops
     /// there): the offset of their `&` or `*`.
     pub anchor_errors: Vec<usize>,
-    /// The chunks go-yaml fails on a tab.
+    /// The chunks go-yaml fails on (a tab or an anchor name).
     failed_chunks: Vec<Span>,
 }
 
