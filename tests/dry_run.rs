@@ -235,3 +235,34 @@ fn old_objects_make_updates() {
     );
     assert_eq!(status, 1);
 }
+
+#[test]
+fn metadata_is_written_back_as_the_decoded_object_meta() {
+    // `SetObjectMeta` (root and embedded resources): omitempty fields go, null label
+    // values become "", an embedded `metadata: null` becomes {} (read from the
+    // apiextensions-apiserver v0.35 source: objectmeta.CoerceWithOptions and the
+    // handler's unstructuredSchemaCoercer).
+    let output = Command::cargo_bin("crdlint")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "dry-run",
+            "--color",
+            "never",
+            "--crd",
+            "testdata/dry-run/metadata/crd.yaml",
+            "testdata/dry-run/metadata/cr.yaml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "apiVersion: example.com/v1\nkind: Widget\n\
+         metadata:\n  generation: 1\n  name: w\n  namespace: default\n\
+         spec:\n  tpl:\n    apiVersion: v1\n    kind: Pod\n    metadata:\n      labels:\n        app: \"\"\n      \
+         name: x\n      ownerReferences:\n      - apiVersion: v1\n        kind: Pod\n        name: p\n        uid: u\n  \
+         tpl2:\n    apiVersion: v1\n    kind: Pod\n    metadata: {}\n"
+    );
+    assert_eq!(String::from_utf8(output.stderr).unwrap(), "");
+    assert_eq!(output.status.code(), Some(0));
+}

@@ -216,21 +216,31 @@ impl Walk<'_> {
                 )));
                 return;
             }
-        } else {
+        }
+        // The server coerces the default in place (embedded `metadata` is decoded and
+        // written back: `null` becomes `{}`, unknown and empty fields go), and everything
+        // after coercion, including the rendering of an earlier pruning error, sees the
+        // coerced value.
+        let mut coerced_default;
+        let mut default = default;
+        if !inside_meta {
             let mut pruned = default.to_json();
             prune(&mut pruned, Some(s), s.extensions.x_embedded_resource, 0);
-            if pruned != default.to_json() {
+            let unpruned = pruned != default.to_json();
+            // ObjectMeta/TypeMeta of embedded resources in the default, first.
+            let embedded = s.extensions.x_embedded_resource;
+            coerced_default = default.clone();
+            let coerced = objectmeta::coerce_at_path(&mut coerced_default, s, &dpath, embedded);
+            if coerced.error.is_none() {
+                default = &coerced_default;
+            }
+            if unpruned {
                 self.errs.push(finding(FieldError::invalid(
                     dpath.clone(),
                     BadValue::from(&default.value),
                     "must not have unknown fields",
                 )));
             }
-        }
-        if !inside_meta {
-            // ObjectMeta/TypeMeta of embedded resources in the default, first.
-            let embedded = s.extensions.x_embedded_resource;
-            let coerced = objectmeta::coerce_at_path(&mut default.clone(), s, &dpath, embedded);
             if let Some(e) = coerced.error {
                 let mut f = finding(e.error);
                 f.span = Some(e.span);
@@ -471,9 +481,12 @@ pub fn openapi_value_validation(
             .collect();
     };
     let validator = if has_int_or_string(props, 0) {
-        crate::schema::validate::Validator::new_at(&without_int_or_string(props, 0), kube_version)
+        crate::schema::validate::Validator::new_for_defaults(
+            &without_int_or_string(props, 0),
+            kube_version,
+        )
     } else {
-        crate::schema::validate::Validator::new_at(props, kube_version)
+        crate::schema::validate::Validator::new_for_defaults(props, kube_version)
     };
     validator
         .validate(value)

@@ -9,7 +9,7 @@ use crate::names::{
     is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name,
     mask_trailing_dash,
 };
-use crate::source::{Node, Span, Value};
+use crate::source::{Mapping, Node, Span, Value};
 
 use super::prune::UnknownField;
 use super::structural::{Structural, StructuralOrBool};
@@ -840,6 +840,7 @@ fn coerce_at(
                                 return;
                             }
                             drop_unknown(&mut e.value, &decoded.unknown, &prefix);
+                            normalize(&mut e.value);
                             out.unknown.extend(decoded.unknown);
                         }
                         _ => {}
@@ -896,6 +897,106 @@ pub fn drop_unknown(metadata: &mut Node, unknown: &[UnknownField], prefix: &str)
             continue;
         };
         remove_path(metadata, rel);
+    }
+}
+
+/// The metadata the server writes back after decoding it into an `ObjectMeta`
+/// (`SetObjectMeta`: `runtime.DefaultUnstructuredConverter.ToUnstructured`, which
+/// honours `omitempty`): `null` becomes `{}`; empty strings, zero generations, `null`
+/// pointers and empty maps and lists go; `null` strings inside labels, annotations and
+/// finalizers become `""`; owner references get their four always-written fields. A
+/// zero `creationTimestamp` is removed as `objectmeta.Coerce` removes it. `metadata`
+/// must have decoded without error (unknown fields already dropped).
+pub fn normalize(metadata: &mut Node) {
+    if metadata.is_null() {
+        metadata.value = Value::Object(Mapping::default());
+        return;
+    }
+    let Value::Object(m) = &mut metadata.value else {
+        return;
+    };
+    m.entries.retain_mut(|e| {
+        let v = &mut e.value;
+        match e.key.as_str() {
+            "name" | "generateName" | "namespace" | "selfLink" | "uid" | "resourceVersion" => {
+                v.as_str().is_some_and(|s| !s.is_empty())
+            }
+            "generation" => !v.is_null() && v.as_i64() != Some(0),
+            "creationTimestamp" | "deletionTimestamp" | "deletionGracePeriodSeconds" => {
+                !v.is_null()
+            }
+            "labels" | "annotations" => {
+                if let Value::Object(pairs) = &mut v.value {
+                    for pair in &mut pairs.entries {
+                        null_to_empty_string(&mut pair.value);
+                    }
+                }
+                v.as_object().is_some_and(|pairs| !pairs.is_empty())
+            }
+            "finalizers" => {
+                if let Value::Array(items) = &mut v.value {
+                    items.iter_mut().for_each(null_to_empty_string);
+                }
+                v.as_array().is_some_and(|items| !items.is_empty())
+            }
+            "ownerReferences" => {
+                if let Value::Array(items) = &mut v.value {
+                    items.iter_mut().for_each(normalize_owner_reference);
+                }
+                v.as_array().is_some_and(|items| !items.is_empty())
+            }
+            "managedFields" => {
+                if let Value::Array(items) = &mut v.value {
+                    items.iter_mut().for_each(normalize_managed_fields_entry);
+                }
+                v.as_array().is_some_and(|items| !items.is_empty())
+            }
+            _ => true,
+        }
+    });
+}
+
+fn null_to_empty_string(v: &mut Node) {
+    if v.is_null() {
+        v.value = Value::String(String::new());
+    }
+}
+
+/// `OwnerReference`: apiVersion, kind, name and uid are always written; the two
+/// `*bool` fields only when set.
+fn normalize_owner_reference(r: &mut Node) {
+    let span = Span::point(r.span.start);
+    if r.is_null() {
+        r.value = Value::Object(Mapping::default());
+    }
+    let Value::Object(m) = &mut r.value else {
+        return;
+    };
+    m.entries.retain(|e| {
+        !(matches!(e.key.as_str(), "controller" | "blockOwnerDeletion") && e.value.is_null())
+    });
+    for key in ["apiVersion", "kind", "name", "uid"] {
+        match m.get_mut(key) {
+            Some(v) => null_to_empty_string(v),
+            None => m.insert(
+                key.into(),
+                Node::synthetic(Value::String(String::new()), span),
+            ),
+        }
+    }
+}
+
+/// `ManagedFieldsEntry`: every field is `omitempty`.
+fn normalize_managed_fields_entry(entry: &mut Node) {
+    if entry.is_null() {
+        entry.value = Value::Object(Mapping::default());
+    }
+    if let Value::Object(m) = &mut entry.value {
+        m.entries.retain(|e| match &e.value.value {
+            Value::Null => false,
+            Value::String(s) => !s.is_empty(),
+            _ => true,
+        });
     }
 }
 

@@ -631,13 +631,14 @@ impl Checker<'_> {
     /// `creationTimestamp` (`FillObjectMetaSystemFields`), `resourceVersion` (storage)
     /// and `managedFields` (its field manager). A stored object shows none of the
     /// request's values; crdlint prints no generated ones. A namespaced object without
-    /// a namespace gets kubectl's default one.
+    /// a namespace gets kubectl's default one. The rest is written back as the decoded
+    /// `ObjectMeta` ([`objectmeta::normalize`]: empty fields go).
     fn fill_system_metadata(&self, obj: &mut Node) {
-        let Some(m) = obj
-            .as_object_mut()
-            .and_then(|m| m.get_mut("metadata"))
-            .and_then(Node::as_object_mut)
-        else {
+        let Some(metadata) = obj.as_object_mut().and_then(|m| m.get_mut("metadata")) else {
+            return;
+        };
+        objectmeta::normalize(metadata);
+        let Some(m) = metadata.as_object_mut() else {
             return;
         };
         for key in [

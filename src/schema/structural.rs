@@ -34,6 +34,11 @@ pub struct Generic {
     /// places, and nothing reads its text (not copying it saves ~1/3 of a CRD's bytes
     /// per structural schema).
     pub has_description: bool,
+    /// Whether an empty `required`, `x-kubernetes-list-map-keys` or
+    /// `x-kubernetes-validations` list is written: Go decodes it into a non-nil empty
+    /// slice, which the root `metadata` check (a `reflect.DeepEqual`) counts as a
+    /// restriction, unlike an absent one.
+    pub has_empty_list: bool,
     /// `""` when unspecified (allowed only with x-kubernetes-int-or-string or
     /// x-kubernetes-preserve-unknown-fields). Borrowed for the known names: one
     /// allocation less per schema node.
@@ -271,6 +276,9 @@ fn check_unsupported(s: &SchemaProps) -> Result<(), StructuralError> {
 fn generic(s: &SchemaProps) -> Generic {
     Generic {
         has_description: s.description.as_deref().is_some_and(|d| !d.is_empty()),
+        has_empty_list: s.required.as_ref().is_some_and(Vec::is_empty)
+            || s.x_list_map_keys.as_ref().is_some_and(Vec::is_empty)
+            || s.x_validations.as_ref().is_some_and(Vec::is_empty),
         type_: type_name(s.type_.as_deref().unwrap_or_default()),
         title: s.title.clone().unwrap_or_default(),
         default: s.default.clone(),

@@ -220,6 +220,16 @@ enum AdditionalProperties {
 
 const MAX_DEPTH: usize = 1000;
 
+/// Which formats a validator enforces.
+#[derive(Clone, Copy)]
+enum Formats {
+    /// Those the server keeps for custom resources
+    /// (`StripUnsupportedFormatsPostProcessorForVersion`).
+    Stripped,
+    /// Every written one (the validator of `default` values).
+    AsWritten,
+}
+
 impl Validator {
     /// Prepares the validator for an `openAPIV3Schema`, as the newest supported
     /// server validates.
@@ -229,7 +239,16 @@ impl Validator {
 
     /// [`Validator::new`] as a server of `version` validates.
     pub fn new_at(schema: &SchemaProps, version: KubeVersion) -> Validator {
-        Self::build(schema, version, 0)
+        Self::build(schema, version, Formats::Stripped, 0)
+    }
+
+    /// The validator the server of `version` checks `default` values with: built from
+    /// the structural schema as it is (`NewSchemaValidatorFromOpenAPI`), without the
+    /// format stripping of custom-resource validation, so every written format counts
+    /// (`type: object` with `format: duration` skips the type check of a string and
+    /// applies the format; an integer there fails as `must be of type duration`).
+    pub fn new_for_defaults(schema: &SchemaProps, version: KubeVersion) -> Validator {
+        Self::build(schema, version, Formats::AsWritten, 0)
     }
 
     fn bounds(&self) -> &Bounds {
@@ -250,12 +269,12 @@ impl Validator {
         }
     }
 
-    fn build(s: &SchemaProps, version: KubeVersion, depth: usize) -> Validator {
+    fn build(s: &SchemaProps, version: KubeVersion, formats: Formats, depth: usize) -> Validator {
         if depth > MAX_DEPTH {
             return Validator::default();
         }
         let typed_numbers = version >= KubeVersion::new(1, 36);
-        let build = |c: &SchemaProps| Self::build(c, version, depth + 1);
+        let build = |c: &SchemaProps| Self::build(c, version, formats, depth + 1);
         let types: &'static [&'static str] = match s.type_.as_deref() {
             _ if s.x_int_or_string => &["integer", "string"],
             Some("") | None => &[],
@@ -269,7 +288,10 @@ impl Validator {
         let format = s
             .format
             .as_deref()
-            .and_then(|f| formats::effective_format(single_type, f, version))
+            .and_then(|f| match formats {
+                Formats::Stripped => formats::effective_format(single_type, f, version),
+                Formats::AsWritten => Some(f),
+            })
             .unwrap_or("")
             .to_string();
         let pattern = s

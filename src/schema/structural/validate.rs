@@ -226,6 +226,7 @@ fn metadata_invariants(
         && s.items.is_none()
         && s.additional_properties.is_none()
         && !g.has_description
+        && !g.has_empty_list
         && g.title.is_empty()
         && !g.nullable
         && is_empty_extensions(&s.extensions)
