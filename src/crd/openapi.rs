@@ -169,7 +169,7 @@ pub fn validate(
             structural_init = Some(FieldError::invalid(root_path.clone(), "", e.message));
         }
         Ok(ss) => {
-            let errs = structural::validate_structural(&root_path, &ss);
+            let errs = structural::validate_structural_at(&root_path, &ss, options.kube_version);
             if !errs.is_empty() {
                 for e in errs {
                     let code = if e.field.as_str().ends_with(".pattern")

@@ -39,6 +39,9 @@ pub struct Generic {
     /// slice, which the root `metadata` check (a `reflect.DeepEqual`) counts as a
     /// restriction, unlike an absent one.
     pub has_empty_list: bool,
+    /// Whether `example` or `externalDocs` is written (not null); see
+    /// `validate::Rules::docs_are_generic`.
+    pub has_example_or_external_docs: bool,
     /// `""` when unspecified (allowed only with x-kubernetes-int-or-string or
     /// x-kubernetes-preserve-unknown-fields). Borrowed for the known names: one
     /// allocation less per schema node.
@@ -279,6 +282,7 @@ fn generic(s: &SchemaProps) -> Generic {
         has_empty_list: s.required.as_ref().is_some_and(Vec::is_empty)
             || s.x_list_map_keys.as_ref().is_some_and(Vec::is_empty)
             || s.x_validations.as_ref().is_some_and(Vec::is_empty),
+        has_example_or_external_docs: s.example.is_some() || s.external_docs.is_some(),
         type_: type_name(s.type_.as_deref().unwrap_or_default()),
         title: s.title.clone().unwrap_or_default(),
         default: s.default.clone(),
@@ -452,4 +456,4 @@ mod tests {
 }
 
 pub mod validate;
-pub use validate::validate_structural;
+pub use validate::{validate_structural, validate_structural_at};

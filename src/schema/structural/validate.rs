@@ -4,6 +4,7 @@
 //! field a junctor mentions is also specified outside of it. Errors come sorted by
 //! their text, as the server sorts them.
 
+use crate::cel::KubeVersion;
 use crate::diag::{FieldError, FieldPath};
 
 use super::{NestedValueValidation, Structural, ValueValidation};
@@ -15,10 +16,33 @@ enum Level {
     Field,
 }
 
-/// Validates `s` (standing at `path`) with the server's default options.
+/// What differs between server versions.
+#[derive(Clone, Copy)]
+struct Rules {
+    /// From 1.36 (apiextensions-apiserver 0.36) `example` and `externalDocs` are kept
+    /// in the structural schema's generic fields, so the comparisons that ask for an
+    /// otherwise empty schema (the root `metadata`, the int-or-string `anyOf` pair) see
+    /// them; up to 1.35 the conversion dropped them.
+    docs_are_generic: bool,
+}
+
+/// Validates `s` (standing at `path`) with the server's default options, as the
+/// newest supported server does.
 pub fn validate_structural(path: &FieldPath, s: &Structural) -> Vec<FieldError> {
+    validate_structural_at(path, s, KubeVersion::NEWEST)
+}
+
+/// [`validate_structural`] as a server of `version` validates.
+pub fn validate_structural_at(
+    path: &FieldPath,
+    s: &Structural,
+    version: KubeVersion,
+) -> Vec<FieldError> {
+    let rules = Rules {
+        docs_are_generic: version >= KubeVersion::new(1, 36),
+    };
     let mut errs = Vec::new();
-    invariants(s, Level::Root, path, &mut errs, 0);
+    invariants(s, Level::Root, path, &mut errs, rules, 0);
     completeness(s, path, &mut errs);
     errs.sort_by_cached_key(|e| e.to_string());
     errs
@@ -26,13 +50,16 @@ pub fn validate_structural(path: &FieldPath, s: &Structural) -> Vec<FieldError> 
 
 const MAX_DEPTH: usize = 1000;
 
-fn is_int_or_string_pair(list: &[NestedValueValidation]) -> bool {
-    list.len() == 2 && is_only_type(&list[0], "integer") && is_only_type(&list[1], "string")
+fn is_int_or_string_pair(list: &[NestedValueValidation], rules: Rules) -> bool {
+    list.len() == 2
+        && is_only_type(&list[0], "integer", rules)
+        && is_only_type(&list[1], "string", rules)
 }
 
 /// A junctor clause that is exactly `{type: <ty>}`.
-fn is_only_type(n: &NestedValueValidation, ty: &str) -> bool {
+fn is_only_type(n: &NestedValueValidation, ty: &str, rules: Rules) -> bool {
     n.forbidden_generics.type_ == ty
+        && !(rules.docs_are_generic && n.forbidden_generics.has_example_or_external_docs)
         && !n.forbidden_generics.has_description
         && n.forbidden_generics.title.is_empty()
         && n.forbidden_generics.default.is_none()
@@ -59,6 +86,7 @@ fn invariants(
     lvl: Level,
     path: &FieldPath,
     errs: &mut Vec<FieldError>,
+    rules: Rules,
     depth: usize,
 ) {
     if depth > MAX_DEPTH {
@@ -72,7 +100,14 @@ fn invariants(
         ));
     }
     if let Some(items) = &s.items {
-        invariants(items, Level::Item, &path.child("items"), errs, depth + 1);
+        invariants(
+            items,
+            Level::Item,
+            &path.child("items"),
+            errs,
+            rules,
+            depth + 1,
+        );
     }
     for (k, v) in &s.properties {
         invariants(
@@ -80,6 +115,7 @@ fn invariants(
             Level::Field,
             &path.child("properties").key(k),
             errs,
+            rules,
             depth + 1,
         );
     }
@@ -96,6 +132,7 @@ fn invariants(
                 Level::Field,
                 &path.child("additionalProperties"),
                 errs,
+                rules,
                 depth + 1,
             );
         }
@@ -116,11 +153,11 @@ fn invariants(
         ));
     }
     if let Some(vv) = &s.value_validation {
-        let skip_any_of = is_int_or_string_pair(&vv.any_of);
+        let skip_any_of = is_int_or_string_pair(&vv.any_of, rules);
         let skip_first_all_of_any_of = vv
             .all_of
             .first()
-            .is_some_and(|a| is_int_or_string_pair(&a.value_validation.any_of));
+            .is_some_and(|a| is_int_or_string_pair(&a.value_validation.any_of, rules));
         value_validation(
             vv,
             skip_any_of,
@@ -186,6 +223,7 @@ fn invariants(
             lvl,
             &path.child("properties").key("metadata"),
             errs,
+            rules,
         );
     }
     if x.x_embedded_resource && !x.x_preserve_unknown_fields && s.properties.is_empty() {
@@ -202,6 +240,7 @@ fn metadata_invariants(
     lvl: Level,
     path: &FieldPath,
     errs: &mut Vec<FieldError>,
+    rules: Rules,
 ) {
     if check_metadata && s.generic.type_ != "object" {
         errs.push(FieldError::invalid(
@@ -227,6 +266,7 @@ fn metadata_invariants(
         && s.additional_properties.is_none()
         && !g.has_description
         && !g.has_empty_list
+        && !(rules.docs_are_generic && g.has_example_or_external_docs)
         && g.title.is_empty()
         && !g.nullable
         && is_empty_extensions(&s.extensions)
