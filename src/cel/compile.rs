@@ -97,17 +97,31 @@ pub fn compile_rules(
     version: KubeVersion,
     base: &FieldPath,
 ) -> Vec<RuleCompileResult> {
-    compile_rules_at(root, true, version, base)
+    walk_rules(root, true, version, base, true)
 }
 
 /// [`compile_rules`] for a schema node that is a resource root only when
 /// `is_resource_root` (the server's `NewValidator(s, isResourceRoot)`, used to check
 /// defaults against the rules of the node they stand in).
+///
+/// Unlike [`compile_rules`], a rule whose entry is invalid (an unsupported `reason`, a
+/// bad `message`…) is still compiled: the validator checking defaults compiles the
+/// schema's rules on its own, whatever the CRD's other errors.
 pub fn compile_rules_at(
     root: &Structural,
     is_resource_root: bool,
     version: KubeVersion,
     base: &FieldPath,
+) -> Vec<RuleCompileResult> {
+    walk_rules(root, is_resource_root, version, base, false)
+}
+
+fn walk_rules(
+    root: &Structural,
+    is_resource_root: bool,
+    version: KubeVersion,
+    base: &FieldPath,
+    entry_checks_gate: bool,
 ) -> Vec<RuleCompileResult> {
     let env = Env::for_server(version);
     let mut out = Vec::new();
@@ -116,6 +130,7 @@ pub fn compile_rules_at(
         out: &mut out,
         with_rules: None,
         all_of: false,
+        entry_checks_gate,
     };
     let scope = !root.x_validations.is_empty();
     let mut with_rules = HashSet::new();
@@ -127,7 +142,7 @@ pub fn compile_rules_at(
         root,
         base,
         &mut Vec::new(),
-        None,
+        FromParent::OutOfScope,
         scope,
         is_resource_root,
         None,
@@ -160,8 +175,18 @@ pub fn compile_all_of_rules(
         out: &mut out,
         with_rules: None,
         all_of: true,
+        entry_checks_gate: true,
     };
-    walker.node(root, base, &mut Vec::new(), None, true, true, None, 0);
+    walker.node(
+        root,
+        base,
+        &mut Vec::new(),
+        FromParent::OutOfScope,
+        true,
+        true,
+        None,
+        0,
+    );
     out
 }
 
@@ -206,6 +231,20 @@ fn nested_has_rules(n: &NestedValueValidation, depth: usize) -> bool {
             .is_some_and(|a| nested_has_rules(a, depth + 1))
 }
 
+/// What a node's parent gives it towards its CEL type (the server's
+/// `CELSchemaContext.TypeInfo`).
+#[derive(Clone, Copy)]
+enum FromParent<'d> {
+    /// No parent, or a parent outside any rule's scope: the node converts its own schema.
+    OutOfScope,
+    /// The parent's type, and the node's part of it if there is one (else the node
+    /// converts its own schema).
+    Accessed(Option<&'d DeclType>),
+    /// The parent's type could not be built: neither can the node's, the parent's error
+    /// is the node's.
+    Failed,
+}
+
 struct Walker<'a> {
     env: &'a Arc<Env>,
     out: &'a mut Vec<RuleCompileResult>,
@@ -214,6 +253,9 @@ struct Walker<'a> {
     with_rules: Option<&'a HashSet<*const Structural>>,
     /// Compile only the rules inside `allOf` (see [`compile_all_of_rules`]).
     all_of: bool,
+    /// A node's rules are not compiled when one of its entries is invalid, as in the
+    /// server's CRD validation (see [`compile_rules_at`]).
+    entry_checks_gate: bool,
 }
 
 /// Whether `s` or a node below it has rules; such nodes are added to `set`.
@@ -243,13 +285,29 @@ impl Walker<'_> {
             .is_none_or(|set| set.contains(&(s as *const Structural)))
     }
 
+    /// What a node of type `decl` (in a rule's scope or not) gives a child whose part
+    /// of it `access` finds. Only CRD validation lets a failed parent fail its
+    /// children; the validators of objects and defaults convert each node on its own.
+    fn child_type<'d>(
+        &self,
+        in_scope: bool,
+        decl: Option<&'d DeclType>,
+        access: impl FnOnce(&'d DeclType) -> Option<&'d DeclType>,
+    ) -> FromParent<'d> {
+        match decl {
+            Some(d) => FromParent::Accessed(access(d)),
+            None if in_scope && self.entry_checks_gate && !self.all_of => FromParent::Failed,
+            None => FromParent::OutOfScope,
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn node(
         &mut self,
         s: &Structural,
         path: &FieldPath,
         steps: &mut Vec<SchemaStep>,
-        from_parent: Option<Option<&DeclType>>,
+        from_parent: FromParent<'_>,
         in_scope: bool,
         is_root: bool,
         uncorrelatable: Option<&FieldPath>,
@@ -263,7 +321,8 @@ impl Walker<'_> {
         let converted: Option<DeclType>;
         let decl: Option<&DeclType> = if in_scope {
             match from_parent {
-                Some(Some(d)) => Some(d),
+                FromParent::Accessed(Some(d)) => Some(d),
+                FromParent::Failed => None,
                 _ => {
                     converted = schema_decl_type(s, is_root || s.extensions.x_embedded_resource);
                     converted.as_ref()
@@ -287,7 +346,7 @@ impl Walker<'_> {
             && self.wanted(ap)
         {
             let child_scope = in_scope || !ap.x_validations.is_empty();
-            let child_decl = decl.map(|d| d.elem());
+            let child_decl = self.child_type(in_scope, decl, |d| d.elem());
             steps.push(SchemaStep::AdditionalProperties);
             self.node(
                 ap,
@@ -313,8 +372,13 @@ impl Walker<'_> {
                 None
             };
             let child_scope = in_scope || !prop.x_validations.is_empty();
-            let child_decl = decl.map(|d| escape(name).and_then(|e| d.field(&e)).map(|f| &f.ty));
-            if self.all_of && escape(name).is_some() && !matches!(child_decl, Some(Some(_))) {
+            let child_decl = self.child_type(in_scope, decl, |d| {
+                escape(name).and_then(|e| d.field(&e)).map(|f| &f.ty)
+            });
+            if self.all_of
+                && escape(name).is_some()
+                && !matches!(child_decl, FromParent::Accessed(Some(_)))
+            {
                 // Fields of unknown type are left out of CEL validation entirely.
                 continue;
             }
@@ -339,7 +403,7 @@ impl Walker<'_> {
                     None
                 };
             let child_scope = in_scope || !items.x_validations.is_empty();
-            let child_decl = decl.map(|d| d.elem());
+            let child_decl = self.child_type(in_scope, decl, |d| d.elem());
             steps.push(SchemaStep::Items);
             self.node(
                 items,
@@ -522,7 +586,7 @@ impl Walker<'_> {
             }
             results.push(r);
         }
-        if !schema_errors {
+        if !schema_errors || !self.entry_checks_gate {
             match decl {
                 None => {
                     let d = Diagnostic::error(

@@ -223,7 +223,13 @@ pub fn validate_default(
         if failed {
             break;
         }
-        let outcome = cel::evaluate(schema, &compiled, default, old);
+        // The default is its own old value only for transition rules: the validator
+        // gets no ratcheting option, so unchanged values are not excused.
+        let options = cel::EvalOptions {
+            ratcheting: false,
+            ..cel::EvalOptions::default()
+        };
+        let outcome = cel::evaluate_with(schema, &compiled, default, old, &options);
         for d in &outcome.diagnostics {
             let e = rebase(d, path).unwrap_or_else(|| {
                 // Not a server field error (should not happen): keep its text.

@@ -196,6 +196,33 @@ impl At {
     pub fn path(&self) -> FieldPath {
         self.spelled().path
     }
+
+    /// Where the value comes in the JSON kubectl sends: it re-encodes the manifest from
+    /// a Go map, so every object's keys are in byte order, whatever the file's order.
+    fn order(&self) -> Vec<OrderStep> {
+        let mut steps = Vec::new();
+        let mut cur = self.last.as_deref();
+        while let Some(step) = cur {
+            match &step.kind {
+                StepKind::Base(_) => break,
+                StepKind::Field(name) | StepKind::Key(name) => {
+                    steps.push(OrderStep::Key(name.clone()))
+                }
+                StepKind::Index(i) => steps.push(OrderStep::Index(*i)),
+            }
+            cur = step.parent.as_deref();
+        }
+        steps.reverse();
+        steps
+    }
+}
+
+/// One step of [`At::order`]; an object key and a list index never compete at the same
+/// depth, so the order between the two variants does not matter.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum OrderStep {
+    Key(Box<str>),
+    Index(usize),
 }
 
 /// One decoding error as the decoder records it.
@@ -204,6 +231,8 @@ struct DecodeError {
     message: String,
     path: FieldPath,
     span: Span,
+    /// Position in the sent JSON: Go keeps the first error it meets.
+    order: Vec<OrderStep>,
 }
 
 #[derive(Default, Debug)]
@@ -261,16 +290,19 @@ impl Decoder {
         }
     }
 
+    /// An error that stops Go's decoder: the first one met (in the sent JSON's order)
+    /// is the answer, whatever was saved before it.
     fn fatal(&mut self, err: DecodeError) {
         let level = self.level();
-        if level.fatal.is_none() {
+        if level.fatal.as_ref().is_none_or(|f| err.order < f.order) {
             level.fatal = Some(err);
         }
     }
 
+    /// An error Go's decoder saves and goes on: the first one met is reported.
     fn save(&mut self, err: DecodeError) {
         let level = self.level();
-        if level.fatal.is_none() && level.saved.is_none() {
+        if level.saved.as_ref().is_none_or(|f| err.order < f.order) {
             level.saved = Some(err);
         }
     }
@@ -296,6 +328,7 @@ impl Decoder {
             message,
             path: spelled.path,
             span,
+            order: at.order(),
         });
     }
 
@@ -305,6 +338,7 @@ impl Decoder {
             message: message.into(),
             path: at.path(),
             span,
+            order: at.order(),
         });
     }
 
@@ -314,6 +348,7 @@ impl Decoder {
             message: message.into(),
             path: at.path(),
             span,
+            order: at.order(),
         });
     }
 

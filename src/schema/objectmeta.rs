@@ -611,42 +611,30 @@ pub fn validate_meta_update(
 fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaError> {
     let mut errs = Vec::new();
     let mut first_controller: Option<String> = None;
-    for (i, r) in refs.iter().enumerate() {
-        let p = path.index(i);
-        if r.api_version.is_empty() {
-            errs.push(err(
-                FieldError::required(p.child("apiVersion"), "must not be empty"),
-                r.span,
-            ));
-        } else if parse_group_version(&r.api_version).is_none_or(|(_, v)| v.is_empty()) {
+    for r in refs {
+        // Up to Kubernetes 1.36 each reference is checked at the list's own path (no
+        // index), with `Invalid` errors; the indexed `Required` form came in 1.37.
+        let p = path;
+        // `schema.FromAPIVersionAndKind`: an unparsable apiVersion has no version.
+        let (group, version) = parse_group_version(&r.api_version).unwrap_or(("", ""));
+        if version.is_empty() {
             errs.push(err(
                 FieldError::invalid(
                     p.child("apiVersion"),
                     r.api_version.as_str(),
-                    "must be <group>/<version> or <version>",
+                    "version must not be empty",
                 ),
                 r.span,
             ));
         }
-        if r.kind.is_empty() {
-            errs.push(err(
-                FieldError::required(p.child("kind"), "must not be empty"),
-                r.span,
-            ));
+        for (field, value) in [("kind", &r.kind), ("name", &r.name), ("uid", &r.uid)] {
+            if value.is_empty() {
+                errs.push(err(
+                    FieldError::invalid(p.child(field), "", "must not be empty"),
+                    r.span,
+                ));
+            }
         }
-        if r.name.is_empty() {
-            errs.push(err(
-                FieldError::required(p.child("name"), "must not be empty"),
-                r.span,
-            ));
-        }
-        if r.uid.is_empty() {
-            errs.push(err(
-                FieldError::required(p.child("uid"), "must not be empty"),
-                r.span,
-            ));
-        }
-        let (group, version) = parse_group_version(&r.api_version).unwrap_or(("", ""));
         if group.is_empty() && version == "v1" && r.kind == "Event" {
             errs.push(err(
                 FieldError::invalid(
