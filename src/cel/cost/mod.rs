@@ -161,7 +161,7 @@ pub fn estimate_compiled(
     };
     // Rules share their schema's declared types: build each once per schema.
     let cache = DeclCache::default();
-    for r in compiled {
+    for r in server_order(compiled) {
         let Some(ctx) = node_context_cached(root, &r.node, base, &cache) else {
             continue;
         };
@@ -234,6 +234,54 @@ impl SchemaCost {
             self.rules.push(r);
         }
     }
+}
+
+/// The rules in the order the server's CRD validation observes their costs: it
+/// validates a node's `additionalProperties`, then its `properties`, then its `items`,
+/// and only then the node's own rules (a post-order walk). The order decides which of
+/// equally expensive rules are named as the most expensive ones. (The server visits
+/// sibling properties in Go's random map order; they keep the file's order here.)
+fn server_order(compiled: &[RuleCompileResult]) -> Vec<&RuleCompileResult> {
+    /// The schema nodes that have rules, as a tree in the walk's order.
+    #[derive(Default)]
+    struct Node<'a> {
+        children: Vec<(&'a SchemaStep, Node<'a>)>,
+        rules: Vec<&'a RuleCompileResult>,
+    }
+    fn rank(step: &SchemaStep) -> u8 {
+        match step {
+            SchemaStep::AdditionalProperties => 0,
+            SchemaStep::Property(_) => 1,
+            SchemaStep::Items => 2,
+            SchemaStep::AllOf(_) => 3,
+        }
+    }
+    fn emit<'a>(node: &mut Node<'a>, out: &mut Vec<&'a RuleCompileResult>) {
+        // Stable: sibling properties keep the file's order.
+        node.children.sort_by_key(|(step, _)| rank(step));
+        for (_, child) in &mut node.children {
+            emit(child, out);
+        }
+        out.extend(node.rules.iter().copied());
+    }
+    let mut root = Node::default();
+    for r in compiled {
+        let mut at = &mut root;
+        for step in &r.node {
+            let i = match at.children.iter().position(|(s, _)| *s == step) {
+                Some(i) => i,
+                None => {
+                    at.children.push((step, Node::default()));
+                    at.children.len() - 1
+                }
+            };
+            at = &mut at.children[i].1;
+        }
+        at.rules.push(r);
+    }
+    let mut out = Vec::with_capacity(compiled.len());
+    emit(&mut root, &mut out);
+    out
 }
 
 /// `TotalCost.ObserveExpressionCost`.
