@@ -36,7 +36,8 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
         }
         'crdlint;check' {
             [CompletionResult]::new('--crds', '--crds', [CompletionResultType]::ParameterName, 'Load CRDs from PATH to resolve custom resources, without reporting on them')
-            [CompletionResult]::new('--old', '--old', [CompletionResultType]::ParameterName, 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same apiVersion, kind, namespace and name is checked as an update of it (metadata update rules, ratcheting, CEL oldSelf). Repeatable')
+            [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'Load CRDs from PATH to resolve custom resources, without reporting on them')
+            [CompletionResult]::new('--old', '--old', [CompletionResultType]::ParameterName, 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same API group, kind, namespace and name (in any version) is checked as an update of it (metadata update rules, ratcheting, CEL oldSelf). Repeatable')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Leave out paths matching GLOB (gitignore syntax; repeatable)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -61,7 +62,7 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
         'crdlint;dry-run' {
             [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'Load CRDs from PATH (repeatable)')
             [CompletionResult]::new('--crds', '--crds', [CompletionResultType]::ParameterName, 'Load CRDs from PATH (repeatable)')
-            [CompletionResult]::new('--old', '--old', [CompletionResultType]::ParameterName, 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same apiVersion, kind, namespace and name is stored as an update of it (status and generation from the old object, ratcheting). Repeatable')
+            [CompletionResult]::new('--old', '--old', [CompletionResultType]::ParameterName, 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same API group, kind, namespace and name (in any version) is stored as an update of it (status and generation from the old object, ratcheting). Repeatable')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format of the stored objects (several objects become a v1 List)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format of the stored objects (several objects become a v1 List)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (diff and findings)')
@@ -98,6 +99,7 @@ Register-ArgumentCompleter -Native -CommandName 'crdlint' -ScriptBlock {
         }
         'crdlint;explain' {
             [CompletionResult]::new('--crds', '--crds', [CompletionResultType]::ParameterName, 'Read CRDs from PATH (file or directory; repeatable)')
+            [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'Read CRDs from PATH (file or directory; repeatable)')
             [CompletionResult]::new('--api-version', '--api-version', [CompletionResultType]::ParameterName, 'Pick the group and/or version: `GROUP/VERSION` or `VERSION` [default: the highest-priority served version]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this file instead of looking for .crdlint.yaml')
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print every field below, as a tree of names and types')

@@ -79,13 +79,17 @@ _crdlint() {
             return 0
             ;;
         crdlint__subcmd__check)
-            opts="-o -h -V --crds --old --exclude --no-ignore --output --color --missing-crd --kube-version --unknown-fields --config --no-config --warnings-as-errors --max-file-size --max-depth --max-regex-size --max-alias-nodes --help --version"
+            opts="-o -h -V --crd --crds --old --exclude --no-ignore --output --color --missing-crd --kube-version --unknown-fields --config --no-config --warnings-as-errors --max-file-size --max-depth --max-regex-size --max-alias-nodes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --crds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --crd)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -243,13 +247,17 @@ _crdlint() {
             return 0
             ;;
         crdlint__subcmd__explain)
-            opts="-r -h -V --crds --api-version --recursive --config --no-config --help --version"
+            opts="-r -h -V --crd --crds --api-version --recursive --config --no-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --crds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --crd)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

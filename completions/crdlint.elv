@@ -32,7 +32,8 @@ set edit:completion:arg-completer[crdlint] = {|@words|
         }
         &'crdlint;check'= {
             cand --crds 'Load CRDs from PATH to resolve custom resources, without reporting on them'
-            cand --old 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same apiVersion, kind, namespace and name is checked as an update of it (metadata update rules, ratcheting, CEL oldSelf). Repeatable'
+            cand --crd 'Load CRDs from PATH to resolve custom resources, without reporting on them'
+            cand --old 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same API group, kind, namespace and name (in any version) is checked as an update of it (metadata update rules, ratcheting, CEL oldSelf). Repeatable'
             cand --exclude 'Leave out paths matching GLOB (gitignore syntax; repeatable)'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -56,7 +57,7 @@ set edit:completion:arg-completer[crdlint] = {|@words|
         &'crdlint;dry-run'= {
             cand --crd 'Load CRDs from PATH (repeatable)'
             cand --crds 'Load CRDs from PATH (repeatable)'
-            cand --old 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same apiVersion, kind, namespace and name is stored as an update of it (status and generation from the old object, ratcheting). Repeatable'
+            cand --old 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same API group, kind, namespace and name (in any version) is stored as an update of it (status and generation from the old object, ratcheting). Repeatable'
             cand -o 'Output format of the stored objects (several objects become a v1 List)'
             cand --output 'Output format of the stored objects (several objects become a v1 List)'
             cand --color 'When to use colour (diff and findings)'
@@ -90,6 +91,7 @@ set edit:completion:arg-completer[crdlint] = {|@words|
         }
         &'crdlint;explain'= {
             cand --crds 'Read CRDs from PATH (file or directory; repeatable)'
+            cand --crd 'Read CRDs from PATH (file or directory; repeatable)'
             cand --api-version 'Pick the group and/or version: `GROUP/VERSION` or `VERSION` [default: the highest-priority served version]'
             cand --config 'Read settings from this file instead of looking for .crdlint.yaml'
             cand -r 'Print every field below, as a tree of names and types'

@@ -33,8 +33,8 @@ complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "rules" -d 'List the
 complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "explain" -d 'Describe the fields of a custom resource from local CRDs, like `kubectl explain`'
 complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c crdlint -n "__fish_crdlint_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l crds -d 'Load CRDs from PATH to resolve custom resources, without reporting on them' -r -F
-complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l old -d 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same apiVersion, kind, namespace and name is checked as an update of it (metadata update rules, ratcheting, CEL oldSelf). Repeatable' -r -F
+complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l crds -l crd -d 'Load CRDs from PATH to resolve custom resources, without reporting on them' -r -F
+complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l old -d 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same API group, kind, namespace and name (in any version) is checked as an update of it (metadata update rules, ratcheting, CEL oldSelf). Repeatable' -r -F
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l exclude -d 'Leave out paths matching GLOB (gitignore syntax; repeatable)' -r
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "human\t'Graphical report with source snippets'
 short\t'One line per finding: path:line:col: severity[code]: message'
@@ -62,7 +62,7 @@ complete -c crdlint -n "__fish_crdlint_using_subcommand check" -l warnings-as-er
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c crdlint -n "__fish_crdlint_using_subcommand check" -s V -l version -d 'Print version'
 complete -c crdlint -n "__fish_crdlint_using_subcommand dry-run" -l crd -l crds -d 'Load CRDs from PATH (repeatable)' -r -F
-complete -c crdlint -n "__fish_crdlint_using_subcommand dry-run" -l old -d 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same apiVersion, kind, namespace and name is stored as an update of it (status and generation from the old object, ratcheting). Repeatable' -r -F
+complete -c crdlint -n "__fish_crdlint_using_subcommand dry-run" -l old -d 'Objects as currently stored (e.g. the previous revision of the manifests): a custom resource with the same API group, kind, namespace and name (in any version) is stored as an update of it (status and generation from the old object, ratcheting). Repeatable' -r -F
 complete -c crdlint -n "__fish_crdlint_using_subcommand dry-run" -s o -l output -d 'Output format of the stored objects (several objects become a v1 List)' -r -f -a "yaml\t''
 json\t''"
 complete -c crdlint -n "__fish_crdlint_using_subcommand dry-run" -l color -d 'When to use colour (diff and findings)' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
@@ -87,7 +87,7 @@ complete -c crdlint -n "__fish_crdlint_using_subcommand rules" -s o -l output -d
 json\t'JSON: `{"version": 1, "rules": [...]}`, or one rule with its `documentation`'"
 complete -c crdlint -n "__fish_crdlint_using_subcommand rules" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c crdlint -n "__fish_crdlint_using_subcommand rules" -s V -l version -d 'Print version'
-complete -c crdlint -n "__fish_crdlint_using_subcommand explain" -l crds -d 'Read CRDs from PATH (file or directory; repeatable)' -r -F
+complete -c crdlint -n "__fish_crdlint_using_subcommand explain" -l crds -l crd -d 'Read CRDs from PATH (file or directory; repeatable)' -r -F
 complete -c crdlint -n "__fish_crdlint_using_subcommand explain" -l api-version -d 'Pick the group and/or version: `GROUP/VERSION` or `VERSION` [default: the highest-priority served version]' -r
 complete -c crdlint -n "__fish_crdlint_using_subcommand explain" -l config -d 'Read settings from this file instead of looking for .crdlint.yaml' -r -F
 complete -c crdlint -n "__fish_crdlint_using_subcommand explain" -s r -l recursive -d 'Print every field below, as a tree of names and types'

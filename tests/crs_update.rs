@@ -1,4 +1,4 @@
-//! `crdlint check --old PATH`: resources matching an old object (apiVersion, kind,
+//! `crdlint check --old PATH`: resources matching an old object (API group, kind,
 //! namespace, name) are checked as updates, with the server's ratcheting; the others
 //! as creates.
 
@@ -101,6 +101,28 @@ testdata/crs/update-invalid-data/cr.yaml:42:1: error[cel-rules-skipped]: <nil>: 
 testdata/crs/update-invalid-data/cr.yaml:45:15: error[schema-violation]: spec.count: Invalid value: "number": spec.count in body must be of type integer: "number"
 1 file, 8 documents (0 CRDs, 8 custom resources): 11 errors, 0 warnings
 "#
+    );
+    assert_eq!(status, 1);
+}
+
+/// The server finds the stored object by group, kind, namespace and name, and converts
+/// it to the request's version: an object stored in v1 and applied in v1beta1 is an
+/// update (the transition rule runs). Confirmed with the reference server (droracle).
+#[test]
+fn an_old_object_in_another_version_is_updated() {
+    const DIR: &str = "testdata/crs/update-across-versions";
+    let (out, status) = check(&[
+        "--crd",
+        &format!("{DIR}/crd.yaml"),
+        "--old",
+        &format!("{DIR}/old.yaml"),
+        &format!("{DIR}/cr.yaml"),
+    ]);
+    assert_eq!(
+        out,
+        "testdata/crs/update-across-versions/cr.yaml:8:15: error[cel-rule-failed]: spec.controller: Invalid value: \"example.com/b\": controller is immutable
+1 file, 1 document (0 CRDs, 1 custom resource): 1 error, 0 warnings
+"
     );
     assert_eq!(status, 1);
 }

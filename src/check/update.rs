@@ -1,6 +1,7 @@
 //! `--old PATH`: the objects as they are stored (for instance the previous revision of
-//! the manifests). A custom resource whose apiVersion, kind, namespace and name match
-//! an old object is checked as an update of it instead of a create.
+//! the manifests). A custom resource whose API group, kind, namespace and name match
+//! an old object is checked as an update of it instead of a create, whatever versions
+//! the two are written in.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -12,7 +13,7 @@ use crate::source::walk::{self, WalkOptions};
 use crate::source::yaml::Limits;
 use crate::source::{Node, SourceFile, Value};
 
-/// (apiVersion, kind, namespace, name).
+/// (API group, kind, namespace, name).
 type Key = (String, String, String, String);
 
 #[derive(Default)]
@@ -29,8 +30,14 @@ fn key(doc: &Node) -> Option<Key> {
     if name.is_empty() {
         return None;
     }
+    // The same object whatever version it is written in: the server finds the stored
+    // object by group, kind, namespace and name, and converts it.
+    let group = match text(&["apiVersion"]).split_once('/') {
+        Some((group, _)) => group,
+        None => "",
+    };
     Some((
-        text(&["apiVersion"]).to_string(),
+        group.to_string(),
         text(&["kind"]).to_string(),
         text(&["metadata", "namespace"]).to_string(),
         name.to_string(),

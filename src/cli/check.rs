@@ -26,11 +26,11 @@ pub struct CheckArgs {
     pub paths: Vec<PathBuf>,
 
     /// Load CRDs from PATH to resolve custom resources, without reporting on them.
-    #[arg(long = "crds", value_name = "PATH")]
+    #[arg(long = "crds", visible_alias = "crd", value_name = "PATH")]
     pub crds: Vec<PathBuf>,
 
     /// Objects as currently stored (e.g. the previous revision of the manifests): a
-    /// custom resource with the same apiVersion, kind, namespace and name is checked
+    /// custom resource with the same API group, kind, namespace and name (in any version) is checked
     /// as an update of it (metadata update rules, ratcheting, CEL oldSelf). Repeatable.
     #[arg(long = "old", value_name = "PATH")]
     pub old: Vec<PathBuf>,

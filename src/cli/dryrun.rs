@@ -28,7 +28,7 @@ pub struct DryRunArgs {
     pub crds: Vec<PathBuf>,
 
     /// Objects as currently stored (e.g. the previous revision of the manifests): a
-    /// custom resource with the same apiVersion, kind, namespace and name is stored as an
+    /// custom resource with the same API group, kind, namespace and name (in any version) is stored as an
     /// update of it (status and generation from the old object, ratcheting). Repeatable.
     #[arg(long = "old", value_name = "PATH")]
     pub old: Vec<PathBuf>,

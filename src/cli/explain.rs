@@ -29,7 +29,7 @@ pub struct ExplainArgs {
     pub target: String,
 
     /// Read CRDs from PATH (file or directory; repeatable).
-    #[arg(long = "crds", value_name = "PATH")]
+    #[arg(long = "crds", visible_alias = "crd", value_name = "PATH")]
     pub crds: Vec<PathBuf>,
 
     /// Pick the group and/or version: `GROUP/VERSION` or `VERSION` [default: the

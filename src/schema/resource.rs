@@ -249,10 +249,17 @@ impl CompiledCrd {
         .run(doc, Some(old))
     }
 
-    /// The old object of an update as the server reads it from storage: metadata
-    /// decoded, pruned and defaulted (its own errors are not reported).
-    fn stored_old(&self, old: &Node, schema: &Structural) -> OldObject {
+    /// The old object of an update as the server reads it from storage: converted to
+    /// the request's version (as the `None` strategy does: only `apiVersion` changes),
+    /// metadata decoded, pruned and defaulted (its own errors are not reported).
+    fn stored_old(&self, old: &Node, schema: &Structural, version: &str) -> OldObject {
         let mut obj = old.clone();
+        if let Some(api_version) = obj.as_object_mut().and_then(|m| m.get_mut("apiVersion")) {
+            let converted = format!("{}/{}", self.group, version);
+            if api_version.as_str() != Some(converted.as_str()) {
+                *api_version = Node::synthetic(Value::String(converted), api_version.span);
+            }
+        }
         let mut meta = objectmeta::Meta::default();
         if let Some(m) = old.get("metadata") {
             let decoded = objectmeta::decode(m, "metadata");
@@ -421,7 +428,7 @@ impl Checker<'_> {
         let mut obj = doc.clone();
         let empty = Structural::default();
         let schema = version.structural.as_ref().unwrap_or(&empty);
-        let old = old.map(|o| self.crd.stored_old(o, schema));
+        let old = old.map(|o| self.crd.stored_old(o, schema, &version.name));
 
         // Strict decoding: metadata into ObjectMeta, then the schema.
         let mut unknown: Vec<UnknownField> = Vec::new();
