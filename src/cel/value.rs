@@ -424,7 +424,12 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                         .collect();
                     Val::MapList(items, Arc::from(keys))
                 }
-                _ => Val::List(items),
+                None | Some("atomic") => Val::List(items),
+                // Only a CRD the server refuses has another one; its defaults are still
+                // checked against the rules, and such a list is an error value.
+                Some(other) => Val::Error(Arc::from(format!(
+                    "invalid x-kubernetes-list-type, expected 'map', 'set' or 'atomic' but got {other}"
+                ))),
             }
         }
         NodeValue::Object(map) => {
