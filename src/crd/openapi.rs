@@ -931,9 +931,19 @@ impl Walker<'_> {
             }
             if !fp.is_empty()
                 && let Ok(ss) = structural::from_props(s)
-                && fieldpath::valid_field_path(fp, &ss, true).is_err()
+                && let Err(e) = fieldpath::valid_field_path(fp, &ss, true)
             {
-                self.push(SCHEMA_VALIDATION_RULE, FieldError::invalid(rp.child("fieldPath"), fp, "must be a valid path"), "fieldPath is relative to this schema node and must name declared fields, e.g. .spec.replicas or .labels['a']");
+                if e == fieldpath::NIL_SCHEMA_PANIC {
+                    let span = rule.field_path_span.unwrap_or(rule.span);
+                    self.f.prebuilt.push(super::spec::server_panic(
+                        SCHEMA_VALIDATION_RULE,
+                        &rp.child("fieldPath"),
+                        span,
+                        "the server follows this path past a map whose additionalProperties is a boolean (no schema) and crashes; end the path at the map, or give additionalProperties a schema",
+                    ));
+                } else {
+                    self.push(SCHEMA_VALIDATION_RULE, FieldError::invalid(rp.child("fieldPath"), fp, "must be a valid path"), "fieldPath is relative to this schema node and must name declared fields, e.g. .spec.replicas or .labels['a']");
+                }
             }
         }
     }

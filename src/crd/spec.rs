@@ -826,8 +826,10 @@ fn validate_version(
                         ),
                         "",
                     );
+                    // The server goes on with a nil schema.
+                    validate_selectable_fields(f, &spath, &fields.value, None);
                 }
-                Ok(st) => validate_selectable_fields(f, &spath, &fields.value, &st),
+                Ok(st) => validate_selectable_fields(f, &spath, &fields.value, Some(&st)),
             },
         }
     }
@@ -1009,11 +1011,26 @@ fn validate_column(f: &mut Findings, path: &FieldPath, c: &PrinterColumn) {
     }
 }
 
+/// The server's answer to a request that crashed it while it checked `field` (HTTP 500,
+/// with no field errors); see [`fieldpath::NIL_SCHEMA_PANIC`].
+pub(super) fn server_panic(
+    code: &'static str,
+    field: &FieldPath,
+    span: crate::source::Span,
+    help: &str,
+) -> crate::diag::Diagnostic {
+    crate::diag::Diagnostic::error(code, fieldpath::SERVER_PANIC_RESPONSE)
+        .with_field(field.to_string())
+        .with_detail(format!("{field}: {}", fieldpath::NIL_SCHEMA_PANIC))
+        .with_span(span)
+        .with_help(help)
+}
+
 fn validate_selectable_fields(
     f: &mut Findings,
     path: &FieldPath,
     fields: &[SelectableField],
-    schema: &Structural,
+    schema: Option<&Structural>,
 ) {
     let mut unique = std::collections::HashSet::new();
     for (i, field) in fields.iter().enumerate() {
@@ -1033,7 +1050,18 @@ fn validate_selectable_fields(
             continue;
         }
         let jpath = ipath.child("jsonPath");
-        match fieldpath::valid_field_path(jp, schema, false) {
+        match fieldpath::valid_field_path_from(jp, schema, false) {
+            Err(e) if e == fieldpath::NIL_SCHEMA_PANIC => {
+                let span = field.json_path.as_ref().map_or(field.span, |x| x.span);
+                f.prebuilt.push(server_panic(
+                    SELECTABLE_FIELDS,
+                    &jpath,
+                    span,
+                    "the server follows this path through a schema it does not have (the schema is not structural, or a map's additionalProperties is a boolean) and crashes; fix the schema errors, or point the path at a declared field",
+                ));
+                // The request ends there.
+                return;
+            }
             Err(e) => {
                 f.push(
                     SELECTABLE_FIELDS,

@@ -102,16 +102,38 @@ fn unescape_single_quote(s: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// The error of [`valid_field_path`] where the server's `ValidFieldPath` dereferences a
+/// nil schema and panics: a step after a map whose `additionalProperties` is a boolean,
+/// or any step when there is no structural schema at all. The API server then answers
+/// the whole request with [`SERVER_PANIC_RESPONSE`].
+pub const NIL_SCHEMA_PANIC: &str =
+    "runtime error: invalid memory address or nil pointer dereference";
+
+/// What the API server answers (HTTP 500) to a request that panicked
+/// (`filters.WithPanicRecovery`).
+pub const SERVER_PANIC_RESPONSE: &str =
+    "This request caused apiserver to panic. Look in the logs for details.";
+
 /// Validates `json_path` against `schema`; returns the steps and the schema found.
 pub fn valid_field_path<'s>(
     json_path: &str,
     schema: &'s Structural,
     allow_array_notation: bool,
 ) -> Result<(Vec<PathStep>, Option<&'s Structural>), String> {
+    valid_field_path_from(json_path, Some(schema), allow_array_notation)
+}
+
+/// [`valid_field_path`] from a schema that may be missing (`None`: the server's nil
+/// `*Structural`, e.g. when the schema is not structural).
+pub fn valid_field_path_from<'s>(
+    json_path: &str,
+    schema: Option<&'s Structural>,
+    allow_array_notation: bool,
+) -> Result<(Vec<PathStep>, Option<&'s Structural>), String> {
     let toks = tokens(json_path);
     let mut it = toks.into_iter();
     let mut steps = Vec::new();
-    let mut current: Option<&Structural> = Some(schema);
+    let mut current: Option<&Structural> = schema;
     let invalid = || "does not refer to a valid field".to_string();
     let mut append =
         |name: String, named: bool, current: &mut Option<&'s Structural>| -> Result<(), String> {
@@ -134,7 +156,9 @@ pub fn valid_field_path<'s>(
         match current {
             Some(s) if !s.properties.is_empty() => Ok(true),
             Some(s) if s.additional_properties.is_some() => Ok(false),
-            _ => Err(invalid()),
+            Some(_) => Err(invalid()),
+            // The server reads `schema.Properties` of a nil schema here.
+            None => Err(NIL_SCHEMA_PANIC.to_string()),
         }
     };
     while let Some(tok) = it.next() {
