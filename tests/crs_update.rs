@@ -126,3 +126,26 @@ fn an_old_object_in_another_version_is_updated() {
     );
     assert_eq!(status, 1);
 }
+
+/// The store's resourceVersion preconditions on updates: `0` is refused, a value other
+/// than the stored one (known from the old manifest) is a conflict, the stored one or
+/// none is fine. Texts as the reference server (droracle) gives them.
+#[test]
+fn resource_versions_of_updates_are_preconditions() {
+    const DIR: &str = "testdata/crs/update-resource-version";
+    let (out, status) = check(&[
+        "--crds",
+        &format!("{DIR}/crd.yaml"),
+        "--old",
+        &format!("{DIR}/old.yaml"),
+        &format!("{DIR}/cr.yaml"),
+    ]);
+    assert_eq!(
+        out,
+        "testdata/crs/update-resource-version/cr.yaml:4:59: error[invalid-metadata]: metadata.resourceVersion: Invalid value: 0: must be specified for an update
+testdata/crs/update-resource-version/cr.yaml:10:59: error[update-conflict]: Operation cannot be fulfilled on gadgets.example.com \"g2\": the object has been modified; please apply your changes to the latest version and try again
+1 file, 4 documents (0 CRDs, 4 custom resources): 2 errors, 0 warnings
+"
+    );
+    assert_eq!(status, 1);
+}

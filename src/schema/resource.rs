@@ -27,6 +27,7 @@ crate::declare_codes! {
     DUPLICATE_LIST_ITEM = "duplicate-list-item", Error, "An x-kubernetes-list-type set or map list repeats an item or key";
     INVALID_SCALE_REPLICAS = "invalid-scale-replicas", Error, "A scale subresource replicas/selector path holds a value of the wrong type or range";
     CEL_RULES_SKIPPED = "cel-rules-skipped", Error, "The server skips x-kubernetes-validations rules because the object already has blocking errors";
+    UPDATE_CONFLICT = "update-conflict", Error, "An update (--old) whose resourceVersion is not the stored object's: the server answers 409 Conflict";
     FINALIZER_NAME = "finalizer-name", Warning, "A finalizer name the server warns about (not domain-qualified)";
 }
 
@@ -115,6 +116,8 @@ struct ScalePaths {
 pub struct CompiledCrd {
     pub group: String,
     pub kind: String,
+    /// `spec.names.plural`, for the server's messages about the resource.
+    plural: String,
     pub namespaced: bool,
     preserve_unknown_fields: bool,
     versions: Vec<CompiledVersion>,
@@ -184,6 +187,7 @@ impl CompiledCrd {
                 .as_ref()
                 .map(|k| k.value.clone())
                 .unwrap_or_default(),
+            plural: field_str(&crd.names.plural),
             namespaced: crd.scope.as_ref().is_none_or(|s| s.value != "Cluster"),
             preserve_unknown_fields: field_bool(&crd.preserve_unknown_fields),
             versions: crd
@@ -487,6 +491,12 @@ impl Checker<'_> {
                 m.remove("namespace");
             }
         }
+        if let Some(old) = &old
+            && self.resource_version_on_update(&obj, old)
+        {
+            // The store refuses the update before the strategy sees it.
+            return self.out;
+        }
         match &old {
             Some(old) => self.prepare_for_update(&mut obj, version, &mut meta, old),
             None => self.prepare_for_create(&mut obj, version, &mut meta),
@@ -632,6 +642,71 @@ impl Checker<'_> {
                 .with_help("remove it (the manifest looks exported from a cluster); an update of an existing object can be checked with --old"),
             );
         }
+    }
+
+    /// The store's preconditions on the `resourceVersion` of an update (the request's
+    /// value, when the manifest has one; kubectl sends none of its own): `0` is refused
+    /// (custom resources allow no unconditional update), and a value other than the
+    /// stored object's is a conflict. The stored value is known only when the old
+    /// manifest has one. Returns whether the update was refused.
+    fn resource_version_on_update(&mut self, obj: &Node, old: &OldObject) -> bool {
+        let Some(rv) = obj.get_path(&["metadata", "resourceVersion"]) else {
+            return false;
+        };
+        let Some(text) = rv.as_str().filter(|t| !t.is_empty()) else {
+            return false;
+        };
+        let Ok(new) = text.parse::<u64>() else {
+            // Not a number: the server's own parse error, left alone.
+            return false;
+        };
+        let name = obj
+            .get_path(&["metadata", "name"])
+            .and_then(Node::as_str)
+            .unwrap_or("");
+        let resource = if self.crd.group.is_empty() {
+            self.crd.plural.clone()
+        } else {
+            format!("{}.{}", self.crd.plural, self.crd.group)
+        };
+        if new == 0 {
+            let e = FieldError::invalid(
+                FieldPath::root("metadata").child("resourceVersion"),
+                BadValue::Raw("0".into()),
+                "must be specified for an update",
+            );
+            self.push(
+                Diagnostic::from_field_error(INVALID_METADATA, &e, rv.span).with_help(
+                    "remove resourceVersion from the manifest (kubectl then updates whatever is stored)",
+                ),
+            );
+            return true;
+        }
+        let stored = old
+            .obj
+            .get_path(&["metadata", "resourceVersion"])
+            .and_then(Node::as_str)
+            .and_then(|t| t.parse::<u64>().ok());
+        if let Some(stored) = stored
+            && stored != new
+        {
+            self.push(
+                Diagnostic::error(
+                    UPDATE_CONFLICT,
+                    format!(
+                        "Operation cannot be fulfilled on {resource} {}: the object has been modified; please apply your changes to the latest version and try again",
+                        go_q(name)
+                    ),
+                )
+                .with_field("metadata.resourceVersion")
+                .with_span(rv.span)
+                .with_help(format!(
+                    "the stored object has resourceVersion {stored}; remove resourceVersion from the manifest, or start from the stored object"
+                )),
+            );
+            return true;
+        }
+        false
     }
 
     /// What the server writes into every created object itself: `uid` and
