@@ -125,3 +125,40 @@ fn lenient_reparse_padding_is_bounded() {
     );
     assert!(out.errors.iter().all(|e| e.span.end <= text.len()));
 }
+
+/// yaml_spans: a document that is a block scalar header and nothing else before the next
+/// marker (`|` then `---#`). saphyr looks for markers only once a block scalar has
+/// content: it read the marker and every document after it as the scalar's text, where
+/// go-yaml (and kubectl's reader) end the scalar there, empty. The offset mapping (which
+/// stops at markers) then disagreed with the value.
+#[test]
+fn an_empty_block_scalar_document_ends_at_the_next_marker() {
+    for (text, documents) in [
+        ("|\n---#", 1),
+        ("|\n---\napiVersion: v1\nkind: ConfigMap\n", 2),
+        ("# c\n>-\n\n...\n---\na: 1\n", 2),
+        ("|\n x\n---# c\ny: 1\n", 2),
+    ] {
+        let out = parse(text, &Limits::default());
+        assert!(out.errors.is_empty(), "{text:?}: {:?}", out.errors);
+        assert_eq!(out.documents.len(), documents, "{text:?}");
+        let root = &out.documents[0].root;
+        let Value::String(value) = &root.value else {
+            panic!("{text:?}: {:?}", root.value)
+        };
+        assert!(
+            !value.contains('-') && !value.contains('#'),
+            "{text:?}: {value:?}"
+        );
+        assert!(matches!(
+            root.style,
+            ScalarStyle::Literal | ScalarStyle::Folded
+        ));
+        let (decoded, _, end) = decode_with_offsets(text, root.span, root.style).unwrap();
+        assert_eq!(&decoded, value, "{text:?}");
+        assert!(
+            end <= text.find("\n---").or(text.find("\n...")).unwrap() + 1,
+            "{text:?}"
+        );
+    }
+}

@@ -488,6 +488,9 @@ fn block(source: &str, span: Span, literal: bool, out: &mut Out) -> Option<usize
 fn is_document_marker(b: &[u8], p: usize) -> bool {
     (b[p..].starts_with(b"---") || b[p..].starts_with(b"..."))
         && matches!(b.get(p + 3), None | Some(b' ' | b'\t' | b'\r' | b'\n'))
+        // kubectl's reader also cuts the stream at `---#comment` (the loader blanks the
+        // comment; see `yaml::separator_comments`).
+        || b[p..].starts_with(b"---#")
 }
 
 /// The column of the key that ends the last non-blank line before the line starting at

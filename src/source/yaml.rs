@@ -145,24 +145,32 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     let document_ends = document_end::document_ends(text);
     // kubectl's reader takes `---#comment` for a separator; saphyr would read a scalar.
     let separator_comments = separator_comments(text);
+    // Empty block scalars before a marker are hidden (see `yaml/empty_block_scalar.rs`).
+    let empty_roots = empty_block_scalar::find(text);
     let directives_blanked;
-    let text_without_directives =
-        if directives.is_empty() && document_ends.is_empty() && separator_comments.is_empty() {
-            text
-        } else {
-            let mut bytes = text.as_bytes().to_vec();
-            for d in &directives {
-                bytes[d.start..d.end].fill(b' ');
-            }
-            for end in &document_ends {
-                end.blank(&mut bytes);
-            }
-            for comment in &separator_comments {
-                bytes[comment.start..comment.end].fill(b' ');
-            }
-            directives_blanked = String::from_utf8(bytes).unwrap_or_else(|_| text.to_string());
-            directives_blanked.as_str()
-        };
+    let text_without_directives = if directives.is_empty()
+        && document_ends.is_empty()
+        && separator_comments.is_empty()
+        && empty_roots.is_empty()
+    {
+        text
+    } else {
+        let mut bytes = text.as_bytes().to_vec();
+        for d in &directives {
+            bytes[d.start..d.end].fill(b' ');
+        }
+        for end in &document_ends {
+            end.blank(&mut bytes);
+        }
+        for comment in &separator_comments {
+            bytes[comment.start..comment.end].fill(b' ');
+        }
+        for root in &empty_roots {
+            root.mask(&mut bytes);
+        }
+        directives_blanked = String::from_utf8(bytes).unwrap_or_else(|_| text.to_string());
+        directives_blanked.as_str()
+    };
     // Tabs and comments follow go-yaml's rules (see `yaml/go_blanks.rs`). The outline runs
     // on texts with a tab, and again when saphyr refuses a comment go-yaml may accept.
     let mut blanks = go_blanks::scan(text_without_directives, false);
@@ -250,6 +258,7 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
             document,
         });
     }
+    empty_block_scalar::restore(&mut out, &empty_roots);
     unicode_line_breaks(text, &mut out);
     out.errors.sort_by_key(|e| e.span.start);
     for d in &directives {
@@ -1565,6 +1574,7 @@ fn go_quote(s: &str) -> String {
 }
 
 mod document_end;
+mod empty_block_scalar;
 mod go_blanks;
 mod lenient;
 #[cfg(test)]

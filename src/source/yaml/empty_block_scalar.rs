@@ -1,0 +1,169 @@
+//! A block scalar that is a whole document and has no content before the next document
+//! marker (`|` then `---`): saphyr takes the marker line and everything after it for the
+//! scalar's content (it looks for markers only once content has started), so the
+//! documents after it vanished into one string. go-yaml ends the scalar at the marker,
+//! empty, and kubectl's reader cuts the stream there anyway.
+//!
+//! The loader hides such a header from saphyr as a one-word plain scalar of the same
+//! length ([`EmptyRootScalar::mask`]), then gives the document back its empty block
+//! scalar ([`restore`]). Found by fuzzing (yaml_spans).
+
+use super::super::node::{ScalarStyle, Value};
+use super::super::span::Span;
+use super::ParseOutput;
+
+/// One header to hide.
+pub(super) struct EmptyRootScalar {
+    /// Where the `|` or `>` stands.
+    indicator: usize,
+    literal: bool,
+    /// The scalar's value: empty, or the kept line breaks with `+`.
+    value: String,
+}
+
+impl EmptyRootScalar {
+    /// Replaces the indicator with a plain scalar's first character (byte for byte).
+    pub(super) fn mask(&self, bytes: &mut [u8]) {
+        bytes[self.indicator] = b'x';
+    }
+}
+
+/// The empty block scalars that open a document and end at a document marker.
+pub(super) fn find(text: &str) -> Vec<EmptyRootScalar> {
+    let b = text.as_bytes();
+    if memchr::memchr2(b'|', b'>', b).is_none() {
+        return Vec::new();
+    }
+    let lines: Vec<(usize, &str)> = lines(text).collect();
+    let mut out = Vec::new();
+    // Only comments and blank lines since the start of the text or the last marker.
+    let mut at_document_start = true;
+    for (i, &(start, line)) in lines.iter().enumerate() {
+        if is_marker(line) {
+            at_document_start = true;
+            continue;
+        }
+        let trimmed = line.trim_start_matches([' ', '\t']);
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        if at_document_start && let Some((literal, keep)) = header(line) {
+            let mut breaks = 0;
+            let mut rest = lines[i + 1..].iter();
+            let ends_at_marker = loop {
+                match rest.next() {
+                    Some((_, l)) if l.bytes().all(|c| c == b' ') => breaks += 1,
+                    Some((_, l)) => break is_marker(l),
+                    None => break false,
+                }
+            };
+            if ends_at_marker {
+                out.push(EmptyRootScalar {
+                    indicator: start,
+                    literal,
+                    value: if keep {
+                        "\n".repeat(breaks)
+                    } else {
+                        String::new()
+                    },
+                });
+            }
+        }
+        at_document_start = false;
+    }
+    out
+}
+
+/// Puts the empty block scalars back as the documents' roots.
+pub(super) fn restore(out: &mut ParseOutput, found: &[EmptyRootScalar]) {
+    for f in found {
+        if let Some(doc) = out
+            .documents
+            .iter_mut()
+            .find(|d| d.root.span.start == f.indicator)
+            && matches!(doc.root.value, Value::String(_))
+            && doc.root.style == ScalarStyle::Plain
+        {
+            doc.root.value = Value::String(f.value.clone());
+            doc.root.style = if f.literal {
+                ScalarStyle::Literal
+            } else {
+                ScalarStyle::Folded
+            };
+            doc.root.span = Span::new(f.indicator, doc.root.span.end);
+        }
+    }
+}
+
+/// Lines with their start offsets, without the line break (and a `\r` before it).
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= text.len() {
+            return None;
+        }
+        let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        let line = (start, text[start..end].trim_end_matches('\r'));
+        start = end + 1;
+        Some(line)
+    })
+}
+
+/// A document marker line as go-yaml reads it (`---` or `...` then a blank or the end),
+/// or kubectl's separator with a comment (`---#`).
+fn is_marker(line: &str) -> bool {
+    let b = line.as_bytes();
+    (b.starts_with(b"---") || b.starts_with(b"..."))
+        && matches!(b.get(3), None | Some(b' ' | b'\t'))
+        || b.starts_with(b"---#")
+}
+
+/// A block scalar header at the start of a line: `|` or `>`, then chomping and
+/// indentation indicators, then blanks and an optional comment. Returns (literal, keep).
+fn header(line: &str) -> Option<(bool, bool)> {
+    let b = line.as_bytes();
+    let literal = match b.first()? {
+        b'|' => true,
+        b'>' => false,
+        _ => return None,
+    };
+    let mut i = 1;
+    let mut keep = false;
+    let mut chomping = false;
+    let mut indent = false;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'+' | b'-' if !chomping => {
+                chomping = true;
+                keep = c == b'+';
+            }
+            b'1'..=b'9' if !indent => indent = true,
+            _ => break,
+        }
+        i += 1;
+    }
+    let rest = &line[i..];
+    let after = rest.trim_start_matches([' ', '\t']);
+    let blank_before_comment = after.len() < rest.len();
+    (after.is_empty() || (after.starts_with('#') && blank_before_comment))
+        .then_some((literal, keep))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_headers_that_open_a_document_and_end_at_a_marker() {
+        let at = |t: &str| find(t).iter().map(|f| f.indicator).collect::<Vec<_>>();
+        assert_eq!(at("|\n---\ny: 1\n"), vec![0]);
+        assert_eq!(at("# c\n>-  # c\n\n...\n"), vec![4]);
+        assert_eq!(at("a: 1\n---\n|2\n---#\n"), vec![9]);
+        // Content, no marker, or not at a document's start: saphyr is right.
+        assert!(at("|\n x\n---\n").is_empty());
+        assert!(at("|\n").is_empty());
+        assert!(at("a:\n|\n---\n").is_empty());
+        assert!(at("|x\n---\n").is_empty());
+        assert_eq!(find("|+\n\n  \n---\n")[0].value, "\n\n");
+    }
+}
