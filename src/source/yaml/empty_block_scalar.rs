@@ -34,42 +34,48 @@ pub(super) fn find(text: &str) -> Vec<EmptyRootScalar> {
     if memchr::memchr2(b'|', b'>', b).is_none() {
         return Vec::new();
     }
-    let lines: Vec<(usize, &str)> = lines(text).collect();
+    // Documents start at the text's start and after marker lines: only those lines are
+    // looked at (a file has far fewer documents than lines).
+    let after_markers = memchr::memmem::find_iter(b, b"\n---")
+        .chain(memchr::memmem::find_iter(b, b"\n..."))
+        .map(|i| i + 1)
+        .chain(std::iter::once(0))
+        .filter(|&line| is_marker(line_at(text, line).1))
+        .map(|line| line_at(text, line).0);
+    let mut starts: Vec<usize> = std::iter::once(0).chain(after_markers).collect();
+    starts.sort_unstable();
     let mut out = Vec::new();
-    // Only comments and blank lines since the start of the text or the last marker.
-    let mut at_document_start = true;
-    for (i, &(start, line)) in lines.iter().enumerate() {
-        if is_marker(line) {
-            at_document_start = true;
+    for start in starts {
+        let mut lines = lines_from(text, start);
+        // Comments and blank lines may come first; a marker starts another document.
+        let Some((indicator, line)) = lines.find(|(_, l)| {
+            let t = l.trim_start_matches([' ', '\t']);
+            !t.is_empty() && !t.starts_with('#')
+        }) else {
             continue;
-        }
-        let trimmed = line.trim_start_matches([' ', '\t']);
-        if trimmed.is_empty() || trimmed.starts_with('#') {
+        };
+        let Some((literal, keep)) = header(line).filter(|_| !is_marker(line)) else {
             continue;
-        }
-        if at_document_start && let Some((literal, keep)) = header(line) {
-            let mut breaks = 0;
-            let mut rest = lines[i + 1..].iter();
-            let ends_at_marker = loop {
-                match rest.next() {
-                    Some((_, l)) if l.bytes().all(|c| c == b' ') => breaks += 1,
-                    Some((_, l)) => break is_marker(l),
-                    None => break false,
-                }
-            };
-            if ends_at_marker {
-                out.push(EmptyRootScalar {
-                    indicator: start,
-                    literal,
-                    value: if keep {
-                        "\n".repeat(breaks)
-                    } else {
-                        String::new()
-                    },
-                });
+        };
+        let mut breaks = 0;
+        let ends_at_marker = loop {
+            match lines.next() {
+                Some((_, l)) if l.bytes().all(|c| c == b' ') => breaks += 1,
+                Some((_, l)) => break is_marker(l),
+                None => break false,
             }
+        };
+        if ends_at_marker {
+            out.push(EmptyRootScalar {
+                indicator,
+                literal,
+                value: if keep {
+                    "\n".repeat(breaks)
+                } else {
+                    String::new()
+                },
+            });
         }
-        at_document_start = false;
     }
     out
 }
@@ -95,17 +101,26 @@ pub(super) fn restore(out: &mut ParseOutput, found: &[EmptyRootScalar]) {
     }
 }
 
-/// Lines with their start offsets, without the line break (and a `\r` before it).
-fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut start = 0;
+/// The line starting at `start`: its end (after the line break) and its text without
+/// the line break (and a `\r` before it).
+fn line_at(text: &str, start: usize) -> (usize, &str) {
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    (
+        (end + 1).min(text.len()),
+        text[start..end].trim_end_matches('\r'),
+    )
+}
+
+/// The lines from `start` on, with their start offsets.
+fn lines_from(text: &str, mut start: usize) -> impl Iterator<Item = (usize, &str)> {
     std::iter::from_fn(move || {
         if start >= text.len() {
             return None;
         }
-        let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
-        let line = (start, text[start..end].trim_end_matches('\r'));
-        start = end + 1;
-        Some(line)
+        let (next, line) = line_at(text, start);
+        let item = (start, line);
+        start = next;
+        Some(item)
     })
 }
 
@@ -160,6 +175,7 @@ mod tests {
         assert_eq!(at("# c\n>-  # c\n\n...\n"), vec![4]);
         assert_eq!(at("a: 1\n---\n|2\n---#\n"), vec![9]);
         // Content, no marker, or not at a document's start: saphyr is right.
+        assert_eq!(at("---\n|\n---\n"), vec![4]);
         assert!(at("|\n x\n---\n").is_empty());
         assert!(at("|\n").is_empty());
         assert!(at("a:\n|\n---\n").is_empty());
