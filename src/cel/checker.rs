@@ -204,7 +204,7 @@ struct Checker<'a, 'd> {
     free_type_vars: usize,
 }
 
-impl Checker<'_, '_> {
+impl<'d> Checker<'_, 'd> {
     fn error(&mut self, id: ExprId, message: String) {
         let offset = self.source.offset(id);
         self.issues.push(CelError::at(self.source, offset, message));
@@ -240,7 +240,7 @@ impl Checker<'_, '_> {
         None
     }
 
-    fn lookup_function(&self, name: &str) -> Option<&Function> {
+    fn lookup_function(&self, name: &str) -> Option<&'d Function> {
         let name = name.strip_prefix('.').unwrap_or(name);
         self.decls.env.function(name)
     }
@@ -252,13 +252,7 @@ impl Checker<'_, '_> {
     }
 
     fn is_assignable(&mut self, t1: &Type, t2: &Type) -> bool {
-        match is_assignable(&self.mappings, t1, t2) {
-            Some(m) => {
-                self.mappings = m;
-                true
-            }
-            None => false,
-        }
+        is_assignable(&mut self.mappings, t1, t2)
     }
 
     fn check(&mut self, e: &mut Expr) {
@@ -534,23 +528,21 @@ impl Checker<'_, '_> {
                     self.set_type(id, Type::Error);
                     return;
                 };
-                let func = func.clone();
                 *function = func.name.clone();
                 let arg_types: Vec<Type> = args.iter().map(|a| self.get_type(a.id)).collect();
                 let arg_ids: Vec<ExprId> = args.iter().map(|a| a.id).collect();
-                self.resolve_overload_or_error(id, &func, false, arg_types, &arg_ids);
+                self.resolve_overload_or_error(id, func, false, arg_types, &arg_ids);
             }
             Some(t) => {
                 if let Some(prefix) = t.qualified_name() {
                     let qualified = format!("{prefix}.{fn_name}");
                     if let Some(func) = self.lookup_function(&qualified) {
-                        let func = func.clone();
                         *function = func.name.clone();
                         *target = None;
                         let arg_types: Vec<Type> =
                             args.iter().map(|a| self.get_type(a.id)).collect();
                         let arg_ids: Vec<ExprId> = args.iter().map(|a| a.id).collect();
-                        self.resolve_overload_or_error(id, &func, false, arg_types, &arg_ids);
+                        self.resolve_overload_or_error(id, func, false, arg_types, &arg_ids);
                         return;
                     }
                 }
@@ -563,12 +555,11 @@ impl Checker<'_, '_> {
                     );
                     return;
                 };
-                let func = func.clone();
                 let mut arg_types = vec![self.get_type(t.id)];
                 arg_types.extend(args.iter().map(|a| self.get_type(a.id)));
                 let mut arg_ids = vec![t.id];
                 arg_ids.extend(args.iter().map(|a| a.id));
-                self.resolve_overload_or_error(id, &func, true, arg_types, &arg_ids);
+                self.resolve_overload_or_error(id, func, true, arg_types, &arg_ids);
             }
         }
     }
@@ -617,21 +608,18 @@ impl Checker<'_, '_> {
             let (params, res) = if o.type_params.is_empty() {
                 (o.args.clone(), o.result.clone())
             } else {
-                let mut subs = Mapping::default();
                 let mut fresh = Vec::new();
                 for tp in &o.type_params {
                     let v = self.new_type_var();
                     fresh.push((Type::param(tp), v));
                 }
                 let instantiate = |t: &Type| -> Type { replace_params(t, &fresh) };
-                let _ = &mut subs;
                 (
                     o.args.iter().map(instantiate).collect::<Vec<_>>(),
                     instantiate(&o.result),
                 )
             };
-            if let Some(m) = is_assignable_list(&self.mappings, &arg_types, &params) {
-                self.mappings = m;
+            if is_assignable_list(&mut self.mappings, &arg_types, &params) {
                 overload_ids.push(o.id.clone());
                 let fn_result = substitute(&self.mappings, &res, false);
                 match &result {

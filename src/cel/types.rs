@@ -291,25 +291,51 @@ pub fn format_function(result: Option<&Type>, args: &[Type], is_instance: bool) 
 }
 
 /// Type-parameter substitutions found while checking (`checker.mapping`).
+///
+/// cel-go tries each assignment on a copy of the mapping and keeps the copy on success;
+/// here the assignment writes in place and a trail of the overwritten entries undoes a
+/// failed one (copying the whole mapping at every overload tried made checking
+/// quadratic in the number of type variables of an expression).
 #[derive(Clone, Debug, Default)]
 pub struct Mapping {
+    /// Type parameter name → its substitution.
     map: HashMap<String, Type>,
+    /// During an assignment: each key written and the value it replaced.
+    trail: Vec<(String, Option<Type>)>,
 }
 
 impl Mapping {
-    fn key(t: &Type) -> String {
-        t.to_string()
-    }
-
     pub fn find(&self, t: &Type) -> Option<&Type> {
         match t {
-            Type::TypeParam(_) => self.map.get(&Self::key(t)),
+            Type::TypeParam(name) => self.map.get(name.as_str()),
             _ => None,
         }
     }
 
     fn add(&mut self, from: &Type, to: Type) {
-        self.map.insert(Self::key(from), to);
+        // Substitutions are only ever made for type parameters.
+        let Type::TypeParam(name) = from else {
+            return;
+        };
+        let previous = self.map.insert(name.clone(), to);
+        self.trail.push((name.clone(), previous));
+    }
+
+    /// Runs one assignment: keeps its substitutions when it succeeds, else restores the
+    /// mapping as it was.
+    fn transaction(&mut self, assign: impl FnOnce(&mut Mapping) -> bool) -> bool {
+        debug_assert!(self.trail.is_empty(), "assignments do not nest");
+        let ok = assign(self);
+        let trail = std::mem::take(&mut self.trail);
+        if !ok {
+            for (key, previous) in trail.into_iter().rev() {
+                match previous {
+                    Some(v) => self.map.insert(key, v),
+                    None => self.map.remove(&key),
+                };
+            }
+        }
+        ok
     }
 }
 
@@ -449,23 +475,22 @@ fn internal_is_assignable(m: &mut Mapping, t1: &Type, t2: &Type) -> bool {
     }
 }
 
-/// `isAssignable`: on success, the mapping with the new substitutions.
-pub fn is_assignable(m: &Mapping, t1: &Type, t2: &Type) -> Option<Mapping> {
-    let mut copy = m.clone();
-    internal_is_assignable(&mut copy, t1, t2).then_some(copy)
+/// `isAssignable`: whether `t1` is assignable to `t2`; on success `m` holds the new
+/// substitutions, on failure it is unchanged.
+pub fn is_assignable(m: &mut Mapping, t1: &Type, t2: &Type) -> bool {
+    m.transaction(|m| internal_is_assignable(m, t1, t2))
 }
 
-pub fn is_assignable_list(m: &Mapping, l1: &[Type], l2: &[Type]) -> Option<Mapping> {
+/// `isAssignableList`: [`is_assignable`] for each pair, all or nothing.
+pub fn is_assignable_list(m: &mut Mapping, l1: &[Type], l2: &[Type]) -> bool {
     if l1.len() != l2.len() {
-        return None;
+        return false;
     }
-    let mut copy = m.clone();
-    for (a, b) in l1.iter().zip(l2) {
-        if !internal_is_assignable(&mut copy, a, b) {
-            return None;
-        }
-    }
-    Some(copy)
+    m.transaction(|m| {
+        l1.iter()
+            .zip(l2)
+            .all(|(a, b)| internal_is_assignable(m, a, b))
+    })
 }
 
 /// `substitute`: replaces bound type parameters (and, when `to_dyn`, unbound ones
@@ -582,10 +607,28 @@ mod tests {
 
     #[test]
     fn type_params_bind() {
-        let m = Mapping::default();
+        let mut m = Mapping::default();
         let a = Type::param("A");
-        let m = is_assignable_list(&m, &[Type::Int, Type::Int], &[a.clone(), a.clone()]).unwrap();
+        let b = Type::param("B");
+        assert!(is_assignable_list(
+            &mut m,
+            &[Type::Int, Type::Int],
+            &[a.clone(), a.clone()]
+        ));
         assert_eq!(substitute(&m, &a, false), Type::Int);
-        assert!(is_assignable_list(&m, &[Type::Int, Type::Bool], &[a.clone(), a]).is_none());
+        assert!(!is_assignable_list(
+            &mut m,
+            &[Type::Int, Type::Bool],
+            &[a.clone(), a.clone()]
+        ));
+        // A failed assignment leaves no substitution behind, even for the pairs that
+        // matched before the failing one.
+        assert!(!is_assignable_list(
+            &mut m,
+            &[Type::String, Type::Bool],
+            &[b.clone(), a.clone()]
+        ));
+        assert_eq!(substitute(&m, &b, false), b);
+        assert_eq!(substitute(&m, &a, false), Type::Int);
     }
 }
