@@ -529,8 +529,12 @@ impl Walker<'_> {
             });
             return;
         };
-        let mut registry = TypeRegistry::new(self.env.version >= KubeVersion::new(1, 31));
-        let self_type = registry.declare(decl, SELF_TYPE_NAME);
+        let registry = TypeRegistry::new(
+            decl,
+            SELF_TYPE_NAME,
+            self.env.version >= KubeVersion::new(1, 31),
+        );
+        let self_type = registry.root_type();
         for (i, rule) in n.x_validations.iter().enumerate() {
             let rpath = list_path.index(i);
             let mut r = RuleCompileResult {
@@ -605,9 +609,12 @@ impl Walker<'_> {
                     }
                 }
                 Some(decl) => {
-                    let mut registry =
-                        TypeRegistry::new(self.env.version >= KubeVersion::new(1, 31));
-                    let self_type = registry.declare(decl, SELF_TYPE_NAME);
+                    let registry = TypeRegistry::new(
+                        decl,
+                        SELF_TYPE_NAME,
+                        self.env.version >= KubeVersion::new(1, 31),
+                    );
+                    let self_type = registry.root_type();
                     for (i, rule) in s.x_validations.iter().enumerate() {
                         let r = &mut results[i];
                         self.compile_one(

@@ -16,7 +16,6 @@
 //! estimator.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use super::checker::TypeProvider;
 use super::types::Type;
@@ -337,53 +336,83 @@ pub fn escape(ident: &str) -> Option<Cow<'_, str>> {
 
 /// The object types reachable from a rule's `self`, named as the server names them
 /// (`<root>.field`, `<root>.list.@idx`, `<root>.map.@elem`).
-#[derive(Clone, Debug, Default)]
-pub struct TypeRegistry {
-    structs: HashMap<String, Vec<(String, Type)>>,
+///
+/// The server declares every object type of the subtree before compiling; here a type
+/// is resolved from its name when the checker asks for it (escaped field names hold no
+/// `.`, so a name is a path from the root). A rule only touches the few types it
+/// reaches, and rules on nested nodes would otherwise declare the same subtrees again.
+#[derive(Clone, Debug)]
+pub struct TypeRegistry<'d> {
+    root: &'d DeclType,
+    root_name: &'d str,
     /// From compatibility version 1.31 a field named by a CEL keyword is also reachable
     /// by its plain name (`self.namespace` for `__namespace__`).
     pub recognize_keywords_as_field_names: bool,
 }
 
-impl TypeRegistry {
-    pub fn new(recognize_keywords_as_field_names: bool) -> Self {
+impl<'d> TypeRegistry<'d> {
+    /// The types of `root`, named `root_name`.
+    pub fn new(
+        root: &'d DeclType,
+        root_name: &'d str,
+        recognize_keywords_as_field_names: bool,
+    ) -> Self {
         TypeRegistry {
-            structs: HashMap::new(),
+            root,
+            root_name,
             recognize_keywords_as_field_names,
         }
     }
 
-    /// Registers `decl` under `name`, returning its CEL type.
-    pub fn declare(&mut self, decl: &DeclType, name: &str) -> Type {
-        match &decl.kind {
-            DeclKind::Simple(t) => t.clone(),
-            DeclKind::List(e) => Type::list(self.declare(e, &format!("{name}.@idx"))),
-            DeclKind::Map(e) => Type::map(Type::String, self.declare(e, &format!("{name}.@elem"))),
-            DeclKind::Object(fields) => {
-                let mut fs = Vec::with_capacity(fields.len());
-                for f in fields {
-                    let t = self.declare(&f.ty, &format!("{name}.{}", f.name));
-                    fs.push((f.name.clone(), t));
-                }
-                self.structs.insert(name.to_string(), fs);
-                Type::Object(name.to_string())
-            }
+    /// The CEL type of the root (`self`).
+    pub fn root_type(&self) -> Type {
+        type_of(self.root, self.root_name)
+    }
+
+    /// The declaration a type name stands for.
+    fn resolve(&self, name: &str) -> Option<&'d DeclType> {
+        let mut steps = name.split('.');
+        if steps.next() != Some(self.root_name) {
+            return None;
         }
+        let mut at = self.root;
+        for step in steps {
+            at = match (&at.kind, step) {
+                (DeclKind::List(e), "@idx") | (DeclKind::Map(e), "@elem") => e,
+                (DeclKind::Object(fields), _) => &fields.iter().find(|f| f.name == step)?.ty,
+                _ => return None,
+            };
+        }
+        Some(at)
     }
 }
 
-impl TypeProvider for TypeRegistry {
+/// The CEL type of `decl` when it is named `name`: object types by name, lists and maps
+/// by their element's type.
+fn type_of(decl: &DeclType, name: &str) -> Type {
+    match &decl.kind {
+        DeclKind::Simple(t) => t.clone(),
+        DeclKind::List(e) => Type::list(type_of(e, &format!("{name}.@idx"))),
+        DeclKind::Map(e) => Type::map(Type::String, type_of(e, &format!("{name}.@elem"))),
+        DeclKind::Object(_) => Type::Object(name.to_string()),
+    }
+}
+
+impl TypeProvider for TypeRegistry<'_> {
     fn has_struct(&self, name: &str) -> bool {
-        self.structs.contains_key(name)
+        self.resolve(name)
+            .is_some_and(|d| matches!(d.kind, DeclKind::Object(_)))
     }
 
     fn field_type(&self, type_name: &str, field: &str) -> Option<Type> {
-        let fields = self.structs.get(type_name)?;
+        let DeclKind::Object(fields) = &self.resolve(type_name)?.kind else {
+            return None;
+        };
         let find = |name: &str| {
             fields
                 .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, t)| t.clone())
+                .find(|f| f.name == name)
+                .map(|f| type_of(&f.ty, &format!("{type_name}.{}", f.name)))
         };
         find(field).or_else(|| {
             (self.recognize_keywords_as_field_names && is_reserved(field))
