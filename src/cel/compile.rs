@@ -89,6 +89,26 @@ crate::declare_codes! {
     CEL_RULE_RATCHETED = "cel-rule-ratcheted", Warning, "An update keeps a value that fails a rule unchanged: the server accepts it (validation ratcheting) with a warning";
 }
 
+/// On a CRD update, the rules and messageExpressions the old object already had: the
+/// server compiles them with its stored-expressions environment (every library of its
+/// own version) instead of the new-expressions one (one minor version back).
+#[derive(Clone, Copy, Debug)]
+pub struct StoredExpressions<'a> {
+    pub rules: &'a HashSet<String>,
+    pub message_expressions: &'a HashSet<String>,
+}
+
+/// [`compile_rules`] for an update: the expressions in `stored` compile with the
+/// stored-expressions environment.
+pub fn compile_rules_with(
+    root: &Structural,
+    version: KubeVersion,
+    base: &FieldPath,
+    stored: Option<StoredExpressions<'_>>,
+) -> Vec<RuleCompileResult> {
+    walk_rules(root, true, version, base, true, stored)
+}
+
 /// Compiles every rule under `root` for a server of `version`. `base` is the field path
 /// of the root schema (`spec.validation.openAPIV3Schema` or
 /// `spec.versions[0].schema.openAPIV3Schema`).
@@ -97,7 +117,7 @@ pub fn compile_rules(
     version: KubeVersion,
     base: &FieldPath,
 ) -> Vec<RuleCompileResult> {
-    walk_rules(root, true, version, base, true)
+    walk_rules(root, true, version, base, true, None)
 }
 
 /// [`compile_rules`] for a schema node that is a resource root only when
@@ -113,7 +133,7 @@ pub fn compile_rules_at(
     version: KubeVersion,
     base: &FieldPath,
 ) -> Vec<RuleCompileResult> {
-    walk_rules(root, is_resource_root, version, base, false)
+    walk_rules(root, is_resource_root, version, base, false, None)
 }
 
 fn walk_rules(
@@ -122,11 +142,14 @@ fn walk_rules(
     version: KubeVersion,
     base: &FieldPath,
     entry_checks_gate: bool,
+    stored: Option<StoredExpressions<'_>>,
 ) -> Vec<RuleCompileResult> {
     let env = Env::for_server(version);
+    let stored_env = Env::for_compatibility(version);
     let mut out = Vec::new();
     let mut walker = Walker {
         env: &env,
+        stored: stored.map(|s| (s, &stored_env)),
         out: &mut out,
         with_rules: None,
         all_of: false,
@@ -172,6 +195,7 @@ pub fn compile_all_of_rules(
     // Every node is walked: `allOf` entries may sit where the spine has no rules.
     let mut walker = Walker {
         env: &env,
+        stored: None,
         out: &mut out,
         with_rules: None,
         all_of: true,
@@ -247,6 +271,8 @@ enum FromParent<'d> {
 
 struct Walker<'a> {
     env: &'a Arc<Env>,
+    /// The old object's expressions and the stored-expressions environment.
+    stored: Option<(StoredExpressions<'a>, &'a Arc<Env>)>,
     out: &'a mut Vec<RuleCompileResult>,
     /// The nodes with rules at or below them; the walk skips the others (`None`: walk
     /// every node).
@@ -656,8 +682,16 @@ impl Walker<'_> {
             ("self".to_string(), self_type.clone()),
             ("oldSelf".to_string(), old_self_type),
         ];
+        let env_for = |stored: bool| match self.stored {
+            Some((_, env)) if stored => env,
+            _ => self.env,
+        };
+        let rule_env = env_for(
+            self.stored
+                .is_some_and(|(s, _)| s.rules.contains(&rule.rule)),
+        );
         let decls = Declarations {
-            env: self.env,
+            env: rule_env,
             variables: &vars,
             provider: registry,
         };
@@ -734,7 +768,14 @@ impl Walker<'_> {
                 .as_ref()
                 .map(|n| n.span)
                 .unwrap_or(rule.span);
-            match compile_expression(me, &decls) {
+            let me_decls = Declarations {
+                env: env_for(
+                    self.stored
+                        .is_some_and(|(s, _)| s.message_expressions.contains(me)),
+                ),
+                ..decls
+            };
+            match compile_expression(me, &me_decls) {
                 Err(issues) => {
                     let detail =
                         format!("messageExpression compilation failed: {}", issues.display());
@@ -804,7 +845,7 @@ impl Walker<'_> {
             message_expression,
             uses_old_self,
             normalized_field_path,
-            env: self.env.clone(),
+            env: rule_env.clone(),
         }));
     }
 }

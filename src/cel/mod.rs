@@ -24,8 +24,8 @@ pub mod validate;
 pub mod value;
 
 pub use compile::{
-    CODES, RuleCompileResult, RuleProgram, SchemaStep, compile_expression, compile_rules,
-    compile_rules_at,
+    CODES, RuleCompileResult, RuleProgram, SchemaStep, StoredExpressions, compile_expression,
+    compile_rules, compile_rules_at, compile_rules_with,
 };
 pub use env::KubeVersion;
 pub use eval::{CrdRules, EvalOptions, EvalOutcome, NotEvaluated, evaluate, evaluate_with};

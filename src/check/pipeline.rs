@@ -303,9 +303,17 @@ impl Context<'_> {
     }
 
     fn validate_crd(&self, doc: &Document) -> Vec<Diagnostic> {
+        // A CRD with the name of an old one is an update of it.
+        let old = doc
+            .root
+            .get_path(&["metadata", "name"])
+            .and_then(Node::as_str)
+            .and_then(|name| self.olds.find_crd(name))
+            .map(crate::crd::OldCrd::new);
         let options = crate::crd::Options {
             source: Some(&doc.file.text),
             kube_version: self.registry.kube_version,
+            old: old.as_ref(),
             ..crate::crd::Options::default()
         };
         timings::time(Stage::CrdValidate, || {

@@ -1,7 +1,8 @@
 //! `--old PATH`: the objects as they are stored (for instance the previous revision of
 //! the manifests). A custom resource whose API group, kind, namespace and name match
 //! an old object is checked as an update of it instead of a create, whatever versions
-//! the two are written in.
+//! the two are written in; so is a CRD whose `metadata.name` matches an old
+//! `apiextensions.k8s.io/v1` CRD.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -19,6 +20,8 @@ type Key = (String, String, String, String);
 #[derive(Default)]
 pub struct OldObjects {
     by_key: HashMap<Key, Node>,
+    /// `apiextensions.k8s.io/v1` CRDs by `metadata.name`.
+    crds: HashMap<String, Node>,
     /// Problems reading or parsing the old files.
     pub diagnostics: Vec<Diagnostic>,
     pub io_error: bool,
@@ -95,6 +98,10 @@ impl OldObjects {
             return;
         }
         if let Some(k) = key(&root) {
+            let api_version = root.get_path(&["apiVersion"]).and_then(Node::as_str);
+            if api_version == Some("apiextensions.k8s.io/v1") && k.1 == "CustomResourceDefinition" {
+                self.crds.insert(k.3.clone(), root.clone());
+            }
             self.by_key.insert(k, root);
         }
     }
@@ -105,6 +112,11 @@ impl OldObjects {
             return None;
         }
         self.by_key.get(&key(doc)?)
+    }
+
+    /// The old CRD named `name`, if any.
+    pub fn find_crd(&self, name: &str) -> Option<&Node> {
+        self.crds.get(name)
     }
 
     pub fn is_empty(&self) -> bool {

@@ -20,7 +20,11 @@ use super::{SCHEMA_DEFAULT_NOT_EVALUATED, SCHEMA_INVALID_DEFAULT};
 /// schema, groups the compile findings by schema node, and checks the server's cost
 /// limits ([`crate::cel::cost`]) on the same compiled programs.
 pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> SchemaCelFindings {
-    let results = cel::compile_rules(input.structural, input.kube_version, input.path);
+    let stored = input.preexisting.map(|p| cel::StoredExpressions {
+        rules: &p.rules,
+        message_expressions: &p.message_expressions,
+    });
+    let results = cel::compile_rules_with(input.structural, input.kube_version, input.path, stored);
     let cost = cel::cost::estimate_compiled(input.structural, &results, input.path);
     let mut out: Vec<NodeCelFindings> = Vec::new();
     for r in results {
@@ -50,8 +54,11 @@ pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> SchemaCelFindings {
 
 /// The server's cost-limit errors (per rule, per messageExpression, and the schema
 /// total) of an estimate.
-pub fn cost_limit_findings(cost: &cel::cost::SchemaCost) -> Vec<Finding> {
-    cel::cost::limit_findings(cost, false)
+pub fn cost_limit_findings(
+    cost: &cel::cost::SchemaCost,
+    suppress_per_expression: bool,
+) -> Vec<Finding> {
+    cel::cost::limit_findings(cost, suppress_per_expression)
         .into_iter()
         .map(|l| Finding {
             code: l.code,

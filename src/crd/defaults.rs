@@ -23,6 +23,7 @@ pub fn validate_defaults(
     root: &Structural,
     props: Option<&SchemaProps>,
     options: &Options<'_>,
+    require_pruned: bool,
 ) -> Vec<Finding> {
     // Most schemas have few defaults: walk only the branches that lead to one.
     if !mark_defaulted(root, &mut None, 0) {
@@ -45,6 +46,7 @@ pub fn validate_defaults(
     mark_defaulted(root, &mut defaulted, 0);
     let mut w = Walk {
         options,
+        require_pruned,
         errs: Vec::new(),
         defaulted: defaulted.unwrap_or_default(),
     };
@@ -82,6 +84,8 @@ struct At<'a> {
 
 struct Walk<'o> {
     options: &'o Options<'o>,
+    /// Report defaults that pruning changes (not on an update of a CRD that had one).
+    require_pruned: bool,
     errs: Vec<Finding>,
     /// The nodes the walk follows ([`mark_defaulted`]).
     defaulted: HashSet<*const Structural>,
@@ -234,7 +238,7 @@ impl Walk<'_> {
             if coerced.error.is_none() {
                 default = &coerced_default;
             }
-            if unpruned {
+            if unpruned && self.require_pruned {
                 self.errs.push(finding(FieldError::invalid(
                     dpath.clone(),
                     BadValue::from(&default.value),
@@ -351,6 +355,28 @@ fn finding(error: FieldError) -> Finding {
         help: Some(help.to_string()),
         severity: crate::diag::Severity::Error,
     }
+}
+
+/// Whether pruning changes a default anywhere in `s` (`schemaHasUnprunedDefaults`,
+/// each default pruned with the schema it stands in).
+pub fn has_unpruned_default(s: &Structural) -> bool {
+    fn walk(s: &Structural, depth: usize) -> bool {
+        if depth > 1000 {
+            return false;
+        }
+        if let Some(default) = &s.generic.default {
+            let original = default.to_json();
+            let mut pruned = original.clone();
+            prune(&mut pruned, Some(s), s.extensions.x_embedded_resource, 0);
+            if pruned != original {
+                return true;
+            }
+        }
+        ap_schema(s).is_some_and(|a| walk(a, depth + 1))
+            || s.items.as_deref().is_some_and(|i| walk(i, depth + 1))
+            || s.properties.iter().any(|(_, p)| walk(p, depth + 1))
+    }
+    walk(s, 0)
 }
 
 /// The server's pruning algorithm on a JSON value.

@@ -27,6 +27,9 @@ pub struct CelSchemaInput<'a> {
     /// cover the whole rule).
     pub source: Option<&'a str>,
     pub kube_version: KubeVersion,
+    /// On an update: the old object's expressions, which compile with the server's
+    /// stored-expressions environment.
+    pub preexisting: Option<&'a super::update::Preexisting>,
 }
 
 /// The CEL findings of one schema node (the node's field path, e.g.
@@ -113,4 +116,6 @@ pub struct Options<'a> {
     pub source: Option<&'a str>,
     /// The server version whose CEL environment compiles the rules.
     pub kube_version: KubeVersion,
+    /// The stored object, when the CRD is validated as an update of it.
+    pub old: Option<&'a super::update::OldCrd>,
 }

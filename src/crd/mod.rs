@@ -8,6 +8,7 @@
 //! `spec.versions[0].schema…` (the server says `spec.validation…` after its internal
 //! conversion), and checked once, as the server does.
 
+pub mod cabundle;
 pub mod cel_rules;
 pub mod defaults;
 pub mod findings;
@@ -16,6 +17,7 @@ pub mod hooks;
 pub mod locate;
 pub mod openapi;
 pub mod spec;
+pub mod update;
 pub mod warnings;
 
 use crate::diag::{Diagnostic, FieldError, FieldPath};
@@ -24,6 +26,7 @@ use crate::source::Node;
 
 pub use findings::{Finding, Findings};
 pub use hooks::{CelSchemaInput, Hooks, NodeCelFindings, Options, SchemaCelFindings};
+pub use update::{OldCrd, Requirements};
 
 crate::declare_codes! {
     METADATA = "crd-metadata", Error, "metadata of the CRD: name must be <plural>.<group>, valid labels, annotations, finalizers, owner references, API approval in protected groups";
@@ -81,7 +84,8 @@ pub fn validate_with(root: &Node, hooks: &Hooks) -> Vec<Diagnostic> {
     )
 }
 
-/// [`validate`] with hooks, source text and the server version.
+/// [`validate`] with hooks, source text and the server version; with `options.old`, as
+/// an update of that stored CRD (`ValidateCustomResourceDefinitionUpdate`).
 pub fn validate_with_options(root: &Node, options: &Options<'_>) -> Vec<Diagnostic> {
     let (crd, decode_errors) = crate::model::crd::decode(root);
     if !decode_errors.is_empty() {
@@ -91,9 +95,33 @@ pub fn validate_with_options(root: &Node, options: &Options<'_>) -> Vec<Diagnost
     let has_errors = findings.has_errors();
     let mut out = findings.into_diagnostics(root);
     if !has_errors {
-        out.extend(create_warnings_at(&crd, options.kube_version));
+        let mut warnings = create_warnings_at(&crd, options.kube_version);
+        if let Some(old) = options.old {
+            // `WarningsOnUpdate`: only formats the old object did not have.
+            let before: Vec<String> = old
+                .unrecognized_formats(options.kube_version)
+                .iter()
+                .map(|f| format!("unrecognized format {}", crate::diag::gofmt::quote(f)))
+                .collect();
+            let old_sets = old_set_warnings(old, options.kube_version);
+            warnings.retain(|w| match w.code {
+                SCHEMA_UNKNOWN_FORMAT => !before.contains(&w.message),
+                SCHEMA_LIST_SET_NON_SCALAR => !old_sets.contains(&w.message),
+                _ => true,
+            });
+        }
+        out.extend(warnings);
     }
     out
+}
+
+/// The non-scalar `set` warnings the old object would get (not repeated on an update).
+fn old_set_warnings(old: &OldCrd, version: crate::cel::KubeVersion) -> Vec<String> {
+    create_warnings_at(&old.crd, version)
+        .into_iter()
+        .filter(|w| w.code == SCHEMA_LIST_SET_NON_SCALAR)
+        .map(|w| w.message)
+        .collect()
 }
 
 /// All validation findings of a decoded CRD, in the server's order.
@@ -116,8 +144,15 @@ pub fn check_with(crd: &Crd, options: &Options<'_>) -> Findings {
 /// the versions' schemas cheaper).
 fn check_tree(crd: &Crd, tree: Option<&Node>, options: &Options<'_>) -> Findings {
     let d = spec::Defaulted::new(crd, tree);
+    let update = options.old.map(|old| update::Update::new(old, &d));
+    let mut req = update
+        .as_ref()
+        .map_or(Requirements::CREATE, |u| u.old.requirements);
     let mut f = Findings::default();
-    spec::validate_metadata(&d, &mut f);
+    match &update {
+        Some(u) => spec::validate_metadata_update(&d, u.old, &mut f),
+        None => spec::validate_metadata(&d, &mut f),
+    }
     spec::validate_group_scope(&d, &mut f);
     let has_defaults = crd.versions.iter().any(|v| {
         v.schema.as_ref().is_some_and(|s| {
@@ -131,19 +166,63 @@ fn check_tree(crd: &Crd, tree: Option<&Node>, options: &Options<'_>) -> Findings
             found
         })
     });
-    spec::validate_versions(&d, &mut f, |f, i, status| {
-        if let Some(schema) = crd.versions.get(i).and_then(|v| v.schema.as_ref()) {
+    // Pruning unknown fields, defaults and `x-kubernetes-*` extensions need structural
+    // schemas whatever the old object was.
+    let preserve = crd
+        .preserve_unknown_fields
+        .as_ref()
+        .is_some_and(|p| p.value);
+    if !preserve || has_defaults || has_kubernetes_extensions(crd) {
+        req.structural_schema = true;
+    }
+    spec::validate_versions(&d, &mut f, &req, update.as_ref(), |f, i, status| {
+        let Some(version) = crd.versions.get(i) else {
+            return;
+        };
+        if let Some(schema) = &version.schema {
             let path = FieldPath::root("spec")
                 .child("versions")
                 .index(i)
                 .child("schema");
-            openapi::validate(f, schema, &path, status, options);
+            let mut req = req;
+            let name = version.name.as_ref().map_or("", |n| n.value.as_str());
+            req.suppress_per_expression_cost = update
+                .as_ref()
+                .is_some_and(|u| u.unchanged_schemas.contains(name));
+            openapi::validate(f, schema, &path, status, options, &req);
         }
     });
     spec::validate_names(&d, &mut f);
-    spec::validate_conversion(&d, &mut f, true);
-    spec::validate_preserve_and_approval(&d, &mut f, has_defaults);
+    spec::validate_conversion(&d, &mut f, &req);
+    if let Some(u) = &update {
+        spec::validate_immutable(&d, u.old, &req, &mut f);
+    }
+    spec::validate_preserve_and_approval(&d, &mut f, has_defaults, options.old);
     f
+}
+
+/// `specHasKubernetesExtensions`.
+fn has_kubernetes_extensions(crd: &Crd) -> bool {
+    crd.versions
+        .iter()
+        .filter_map(|v| v.schema.as_ref())
+        .any(|s| {
+            let mut found = false;
+            warnings::visit(
+                s,
+                &crate::diag::LazyPath::Root,
+                &mut |n, _| {
+                    found |= n.x_embedded_resource
+                        || n.x_preserve_unknown_fields.is_some()
+                        || n.x_int_or_string
+                        || n.x_list_map_keys.as_ref().is_some_and(|k| !k.is_empty())
+                        || n.x_list_type.is_some()
+                        || n.x_validations.as_ref().is_some_and(|v| !v.is_empty())
+                },
+                0,
+            );
+            found
+        })
 }
 
 /// The warnings the server returns on a successful create.

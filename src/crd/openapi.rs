@@ -9,6 +9,7 @@ use crate::schema::structural::{self, Structural};
 
 use super::findings::Findings;
 use super::hooks::{CelSchemaInput, Options};
+use super::update::Requirements;
 use super::{
     SCHEMA_EXTENSION, SCHEMA_FORBIDDEN_FIELD, SCHEMA_INVALID_DEFAULT, SCHEMA_INVALID_PATTERN,
     SCHEMA_INVALID_TYPE, SCHEMA_NOT_STRUCTURAL, SCHEMA_STATUS_ROOT, SCHEMA_VALIDATION_RULE,
@@ -107,6 +108,7 @@ pub fn validate(
     path: &FieldPath,
     status_enabled: bool,
     options: &Options<'_>,
+    req: &Requirements,
 ) {
     let hooks = &options.hooks;
     let root_path = path.child("openAPIV3Schema");
@@ -164,11 +166,19 @@ pub fn validate(
     let mut structural_init: Option<FieldError> = None;
     let mut cel_allowed = false;
     let mut structural_ok: Option<Structural> = None;
-    match structural::from_props(schema) {
-        Err(e) => {
+    // (Not required only on an update of a CRD whose schemas were not structural and
+    // that still preserves unknown fields: then neither defaults nor CEL are checked.)
+    let structural = if req.structural_schema {
+        Some(structural::from_props(schema))
+    } else {
+        None
+    };
+    match structural {
+        None => {}
+        Some(Err(e)) => {
             structural_init = Some(FieldError::invalid(root_path.clone(), "", e.message));
         }
-        Ok(ss) => {
+        Some(Ok(ss)) => {
             let errs = structural::validate_structural_at(&root_path, &ss, options.kube_version);
             if !errs.is_empty() {
                 for e in errs {
@@ -183,7 +193,13 @@ pub fn validate(
                     f.push(code, e, &help);
                 }
             } else {
-                let found = defaults::validate_defaults(&root_path, &ss, Some(schema), options);
+                let found = defaults::validate_defaults(
+                    &root_path,
+                    &ss,
+                    Some(schema),
+                    options,
+                    req.pruned_defaults,
+                );
                 cel_allowed = !found
                     .iter()
                     .any(|x| x.severity == crate::diag::Severity::Error);
@@ -206,6 +222,7 @@ pub fn validate(
             path: &root_path,
             source: options.source,
             kube_version: options.kube_version,
+            preexisting: options.old.map(|o| &o.preexisting),
         };
         let found = compile(&input);
         cost = found.cost;
@@ -218,6 +235,7 @@ pub fn validate(
     }
     let mut walker = Walker {
         f,
+        req,
         compiled,
         cel_out: Vec::new(),
         compilable: std::collections::HashSet::new(),
@@ -246,7 +264,10 @@ pub fn validate(
                 .rfind(".x-kubernetes-validations[")
                 .is_none_or(|at| compilable.contains(&field[..at]))
         });
-        f.items.extend(super::cel_rules::cost_limit_findings(&cost));
+        f.items.extend(super::cel_rules::cost_limit_findings(
+            &cost,
+            req.suppress_per_expression_cost,
+        ));
     }
 }
 
@@ -321,6 +342,7 @@ impl Ssv {
 
 struct Walker<'f> {
     f: &'f mut Findings,
+    req: &'f Requirements,
     /// CEL findings by schema node path, reported when the node has no schema errors.
     compiled: std::collections::HashMap<String, Vec<crate::diag::Diagnostic>>,
     cel_out: Vec<crate::diag::Diagnostic>,
@@ -357,7 +379,7 @@ impl Walker<'_> {
     /// `ssv.validate`: keywords forbidden in CRD schemas.
     fn forbidden(&mut self, s: &SchemaProps, path: &FieldPath, ssv: &Ssv) {
         let ty = s.type_.as_deref().unwrap_or("");
-        if !ty.is_empty() && !TYPES.contains(&ty) {
+        if self.req.valid_property_type && !ty.is_empty() && !TYPES.contains(&ty) {
             self.push(
                 SCHEMA_INVALID_TYPE,
                 FieldError::not_supported(path.child("type"), ty, TYPES),
@@ -653,7 +675,8 @@ impl Walker<'_> {
                     "x-kubernetes-list-type applies to type: array",
                 );
             }
-        } else if lt == Some("set")
+        } else if self.req.atomic_set_type
+            && lt == Some("set")
             && let Some(SchemaOrArray::Schema(is)) = &s.items
         {
             match is.type_.as_deref() {
@@ -809,7 +832,9 @@ impl Walker<'_> {
             }
         }
         // validateMapListKeysMapSet
-        if let (Some(lt @ ("set" | "map")), Some(SchemaOrArray::Schema(is))) = (lt, &s.items) {
+        if let (true, Some(lt @ ("set" | "map")), Some(SchemaOrArray::Schema(is))) =
+            (self.req.map_list_keys_map_set_validation, lt, &s.items)
+        {
             if is.nullable {
                 self.push(
                     SCHEMA_EXTENSION,

@@ -12,6 +12,7 @@ use crate::source::Node;
 
 use super::findings::Findings;
 use super::gojson::{self, Hoisted};
+use super::update::{OldCrd, Requirements, Update};
 use super::{
     CONVERSION, GROUP, METADATA, NAMES, PRESERVE_UNKNOWN_FIELDS, PRINTER_COLUMNS, SCOPE,
     SELECTABLE_FIELDS, SUBRESOURCES, VERSIONS,
@@ -46,6 +47,8 @@ fn json_strings<'a>(items: impl IntoIterator<Item = &'a str>) -> BadValue {
 /// The CRD after the v1 defaulting the server applies while decoding.
 pub struct Defaulted<'a> {
     pub crd: &'a Crd,
+    /// The manifest, when at hand.
+    pub tree: Option<&'a Node>,
     pub singular: String,
     pub list_kind: String,
     pub hoisted: Hoisted,
@@ -54,7 +57,7 @@ pub struct Defaulted<'a> {
 impl<'a> Defaulted<'a> {
     /// `tree` is the manifest `crd` was decoded from, when at hand (it makes comparing
     /// the versions' schemas cheap).
-    pub fn new(crd: &'a Crd, tree: Option<&Node>) -> Self {
+    pub fn new(crd: &'a Crd, tree: Option<&'a Node>) -> Self {
         let kind = s(&crd.names.kind);
         let mut singular = s(&crd.names.singular).to_string();
         if singular.is_empty() {
@@ -66,6 +69,7 @@ impl<'a> Defaulted<'a> {
         }
         Defaulted {
             crd,
+            tree,
             singular,
             list_kind,
             hoisted: hoisting(crd, tree),
@@ -206,6 +210,12 @@ fn props_differ(a: &SchemaProps, b: &SchemaProps, depth: usize) -> bool {
     }
 }
 
+/// `apiequality.Semantic.DeepEqual` of two internal-type renderings
+/// ([`gojson::version_field`]).
+pub fn semantically_equal(a: &str, b: &str) -> bool {
+    a == b || Normalized::new(a).eq(Normalized::new(b))
+}
+
 /// Semantic equality treats empty and nil slices alike: in a rendering, `:[]` and empty
 /// `Properties`, `PatternProperties`, `Definitions` and `Dependencies` maps read as
 /// `null`. The normalized text, byte by byte, so that two renderings compare without
@@ -256,7 +266,134 @@ impl Iterator for Normalized<'_> {
     }
 }
 
+/// `ValidateObjectMeta` with the CRD's name rule (a create).
 pub fn validate_metadata(d: &Defaulted, f: &mut Findings) {
+    validate_metadata_name(d, f);
+    validate_metadata_common(d, f);
+    validate_finalizers(d, f);
+}
+
+/// `ValidateObjectMetaUpdate` as the server runs it after `BeforeUpdate`, which keeps
+/// the old uid, creationTimestamp, deletionTimestamp and grace period when the new
+/// object omits them (kubectl's patch lands on the stored object, so resourceVersion
+/// and generation are the stored ones). The name rule is not checked again: name,
+/// group and plural are all immutable. The uid is compared only when both manifests
+/// state one.
+pub fn validate_metadata_update(d: &Defaulted, old: &OldCrd, f: &mut Findings) {
+    let meta = &d.crd.metadata;
+    let path = FieldPath::root("metadata");
+    if old.deletion_timestamp.is_some()
+        && let Some(finalizers) = &meta.finalizers
+    {
+        let before: Vec<&str> = old
+            .crd
+            .metadata
+            .finalizers
+            .iter()
+            .flat_map(|l| l.value.iter().map(|x| x.value.as_str()))
+            .collect();
+        let mut added: Vec<&str> = finalizers
+            .value
+            .iter()
+            .map(|x| x.value.as_str())
+            .filter(|x| !before.contains(x))
+            .collect();
+        added.sort_unstable();
+        added.dedup();
+        if !added.is_empty() {
+            let list: Vec<String> = added.iter().map(|x| crate::diag::gofmt::quote(x)).collect();
+            f.push_at(
+                METADATA,
+                FieldError::forbidden(
+                    path.child("finalizers"),
+                    format!(
+                        "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
+                        list.join(", ")
+                    ),
+                ),
+                finalizers.span,
+                "the stored CRD is being deleted: finalizers can only be removed",
+            );
+        }
+    }
+    if let (Some(new), Some(old_uid)) = (&meta.uid, &old.crd.metadata.uid)
+        && !new.value.is_empty()
+        && new.value != old_uid.value
+    {
+        f.push_at(
+            METADATA,
+            FieldError::invalid(path.child("uid"), new.value.as_str(), "field is immutable"),
+            new.span,
+            "remove metadata.uid (the server keeps the stored one)",
+        );
+    }
+    if let Some(new) = d
+        .tree
+        .and_then(|t| t.get_path(&["metadata", "deletionTimestamp"]))
+        .and_then(|n| n.as_str().map(|s| (s, n.span)))
+        .filter(|(s, _)| !s.is_empty())
+        && old.deletion_timestamp.is_none()
+    {
+        f.push_at(
+            METADATA,
+            FieldError::invalid(
+                path.child("deletionTimestamp"),
+                BadValue::Raw(go_time(new.0)),
+                "field is immutable",
+            ),
+            new.1,
+            "remove metadata.deletionTimestamp: only a delete sets it",
+        );
+    }
+    if let Some(new) = &meta.deletion_grace_period_seconds
+        && old.deletion_grace_period_seconds != Some(new.value)
+    {
+        f.push_at(
+            METADATA,
+            FieldError::invalid(
+                path.child("deletionGracePeriodSeconds"),
+                new.value,
+                "field is immutable",
+            ),
+            new.span,
+            "remove metadata.deletionGracePeriodSeconds: only a delete sets it",
+        );
+    }
+    validate_metadata_common(d, f);
+    // `BeforeUpdate` runs `ValidateObjectMetaAccessor` too: finalizers are checked on
+    // every update.
+    validate_finalizers(d, f);
+}
+
+/// Go's `time.Time.String()` of an RFC 3339 time in UTC (`2024-01-02 03:04:05 +0000
+/// UTC`), as a bad value prints; other texts as they are.
+fn go_time(text: &str) -> String {
+    let b = text.as_bytes();
+    let digits = |r: std::ops::Range<usize>| {
+        b.get(r.clone())
+            .is_some_and(|x| x.iter().all(u8::is_ascii_digit))
+    };
+    if b.len() == 20
+        && digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10)
+        && b[10] == b'T'
+        && digits(11..13)
+        && b[13] == b':'
+        && digits(14..16)
+        && b[16] == b':'
+        && digits(17..19)
+        && b[19] == b'Z'
+    {
+        return format!("{} {} +0000 UTC", &text[..10], &text[11..19]);
+    }
+    crate::diag::gofmt::quote(text)
+}
+
+/// `metadata.name` (or `generateName`) must be `<plural>.<group>`.
+fn validate_metadata_name(d: &Defaulted, f: &mut Findings) {
     let crd = d.crd;
     let meta = &crd.metadata;
     let path = FieldPath::root("metadata");
@@ -305,6 +442,12 @@ pub fn validate_metadata(d: &Defaulted, f: &mut Findings) {
             );
         }
     }
+}
+
+/// Labels, annotations and owner references: checked on creates and updates alike.
+fn validate_metadata_common(d: &Defaulted, f: &mut Findings) {
+    let meta = &d.crd.metadata;
+    let path = FieldPath::root("metadata");
     if let Some(labels) = &meta.labels {
         for (k, v) in &labels.value {
             for msg in is_qualified_name(&k.value) {
@@ -426,6 +569,11 @@ pub fn validate_metadata(d: &Defaulted, f: &mut Findings) {
             }
         }
     }
+}
+
+fn validate_finalizers(d: &Defaulted, f: &mut Findings) {
+    let meta = &d.crd.metadata;
+    let path = FieldPath::root("metadata");
     if let Some(finalizers) = &meta.finalizers {
         let fpath = path.child("finalizers");
         for fin in &finalizers.value {
@@ -567,28 +715,39 @@ pub fn is_go_print(c: char) -> bool {
 pub fn validate_versions(
     d: &Defaulted,
     f: &mut Findings,
+    req: &Requirements,
+    update: Option<&Update>,
     mut schema_check: impl FnMut(&mut Findings, usize, bool),
 ) {
     let crd = d.crd;
     let spec = FieldPath::root("spec");
     let vpath = spec.child("versions");
 
-    // Every version needs a schema (unless a shared one exists).
+    // Every version needs a schema (unless a shared one exists); on an update of a CRD
+    // that had versions without one, only the served ones, and none when unknown
+    // fields are preserved.
     let shared_schema =
         d.hoisted.schema && crd.versions.first().is_some_and(|v| v.schema.is_some());
-    if !shared_schema {
+    let preserve = b(&crd.preserve_unknown_fields);
+    if !shared_schema && (req.open_api_schema || !preserve) {
         for (i, v) in crd.versions.iter().enumerate() {
-            if v.schema.is_none() {
-                f.push_at(
-                    VERSIONS,
-                    FieldError::required(vpath.index(i).child("schema").child("openAPIV3Schema"), ""),
-                    v.schema_key_span
-                        .or(v.schema_field.as_ref().map(|x| x.key_span))
-                        .or(v.name.as_ref().map(|x| x.key_span))
-                        .unwrap_or(v.span),
-                    "every version needs schema.openAPIV3Schema (use x-kubernetes-preserve-unknown-fields: true for an untyped object)",
-                );
+            if v.schema.is_some() || (!req.open_api_schema && !b(&v.served)) {
+                continue;
             }
+            let detail = if req.open_api_schema {
+                ""
+            } else {
+                "because otherwise all fields are pruned"
+            };
+            f.push_at(
+                VERSIONS,
+                FieldError::required(vpath.index(i).child("schema").child("openAPIV3Schema"), detail),
+                v.schema_key_span
+                    .or(v.schema_field.as_ref().map(|x| x.key_span))
+                    .or(v.name.as_ref().map(|x| x.key_span))
+                    .unwrap_or(v.span),
+                "every version needs schema.openAPIV3Schema (use x-kubernetes-preserve-unknown-fields: true for an untyped object)",
+            );
         }
     }
 
@@ -615,7 +774,7 @@ pub fn validate_versions(
                 "version names are DNS-1035 labels such as v1, v1beta1, v2alpha1",
             );
         }
-        validate_version(d, f, i, v, &mut schema_check, any_status);
+        validate_version(d, f, i, v, &mut schema_check, any_status, update);
     }
 
     if !unique {
@@ -658,14 +817,19 @@ pub fn validate_versions(
         }
     }
 
-    // The server fills status.storedVersions with the first storage version.
-    let stored: Vec<&str> = crd
-        .versions
-        .iter()
-        .find(|v| b(&v.storage))
-        .map(|v| s(&v.name))
-        .into_iter()
-        .collect();
+    // On a create the server fills status.storedVersions with the first storage
+    // version; on an update it keeps the old ones and adds it when not among them.
+    let stored_update = update.map(|u| u.stored_versions(crd));
+    let stored: Vec<&str> = match &stored_update {
+        Some(list) => list.iter().map(String::as_str).collect(),
+        None => crd
+            .versions
+            .iter()
+            .find(|v| b(&v.storage))
+            .map(|v| s(&v.name))
+            .into_iter()
+            .collect(),
+    };
     let spath = FieldPath::root("status").child("storedVersions");
     if stored.is_empty() {
         f.push_at(
@@ -681,7 +845,7 @@ pub fn validate_versions(
     } else {
         // Go's map of stored versions loses a name once a version with it is seen: a
         // second storage version of the same name is reported too.
-        let mut remaining = stored.clone();
+        let mut remaining: Vec<&str> = stored.clone();
         for v in &crd.versions {
             let name = s(&v.name);
             let found = remaining.contains(&name);
@@ -700,6 +864,25 @@ pub fn validate_versions(
                     "only one version can be the storage version",
                 );
             }
+        }
+        // What remains was stored before and is gone from spec.versions. The status is
+        // not in the file: these point at spec.versions, where the version must stay.
+        for (i, name) in stored.iter().enumerate() {
+            if !remaining.contains(name) || stored[..i].contains(name) {
+                continue;
+            }
+            // A name stored twice is reported at its last index (Go's map keeps it).
+            let index = stored.iter().rposition(|x| x == name).unwrap_or(i);
+            f.push_at(
+                VERSIONS,
+                FieldError::invalid(
+                    spath.index(index),
+                    *name,
+                    format!("missing from spec.versions; {name} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in {name} and removes {name} from status.storedVersions"),
+                ),
+                versions_span(crd),
+                &format!("keep version {name} in spec.versions (served: false is enough) until its stored objects are migrated and {name} is removed from status.storedVersions"),
+            );
         }
     }
 }
@@ -726,6 +909,7 @@ fn validate_version(
     v: &Version,
     schema_check: &mut impl FnMut(&mut Findings, usize, bool),
     any_status: bool,
+    update: Option<&Update>,
 ) {
     let crd = d.crd;
     let path = FieldPath::root("spec").child("versions").index(i);
@@ -815,22 +999,34 @@ fn validate_version(
                     help,
                 );
             }
-            Some(props) => match structural::from_props(props) {
-                Err(e) => {
-                    f.push(
-                        SELECTABLE_FIELDS,
-                        FieldError::invalid(
-                            path.child("schema").child("openAPIV3Schema"),
+            Some(props) => {
+                // More than 8 are kept when the old CRD had them, unchanged.
+                let key = if top_level { "" } else { s(&v.name) };
+                let allow_too_many =
+                    update.is_some_and(|u| u.too_many_selectable_fields.contains(key));
+                match structural::from_props(props) {
+                    Err(e) => {
+                        f.push(
+                            SELECTABLE_FIELDS,
+                            FieldError::invalid(
+                                path.child("schema").child("openAPIV3Schema"),
+                                "",
+                                e.message,
+                            ),
                             "",
-                            e.message,
-                        ),
-                        "",
-                    );
-                    // The server goes on with a nil schema.
-                    validate_selectable_fields(f, &spath, &fields.value, None);
+                        );
+                        // The server goes on with a nil schema.
+                        validate_selectable_fields(f, &spath, &fields.value, None, allow_too_many);
+                    }
+                    Ok(st) => validate_selectable_fields(
+                        f,
+                        &spath,
+                        &fields.value,
+                        Some(&st),
+                        allow_too_many,
+                    ),
                 }
-                Ok(st) => validate_selectable_fields(f, &spath, &fields.value, Some(&st)),
-            },
+            }
         }
     }
     let _ = crd;
@@ -1031,6 +1227,7 @@ fn validate_selectable_fields(
     path: &FieldPath,
     fields: &[SelectableField],
     schema: Option<&Structural>,
+    allow_too_many: bool,
 ) {
     let mut unique = std::collections::HashSet::new();
     for (i, field) in fields.iter().enumerate() {
@@ -1097,7 +1294,7 @@ fn validate_selectable_fields(
             }
         }
     }
-    if unique.len() > 8 {
+    if unique.len() > 8 && !allow_too_many {
         f.push(
             SELECTABLE_FIELDS,
             FieldError::too_many(path.clone(), unique.len() as i64, 8),
@@ -1243,9 +1440,8 @@ pub fn validate_names(d: &Defaulted, f: &mut Findings) {
     }
 }
 
-pub fn validate_conversion(d: &Defaulted, f: &mut Findings, structural_ok: bool) {
+pub fn validate_conversion(d: &Defaulted, f: &mut Findings, req: &Requirements) {
     let crd = d.crd;
-    let _ = structural_ok;
     let path = FieldPath::root("spec").child("conversion");
     let preserve = b(&crd.preserve_unknown_fields);
     // Absent conversion defaults to {strategy: None}.
@@ -1287,7 +1483,10 @@ pub fn validate_conversion(d: &Defaulted, f: &mut Findings, structural_ok: bool)
             None => {
                 f.push_at(
                     CONVERSION,
-                    FieldError::required(cc_path, "required when strategy is set to Webhook"),
+                    FieldError::required(
+                        cc_path.clone(),
+                        "required when strategy is set to Webhook",
+                    ),
                     webhook.map_or(conv.key_span, |w| w.key_span),
                     "add webhook.clientConfig with a service or an https url",
                 );
@@ -1296,7 +1495,10 @@ pub fn validate_conversion(d: &Defaulted, f: &mut Findings, structural_ok: bool)
                 (Some(_), Some(_)) | (None, None) => {
                     f.push_at(
                         CONVERSION,
-                        FieldError::required(cc_path, "exactly one of url or service is required"),
+                        FieldError::required(
+                            cc_path.clone(),
+                            "exactly one of url or service is required",
+                        ),
                         cc.key_span,
                         "set either clientConfig.url or clientConfig.service, not both",
                     );
@@ -1341,6 +1543,22 @@ pub fn validate_conversion(d: &Defaulted, f: &mut Findings, structural_ok: bool)
                 }
             },
         }
+        if let Some(bundle) = cc.and_then(|c| c.ca_bundle.as_ref())
+            && !bundle.value.is_empty()
+            && !req.allow_invalid_ca_bundle
+            && let Err(e) = super::cabundle::validate(&bundle.value)
+        {
+            f.push_at(
+                CONVERSION,
+                FieldError::invalid(
+                    cc_path.child("caBundle"),
+                    BadValue::Raw(super::cabundle::bad_value(&bundle.value)),
+                    e,
+                ),
+                bundle.span,
+                "caBundle is the base64 of PEM-encoded CA certificates (-----BEGIN CERTIFICATE-----) that sign the webhook's serving certificate",
+            );
+        }
         let rpath = path.child("conversionReviewVersions");
         match review.filter(|r| !r.value.is_empty()) {
             None => {
@@ -1380,7 +1598,7 @@ pub fn validate_conversion(d: &Defaulted, f: &mut Findings, structural_ok: bool)
                         accepted = true;
                     }
                 }
-                if !accepted {
+                if !accepted && req.recognized_conversion_review_version {
                     f.push_at(
                         CONVERSION,
                         FieldError::invalid(
@@ -1544,7 +1762,12 @@ fn validate_service_path(f: &mut Findings, path: &FieldPath, p: &str) {
 
 /// `preserveUnknownFields: true` (with defaults, and in itself) and the API approval
 /// annotation of protected groups.
-pub fn validate_preserve_and_approval(d: &Defaulted, f: &mut Findings, has_defaults: bool) {
+pub fn validate_preserve_and_approval(
+    d: &Defaulted,
+    f: &mut Findings,
+    has_defaults: bool,
+    old: Option<&OldCrd>,
+) {
     let crd = d.crd;
     let preserve = b(&crd.preserve_unknown_fields);
     let path = FieldPath::root("spec").child("preserveUnknownFields");
@@ -1555,7 +1778,8 @@ pub fn validate_preserve_and_approval(d: &Defaulted, f: &mut Findings, has_defau
             "remove preserveUnknownFields (it must be false in v1); use x-kubernetes-preserve-unknown-fields in the schema",
         );
     }
-    if preserve {
+    // An old CRD that preserved unknown fields may go on doing so.
+    if preserve && !old.is_some_and(OldCrd::preserve_unknown_fields) {
         f.push(
             PRESERVE_UNKNOWN_FIELDS,
             FieldError::invalid(path, true, "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead"),
@@ -1578,6 +1802,13 @@ pub fn validate_preserve_and_approval(d: &Defaulted, f: &mut Findings, has_defau
         .and_then(|a| a.value.iter().find(|(k, _)| k.value == ANNOTATION))
         .map(|(_, v)| v.value.as_str())
         .unwrap_or("");
+    // An update that keeps the approval state (missing, bypassed, approved or
+    // invalid) is never refused for it.
+    if let Some(old) = old
+        && approval_state(old.annotation(ANNOTATION).unwrap_or("")) == approval_state(value)
+    {
+        return;
+    }
     let apath = FieldPath::root("metadata")
         .child("annotations")
         .key(ANNOTATION);
@@ -1596,6 +1827,73 @@ pub fn validate_preserve_and_approval(d: &Defaulted, f: &mut Findings, has_defau
             help,
         );
     }
+}
+
+/// `GetAPIApprovalState`: 0 missing, 1 bypassed, 2 approved, 3 invalid.
+fn approval_state(value: &str) -> u8 {
+    if value.is_empty() {
+        0
+    } else if value.starts_with("unapproved") {
+        1
+    } else if request_uri_has_host_and_scheme(value) {
+        2
+    } else {
+        3
+    }
+}
+
+/// The fields an update may not change: the group and the plural always (they make
+/// the resource's name), the scope and the kind once the CRD is Established.
+pub fn validate_immutable(d: &Defaulted, old: &OldCrd, req: &Requirements, f: &mut Findings) {
+    let new = d.crd;
+    let spec = FieldPath::root("spec");
+    let mut check = |code: &'static str,
+                     path: FieldPath,
+                     now: &Option<Field<String>>,
+                     before: &Option<Field<String>>,
+                     help: &str| {
+        let (now_text, before_text) = (s(now), s(before));
+        if now_text != before_text {
+            let err = FieldError::invalid(path, now_text, "field is immutable");
+            let help = format!("{help} (it was {})", crate::diag::gofmt::quote(before_text));
+            match now {
+                Some(n) => f.push_at(code, err, n.span, &help),
+                None => {
+                    f.push(code, err, &help);
+                }
+            }
+        }
+    };
+    if req.immutable_names {
+        check(
+            SCOPE,
+            spec.child("scope"),
+            &new.scope,
+            &old.crd.scope,
+            "the scope of an installed CRD cannot change: create a new CRD (another group or plural) and migrate",
+        );
+        check(
+            NAMES,
+            spec.child("names").child("kind"),
+            &new.names.kind,
+            &old.crd.names.kind,
+            "the kind of an installed CRD cannot change",
+        );
+    }
+    check(
+        GROUP,
+        spec.child("group"),
+        &new.group,
+        &old.crd.group,
+        "the group is part of the CRD's name and cannot change: create a new CRD",
+    );
+    check(
+        NAMES,
+        spec.child("names").child("plural"),
+        &new.names.plural,
+        &old.crd.names.plural,
+        "the plural is part of the CRD's name and cannot change: create a new CRD",
+    );
 }
 
 /// `url.ParseRequestURI(v)` succeeds with a scheme and a host (`GetAPIApprovalState`;

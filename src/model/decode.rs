@@ -595,7 +595,7 @@ impl Decoder {
     pub fn bytes(&mut self, node: &Node, at: &At) -> Option<Vec<u8>> {
         match &node.value {
             Value::Null => None,
-            Value::String(s) => match base64_decode(s) {
+            Value::String(s) => match base64_decode(s.as_bytes()) {
                 Ok(b) => Some(b),
                 Err(at_byte) => {
                     self.saved_message(
@@ -715,13 +715,13 @@ impl Decoder {
 
 /// Standard base64 with padding, as Go's `encoding/base64.StdEncoding` (which also
 /// skips `\r` and `\n`). Returns the offset of the first bad byte on error.
-fn base64_decode(s: &str) -> Result<Vec<u8>, usize> {
+pub fn base64_decode(s: &[u8]) -> Result<Vec<u8>, usize> {
     let mut out = Vec::with_capacity(s.len() * 3 / 4);
     let mut buf = 0u32;
     let mut bits = 0u32;
     let mut pad = 0usize;
     let mut count = 0usize;
-    for (i, b) in s.bytes().enumerate() {
+    for (i, &b) in s.iter().enumerate() {
         if b == b'\r' || b == b'\n' {
             continue;
         }
@@ -785,9 +785,9 @@ mod tests {
 
     #[test]
     fn base64_like_go() {
-        assert_eq!(base64_decode("aGk=").unwrap(), b"hi");
-        assert_eq!(base64_decode("aGk"), Err(3));
-        assert_eq!(base64_decode("a*Gk"), Err(1));
-        assert_eq!(base64_decode("").unwrap(), b"");
+        assert_eq!(base64_decode(b"aGk=").unwrap(), b"hi");
+        assert_eq!(base64_decode(b"aGk"), Err(3));
+        assert_eq!(base64_decode(b"a*Gk"), Err(1));
+        assert_eq!(base64_decode(b"").unwrap(), b"");
     }
 }
