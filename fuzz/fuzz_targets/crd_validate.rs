@@ -1,4 +1,5 @@
 //! (b) CRD validation of arbitrary YAML (seeded with the CRD fixtures and corpus CRDs),
+//! as a create and as an update of the first document,
 //! with every finding rendered in every output format.
 #![no_main]
 use libfuzzer_sys::fuzz_target;

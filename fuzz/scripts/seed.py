@@ -36,6 +36,12 @@ for p in yamlish:
     if "/crs/" in p or "/examples/" in p:
         put("cr_validate", data)
 
+# CRD updates: the old manifest then the new one, as one stream (the target reads the
+# first document as the stored CRD).
+for case in files(os.path.join(REPO, "testdata", "crd-update*", "*", "old.yaml")):
+    new = os.path.join(os.path.dirname(case), "new.yaml")
+    put("crd_validate", open(case, "rb").read() + b"\n---\n" + open(new, "rb").read())
+
 shared_crds = files(os.path.join(SHARED, "crds", "**", "*.yaml"))
 shared_crs = files(os.path.join(SHARED, "crs", "**", "*.yaml"))
 shared_other = files(os.path.join(SHARED, "invalid-*", "**", "*.yaml"))

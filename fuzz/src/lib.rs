@@ -166,6 +166,22 @@ pub fn check_crd(text: &str) {
             all.push(d.in_document(&file, doc.index));
         }
     }
+    // The update path (`check --old`): every document as an update of the first one,
+    // which is read as a stored CRD whatever it holds.
+    if let Some(first) = out.documents.first() {
+        let old = crdlint::crd::OldCrd::new(&first.root);
+        let options = crdlint::crd::Options {
+            source: Some(text),
+            old: Some(&old),
+            ..crdlint::crd::Options::default()
+        };
+        for doc in &out.documents {
+            for d in crdlint::crd::validate_with_options(&doc.root, &options) {
+                assert_diagnostic(text, &d);
+                all.push(d.in_document(&file, doc.index));
+            }
+        }
+    }
     render_all(&all);
 }
 
