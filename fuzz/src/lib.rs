@@ -139,6 +139,13 @@ fn assert_scalar_offsets(text: &str, node: &Node, value: &str, is_root: bool) {
 /// Target (a): the loader and the span mapper.
 pub fn check_yaml(text: &str) {
     let out = yaml::parse(text, &Limits::default());
+    // All parses of a text share one budget (docs/limits.md).
+    assert!(
+        out.bytes_parsed <= (24 * text.len()).max(256 * 1024),
+        "{} bytes parsed for a {}-byte text",
+        out.bytes_parsed,
+        text.len()
+    );
     for e in &out.errors {
         assert_span(text, e.span, &format!("YAML error {:?}", e.message));
     }

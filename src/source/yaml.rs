@@ -128,6 +128,10 @@ pub struct ParseOutput {
     pub errors: Vec<YamlError>,
     /// An anchor or alias was read (their names are then checked as go-yaml reads them).
     pub has_anchors: bool,
+    /// The bytes all parses of the text read together: the repairs for what go-yaml
+    /// accepts and saphyr refuses parse again, at most [`PARSE_BUDGET_FACTOR`] times the
+    /// text (or 256 KiB) in all.
+    pub bytes_parsed: usize,
 }
 
 /// Parses a YAML stream (JSON is YAML) into documents.
@@ -178,7 +182,16 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     // root collection, more content after a root scalar): saphyr refuses it, go-yaml
     // never reads it (see `yaml/document_end.rs`).
     let mut ignored: Vec<(usize, Span)> = Vec::new();
-    let mut out = parse_blanked(text_without_directives, blanks.as_ref(), &ignored, limits);
+    let budget = ParseBudget::for_text(text_without_directives);
+    // The first parse is always made (the budget covers at least one).
+    budget.take(text_without_directives);
+    let mut out = parse_blanked(
+        text_without_directives,
+        blanks.as_ref(),
+        &ignored,
+        limits,
+        &budget,
+    );
     // Anchor and alias names go-yaml refuses (`&a.b`): the outline finds them, and their
     // chunks fail. It runs here only for texts with anchors (they are rare in manifests).
     // (saphyr fails on some of them itself, and stops reading the stream there.)
@@ -191,9 +204,16 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
         && blanks.is_none()
         && let Some(forced) = go_blanks::scan(text_without_directives, true)
         && !forced.anchor_errors.is_empty()
+        && budget.take(text_without_directives)
     {
         blanks = Some(forced);
-        out = parse_blanked(text_without_directives, blanks.as_ref(), &ignored, limits);
+        out = parse_blanked(
+            text_without_directives,
+            blanks.as_ref(),
+            &ignored,
+            limits,
+            &budget,
+        );
     }
     for _ in 0..MAX_REPARSES {
         let Some(error) = out.errors.iter().find(|e| {
@@ -239,7 +259,16 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
                 _ => break,
             }
         }
-        out = parse_blanked(text_without_directives, blanks.as_ref(), &ignored, limits);
+        if !budget.take(text_without_directives) {
+            break;
+        }
+        out = parse_blanked(
+            text_without_directives,
+            blanks.as_ref(),
+            &ignored,
+            limits,
+            &budget,
+        );
     }
     let ignored_content = document_ends
         .iter()
@@ -303,8 +332,23 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
             floor_char_boundary(text, e.span.end),
         );
     }
+    out.bytes_parsed = budget.spent();
+    if budget.exhausted.get() {
+        // The syntax error left may be one a further repair would have removed: say so
+        // rather than pass it off as go-yaml's verdict.
+        for e in out
+            .errors
+            .iter_mut()
+            .filter(|e| e.kind == YamlErrorKind::Syntax)
+        {
+            e.message.push_str(BUDGET_NOTE);
+        }
+    }
     out
 }
+
+/// Appended to the syntax errors of a file whose repairs ran out of parse budget.
+const BUDGET_NOTE: &str = " (crdlint stopped re-parsing this file at its parse budget, 24 times its size; kubectl may accept this line: see docs/limits.md)";
 
 /// The nearest char boundary of `text` at or before `at` (`str::floor_char_boundary`
 /// is newer than crdlint's minimum Rust).
@@ -329,12 +373,58 @@ const SAPHYR_EXPECTED_DOCUMENT_START: &str = "did not find expected <document st
 /// (each one blanks one section's ignored content, or the comments).
 const MAX_REPARSES: usize = 32;
 
+/// How many bytes all the parses of one file may read together, as a multiple of its
+/// size. The repairs above re-parse the whole text, and the lenient re-parses run inside
+/// each of them: a fuzzed 26 KB file took 571 parses, and the same lines after 1.3 MB
+/// of valid YAML took 25 s. Real manifests need one to three parses.
+const PARSE_BUDGET_FACTOR: usize = 24;
+
+/// What is left of a file's parse budget ([`PARSE_BUDGET_FACTOR`]).
+pub(super) struct ParseBudget {
+    total: usize,
+    left: std::cell::Cell<usize>,
+    /// A repair was given up for want of budget.
+    exhausted: std::cell::Cell<bool>,
+}
+
+impl ParseBudget {
+    fn for_text(text: &str) -> Self {
+        // At least a few full parses of small texts.
+        let total = text
+            .len()
+            .saturating_mul(PARSE_BUDGET_FACTOR)
+            .max(256 * 1024);
+        ParseBudget {
+            total,
+            left: std::cell::Cell::new(total),
+            exhausted: std::cell::Cell::new(false),
+        }
+    }
+
+    fn spent(&self) -> usize {
+        self.total - self.left.get()
+    }
+
+    /// Takes the cost of parsing `text` once; false (and nothing taken) when the budget
+    /// cannot pay it: the caller keeps the result it has.
+    pub(super) fn take(&self, text: &str) -> bool {
+        let left = self.left.get();
+        if left < text.len() {
+            self.exhausted.set(true);
+            return false;
+        }
+        self.left.set(left - text.len());
+        true
+    }
+}
+
 /// Parses `text` with spaces for what go-yaml skips in it, and for `ignored` spans.
 fn parse_blanked(
     text: &str,
     blanks: Option<&go_blanks::GoBlanks>,
     ignored: &[(usize, Span)],
     limits: &Limits,
+    budget: &ParseBudget,
 ) -> ParseOutput {
     let blanked;
     let parsed_text = if blanks.is_none() && ignored.is_empty() {
@@ -352,7 +442,7 @@ fn parse_blanked(
     };
     match parse_attempt(parsed_text, limits) {
         (out, None) => out,
-        (out, Some(fix)) => lenient::reparse(parsed_text, limits, out, fix),
+        (out, Some(fix)) => lenient::reparse(parsed_text, limits, out, fix, budget),
     }
 }
 

@@ -16,7 +16,7 @@
 
 use super::{Builder, ParseOutput, Span, closing_quote_end, is_blank_or_break, parse_attempt};
 use crate::source::node::{Node, Value};
-use crate::source::yaml::Limits;
+use crate::source::yaml::{Limits, ParseBudget};
 
 /// At most this many corrected attempts per file.
 const MAX_ATTEMPTS: usize = 32;
@@ -108,6 +108,7 @@ pub(super) fn reparse(
     limits: &Limits,
     mut out: ParseOutput,
     mut fix: Fix,
+    budget: &ParseBudget,
 ) -> ParseOutput {
     let mut remap = Remap::default();
     let mut last_error = None;
@@ -132,6 +133,9 @@ pub(super) fn reparse(
         }
         let candidate = Remap::new(inserts);
         let text = candidate.apply(original);
+        if !budget.take(&text) {
+            break;
+        }
         let (attempt, next) = parse_attempt(&text, limits);
         out = attempt;
         remap = candidate;
