@@ -274,12 +274,19 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
         .iter()
         .filter_map(|end| end.ignored_content)
         .chain(ignored.iter().map(|(at, _)| *at));
+    // Documents come in text order: the last one starting before a position is found by
+    // binary search (a file of 50,000 such sections scanned them all for each).
+    let in_order = out
+        .documents
+        .windows(2)
+        .all(|w| w[0].root.span.start <= w[1].root.span.start);
     for at in ignored_content {
-        let document = out
-            .documents
-            .iter()
-            .rfind(|d| d.root.span.start < at)
-            .map_or(0, |d| d.index);
+        let before = if in_order {
+            out.documents[..out.documents.partition_point(|d| d.root.span.start < at)].last()
+        } else {
+            out.documents.iter().rfind(|d| d.root.span.start < at)
+        };
+        let document = before.map_or(0, |d| d.index);
         out.errors.push(YamlError {
             kind: YamlErrorKind::IgnoredContent,
             message: document_end::IGNORED_CONTENT.to_string(),
@@ -290,36 +297,49 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     empty_block_scalar::restore(&mut out, &empty_roots);
     unicode_line_breaks(text, &mut out);
     out.errors.sort_by_key(|e| e.span.start);
-    for d in &directives {
-        drop_document_at(&mut out, text, d.start, YamlErrorKind::Directive, d.message);
-    }
-    for &(at, message) in blanks.iter().flat_map(|b| &b.errors) {
-        drop_document_at(&mut out, text, at, YamlErrorKind::Tab, message);
-    }
-    for &at in blanks.iter().flat_map(|b| &b.anchor_errors) {
-        drop_document_at(&mut out, text, at, YamlErrorKind::AnchorName, ANCHOR_NAME);
-    }
-    for end in document_ends.iter().filter(|end| end.without_content) {
-        drop_document_at(
-            &mut out,
-            text,
-            end.marker,
-            YamlErrorKind::EmptyDocument,
-            document_end::EMPTY_DOCUMENT,
-        );
-    }
+    // Chunks kubectl fails, in this order (the document each error names depends on
+    // the drops before it).
+    let mut drops: Vec<chunk_drops::Drop<'_>> = Vec::new();
+    drops.extend(
+        directives
+            .iter()
+            .map(|d| (d.start, YamlErrorKind::Directive, d.message)),
+    );
+    drops.extend(
+        blanks
+            .iter()
+            .flat_map(|b| &b.errors)
+            .map(|&(at, message)| (at, YamlErrorKind::Tab, message)),
+    );
+    drops.extend(
+        blanks
+            .iter()
+            .flat_map(|b| &b.anchor_errors)
+            .map(|&at| (at, YamlErrorKind::AnchorName, ANCHOR_NAME)),
+    );
+    drops.extend(
+        document_ends
+            .iter()
+            .filter(|end| end.without_content)
+            .map(|end| {
+                (
+                    end.marker,
+                    YamlErrorKind::EmptyDocument,
+                    document_end::EMPTY_DOCUMENT,
+                )
+            }),
+    );
     let bad_separator = invalid_separator(text);
     if let Some(at) = first_control_character(text)
         && bad_separator.is_none_or(|(line, _)| at < line)
     {
-        drop_document_at(
-            &mut out,
-            text,
+        drops.push((
             at,
             YamlErrorKind::ControlCharacter,
             "control characters are not allowed",
-        );
+        ));
     }
+    chunk_drops::drop_documents_at(&mut out, text, &drops);
     if let Some((line, content)) = bad_separator {
         cut_at_separator(&mut out, text, line, content);
     }
@@ -550,71 +570,6 @@ fn first_control_character(text: &str) -> Option<usize> {
         start += chunk.len();
     }
     None
-}
-
-/// kubectl splits a stream into documents at lines starting with `---` before
-/// converting each: a refused character fails only its own chunk. The documents that
-/// start in that chunk are dropped and the error is reported in it.
-fn drop_document_at(
-    out: &mut ParseOutput,
-    text: &str,
-    at: usize,
-    kind: YamlErrorKind,
-    message: &str,
-) {
-    let line_start = |p: usize| text[..p].rfind('\n').map_or(0, |i| i + 1);
-    let separator_lines = |from: usize| {
-        let mut line = from;
-        std::iter::from_fn(move || {
-            while line < text.len() {
-                let start = line;
-                line = text[start..]
-                    .find('\n')
-                    .map_or(text.len(), |i| start + i + 1);
-                if text[start..].starts_with("---") {
-                    return Some(start);
-                }
-            }
-            None
-        })
-    };
-    let here = line_start(at);
-    let chunk_start = separator_lines(0)
-        .take_while(|&s| s <= here)
-        .last()
-        .unwrap_or(0);
-    let next_line = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
-    let chunk_end = separator_lines(next_line).next().unwrap_or(text.len());
-    let inside = |p: usize| p >= chunk_start && p < chunk_end.max(chunk_start + 1);
-    let mut document = None;
-    out.documents.retain(|d| {
-        let keep = !inside(d.root.span.start);
-        if !keep {
-            document.get_or_insert(d.index);
-        }
-        keep
-    });
-    let document = document
-        .or_else(|| {
-            out.errors
-                .iter()
-                .find(|e| inside(e.span.start))
-                .map(|e| e.document)
-        })
-        .unwrap_or_else(|| {
-            let before = out
-                .documents
-                .iter()
-                .filter(|d| d.root.span.start < chunk_start);
-            before.map(|d| d.index + 1).max().unwrap_or(0)
-        });
-    out.errors.push(YamlError {
-        kind,
-        message: message.to_string(),
-        span: Span::point(at),
-        document,
-    });
-    out.errors.sort_by_key(|e| e.span.start);
 }
 
 /// Comments right after the `---` of a separator line (`---#c`): kubectl's YAMLReader
@@ -1663,6 +1618,7 @@ fn go_quote(s: &str) -> String {
     out
 }
 
+mod chunk_drops;
 mod document_end;
 mod empty_block_scalar;
 mod go_blanks;
