@@ -854,3 +854,29 @@ fn tens_of_thousands_of_failed_sections_are_each_reported() {
         "1 file, 20000 documents (0 CRDs, 0 custom resources): 80000 errors, 20000 warnings"
     );
 }
+
+/// 40,000 documents, each with a duplicate key and a U+2028: each finding looked up its
+/// document by scanning them all (2.8 s and 1.0 s at 40,000 in a release build).
+#[test]
+fn a_finding_in_each_of_forty_thousand_documents_is_reported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "many.yaml",
+        "---\na: \"x\u{2028}y\"\na: 2\n".repeat(40_000),
+    );
+    let (out, code) = check_short(&["--no-config", &path]);
+    assert_eq!(code, 1);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 120_001);
+    assert_eq!(
+        lines[119_999].strip_prefix(path.as_str()),
+        Some(
+            ":120000:1: error[duplicate-key]: key \"a\" already set in map (first set on line 119999)"
+        )
+    );
+    assert_eq!(
+        lines[120_000],
+        "1 file, 40000 documents (0 CRDs, 0 custom resources): 80000 errors, 40000 warnings"
+    );
+}

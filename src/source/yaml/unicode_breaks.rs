@@ -36,12 +36,18 @@ pub(super) fn unicode_line_breaks(text: &str, out: &mut ParseOutput) {
     }
     found.sort_by_key(|&(at, _, _)| at);
     let mut warned: Option<usize> = None;
+    // Documents come in text order: binary search (one per document scanned them all).
+    let in_order = out
+        .documents
+        .windows(2)
+        .all(|w| w[0].root.span.start <= w[1].root.span.start);
     for (at, needle, name) in found {
-        let document = out
-            .documents
-            .iter()
-            .rfind(|d| d.root.span.start <= at)
-            .map_or(0, |d| d.index);
+        let before = if in_order {
+            out.documents[..out.documents.partition_point(|d| d.root.span.start <= at)].last()
+        } else {
+            out.documents.iter().rfind(|d| d.root.span.start <= at)
+        };
+        let document = before.map_or(0, |d| d.index);
         if warned == Some(document) {
             continue;
         }
