@@ -5,6 +5,7 @@
 
 use crate::diag::{BadValue, ErrorType, FieldError, FieldPath};
 use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
+use crate::schema::property_index::PropertyIndex;
 use crate::schema::structural::{self, Structural};
 
 use super::findings::Findings;
@@ -798,8 +799,10 @@ impl Walker<'_> {
                         );
                     } else {
                         let mut seen = std::collections::HashSet::new();
+                        let props = is.properties.as_deref().unwrap_or(&[]);
+                        let index = PropertyIndex::new(props);
                         for k in keys {
-                            match is.property(k) {
+                            match index.find(props, k).map(|(_, p)| p) {
                                 Some(p) => {
                                     if matches!(p.type_.as_deref(), Some("array" | "object")) {
                                         self.push(SCHEMA_EXTENSION, FieldError::invalid(path.child("items").child("properties").key(k).child("type"), ity, "must be a scalar type if parent array's x-kubernetes-list-type is map"), "list map keys must be scalars (string, integer, number, boolean)");
@@ -846,12 +849,17 @@ impl Walker<'_> {
                 );
             }
             if lt == "map" {
-                let required = is.required.as_deref().unwrap_or(&[]);
+                // Indexed: a list may name thousands of keys (a scan per key was
+                // quadratic).
+                let required: std::collections::HashSet<&str> =
+                    is.required.iter().flatten().map(String::as_str).collect();
+                let props = is.properties.as_deref().unwrap_or(&[]);
+                let index = PropertyIndex::new(props);
                 for k in keys {
-                    let Some(p) = is.property(k) else {
+                    let Some((_, p)) = index.find(props, k) else {
                         continue;
                     };
-                    if !required.contains(k) && p.default.is_none() {
+                    if !required.contains(k.as_str()) && p.default.is_none() {
                         self.push(SCHEMA_EXTENSION, FieldError::required(path.child("items").child("properties").key(k).child("default"), "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property"), "add the key to the items' required list, or give it a default");
                     }
                     if p.nullable {

@@ -445,10 +445,17 @@ fn has_invalid_map_list_keys_map_set(s: &SchemaProps) -> bool {
     if lt != "map" {
         return false;
     }
-    let required = items.required.as_deref().unwrap_or(&[]);
+    let required: HashSet<&str> = items
+        .required
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    let props = items.properties.as_deref().unwrap_or(&[]);
+    let index = crate::schema::property_index::PropertyIndex::new(props);
     s.x_list_map_keys.iter().flatten().any(|k| {
-        items
-            .property(k)
-            .is_some_and(|p| (!required.contains(k) && p.default.is_none()) || p.nullable)
+        index.find(props, k).is_some_and(|(_, p)| {
+            (!required.contains(k.as_str()) && p.default.is_none()) || p.nullable
+        })
     })
 }

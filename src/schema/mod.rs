@@ -7,6 +7,7 @@ pub mod fieldpath;
 pub mod formats;
 pub mod listtype;
 pub mod objectmeta;
+pub mod property_index;
 pub mod prune;
 pub mod regex;
 pub mod resource;

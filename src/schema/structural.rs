@@ -2,6 +2,7 @@
 //! type specified and value validations separated from the structure. Pruning,
 //! defaulting and CEL typing run on it.
 
+use super::property_index::PropertyIndex;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -15,6 +16,9 @@ pub struct Structural {
     pub items: Option<Box<Structural>>,
     /// In source order.
     pub properties: Vec<(String, Structural)>,
+    /// Lookups by name in `properties` (built by [`from_props`]; a node built otherwise
+    /// has none and is scanned).
+    pub property_index: PropertyIndex,
     pub additional_properties: Option<StructuralOrBool>,
     pub generic: Generic,
     pub extensions: Extensions,
@@ -127,9 +131,8 @@ impl ValueValidation {
 
 impl Structural {
     pub fn property(&self, name: &str) -> Option<&Structural> {
-        self.properties
-            .iter()
-            .find(|(k, _)| k == name)
+        self.property_index
+            .find(&self.properties, name)
             .map(|(_, v)| v)
     }
 
@@ -184,6 +187,7 @@ fn from_props_depth(s: &SchemaProps, depth: usize) -> Result<Structural, Structu
         span: s.span,
         items: None,
         properties: Vec::new(),
+        property_index: PropertyIndex::default(),
         additional_properties: None,
         generic: generic(s),
         extensions: extensions(s)?,
@@ -210,6 +214,7 @@ fn from_props_depth(s: &SchemaProps, depth: usize) -> Result<Structural, Structu
             out.properties
                 .push((name.clone(), from_props_depth(p, depth + 1)?));
         }
+        out.property_index = PropertyIndex::new(&out.properties);
     }
     match &s.additional_properties {
         Some(SchemaOrBool::Schema(p)) => {

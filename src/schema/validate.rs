@@ -6,6 +6,7 @@
 //! server validates against the full schema, not the structural one), with formats
 //! filtered the way the server filters them and patterns compiled as Go regexps.
 
+use super::property_index::PropertyIndex;
 use regex::Regex;
 
 use crate::cel::KubeVersion;
@@ -125,6 +126,8 @@ pub struct Validator {
     /// Junctors and pattern properties, set on few nodes: boxed like `bounds`.
     junctors: Option<Box<Junctors>>,
     properties: Vec<(String, Validator)>,
+    /// Lookups by name in `properties` (see [`PropertyIndex`]).
+    property_index: PropertyIndex,
     additional_properties: Option<AdditionalProperties>,
     /// kube-openapi's number validator knows the schema's type and format (from
     /// Kubernetes 1.36): bounds that do not fit an `integer` are errors of their own
@@ -337,6 +340,12 @@ impl Validator {
                 .map(|(k, v)| (k.clone(), super::regex::compile_go(k).ok(), build(v)))
                 .collect(),
         };
+        let properties: Vec<(String, Validator)> = s
+            .properties
+            .iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), build(v)))
+            .collect();
         Validator {
             types,
             unknown_type_name,
@@ -347,12 +356,8 @@ impl Validator {
             required: s.required.clone().unwrap_or_default(),
             items,
             junctors: (!junctors.is_empty()).then(|| Box::new(junctors)),
-            properties: s
-                .properties
-                .iter()
-                .flatten()
-                .map(|(k, v)| (k.clone(), build(v)))
-                .collect(),
+            property_index: PropertyIndex::new(&properties),
+            properties,
             additional_properties,
             typed_numbers,
         }
@@ -933,7 +938,7 @@ impl Validator {
                 .with_valid(max),
             );
         }
-        let is_property = |k: &str| self.properties.iter().any(|(p, _)| p == k);
+        let is_property = |k: &str| self.property_index.find(&self.properties, k).is_some();
         match &self.additional_properties {
             Some(AdditionalProperties::Allows(false)) => {
                 for entry in &map.entries {
@@ -982,7 +987,7 @@ impl Validator {
         // every resource.
         let mut child = String::new();
         for entry in &map.entries {
-            if let Some((name, schema)) = self.properties.iter().find(|(p, _)| *p == entry.key) {
+            if let Some((name, schema)) = self.property_index.find(&self.properties, &entry.key) {
                 child.clear();
                 if !path.is_empty() {
                     child.push_str(path);
@@ -997,8 +1002,18 @@ impl Validator {
                 ));
             }
         }
+        // A set of the object's keys when both lists are long (a scan per required name
+        // is quadratic).
+        let keys: Option<std::collections::HashSet<&str>> = (self.required.len()
+            > PropertyIndex::MIN_LEN
+            && map.entries.len() > PropertyIndex::MIN_LEN)
+            .then(|| map.entries.iter().map(|e| e.key.as_str()).collect());
         for k in &self.required {
-            if !map.contains_key(k) {
+            let present = match &keys {
+                Some(keys) => keys.contains(k.as_str()),
+                None => map.contains_key(k),
+            };
+            if !present {
                 let name = format!("{path}.{k}");
                 res.errors.push(RawError::Validation {
                     code: Code::Required,
