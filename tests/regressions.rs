@@ -211,3 +211,36 @@ fn repairs_of_a_file_share_one_parse_budget() {
         manifest.len()
     );
 }
+
+/// yaml_spans: a byte order mark in mid-stream. go-yaml counts it as a column, so the
+/// `...` after it ends nothing and the `|#` below is a block scalar header with a
+/// comment, listed for blanking; saphyr ends the document at `...` and reads the second
+/// `|#` as the content of a root block scalar. Blanking that `#` gave the value "| \n"
+/// for the text `|#`. A blanked comment that saphyr reads as content now fails its chunk
+/// (go-yaml fails it too) with saphyr's error.
+#[test]
+fn a_blanked_comment_that_saphyr_reads_as_content_fails_its_chunk() {
+    let text = ":\r\u{feff}...\r|#\r|#";
+    let out = parse(text, &Limits::default());
+    assert!(out.documents.is_empty(), "{:?}", out.documents);
+    let syntax: Vec<_> = out
+        .errors
+        .iter()
+        .filter(|e| e.kind == crdlint::source::yaml::YamlErrorKind::Syntax)
+        .map(|e| (e.span.start, e.message.as_str(), e.document))
+        .collect();
+    assert_eq!(
+        syntax,
+        [(
+            13,
+            "comments must be separated from other tokens by whitespace",
+            1
+        )]
+    );
+    // Header comments right after `|` stay comments.
+    let out = parse("a: |#c\n  x#y\nb: >-#e\n  z\n", &Limits::default());
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let root = &out.documents[0].root;
+    assert_eq!(root.get("a").and_then(|n| n.as_str()), Some("x#y\n"));
+    assert_eq!(root.get("b").and_then(|n| n.as_str()), Some("z"));
+}

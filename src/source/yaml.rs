@@ -300,6 +300,24 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     // Chunks kubectl fails, in this order (the document each error names depends on
     // the drops before it).
     let mut drops: Vec<chunk_drops::Drop<'_>> = Vec::new();
+    // A comment blanked for saphyr must have been a comment for saphyr too. go-yaml's
+    // outline and saphyr can disagree on where a line stands (a byte order mark in
+    // mid-stream: go-yaml counts it as a column, so `...` after it is no document end);
+    // a "comment" saphyr then reads as scalar content would change the value (yaml_spans
+    // finding). go-yaml fails such a chunk anyway: so does crdlint, with saphyr's error.
+    for comment in blanks.iter().flat_map(|b| &b.adjacent_comments) {
+        if out
+            .documents
+            .iter()
+            .any(|d| scalar_content_at(&d.root, text_without_directives, comment.start))
+        {
+            drops.push((
+                comment.start,
+                YamlErrorKind::Syntax,
+                SAPHYR_ADJACENT_COMMENT,
+            ));
+        }
+    }
     drops.extend(
         directives
             .iter()
@@ -365,6 +383,43 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
         }
     }
     out
+}
+
+/// Whether `at` is inside the content of a string scalar of `node`'s tree (a block
+/// scalar's header line, which may end in a comment, is not content).
+fn scalar_content_at(node: &Node, text: &str, at: usize) -> bool {
+    let line_start = text
+        .get(..at)
+        .and_then(|s| s.rfind(['\n', '\r']))
+        .map_or(0, |i| i + 1);
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        let block = matches!(n.style, ScalarStyle::Literal | ScalarStyle::Folded);
+        // A block scalar's span stops at its last non-blank character: a line that
+        // starts inside it is content.
+        let inside = n.span.start <= at && (at < n.span.end || (block && line_start < n.span.end));
+        if !inside {
+            continue;
+        }
+        match &n.value {
+            Value::String(_) => {
+                let header_end = if block {
+                    text.get(n.span.start..n.span.end)
+                        .and_then(|s| s.find(['\n', '\r']))
+                        .map_or(n.span.end, |i| n.span.start + i)
+                } else {
+                    n.span.start
+                };
+                if at >= header_end {
+                    return true;
+                }
+            }
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.entries.iter().map(|e| &e.value)),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Appended to the syntax errors of a file whose repairs ran out of parse budget.
