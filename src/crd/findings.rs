@@ -65,12 +65,13 @@ impl Findings {
     /// Diagnostics with spans resolved against the document.
     pub fn into_diagnostics(self, root: &Node) -> Vec<Diagnostic> {
         let prebuilt = self.prebuilt;
+        let locator = locate::Locator::new(root);
         self.items
             .into_iter()
             .map(|f| {
                 let span = f.span.unwrap_or_else(|| {
                     let path = file_path_for_lookup(f.error.field.as_str());
-                    locate::span_for(root, &path, f.error.error_type)
+                    locator.span_for(&path, f.error.error_type)
                 });
                 let mut d = Diagnostic::from_field_error(f.code, &f.error, span);
                 d.severity = f.severity;
