@@ -809,8 +809,9 @@ impl Validator {
         let mut result = VResult::default();
         if let Some(item_schema) = &self.items {
             let mut item_path = String::with_capacity(path.len() + 8);
+            let correlations = corr.and_then(|c| c.items());
             for (i, item) in items.iter().enumerate() {
-                let child = corr.and_then(|c| c.index(data, i));
+                let child = correlations.as_ref().and_then(|c| c.get(item));
                 item_path.clear();
                 item_path.push_str(path);
                 crate::diag::path::push_index(&mut item_path, i);
