@@ -185,13 +185,10 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     let budget = ParseBudget::for_text(text_without_directives);
     // The first parse is always made (the budget covers at least one).
     budget.take(text_without_directives);
-    let mut out = parse_blanked(
-        text_without_directives,
-        blanks.as_ref(),
-        &ignored,
-        limits,
-        &budget,
-    );
+    let reparse = |blanks: Option<&go_blanks::GoBlanks>, ignored: &[(usize, Span)]| {
+        parse_blanked(text_without_directives, blanks, ignored, limits, &budget)
+    };
+    let mut out = reparse(blanks.as_ref(), &ignored);
     // Anchor and alias names go-yaml refuses (`&a.b`): the outline finds them, and their
     // chunks fail. It runs here only for texts with anchors (they are rare in manifests).
     // (saphyr fails on some of them itself, and stops reading the stream there.)
@@ -207,13 +204,7 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
         && budget.take(text_without_directives)
     {
         blanks = Some(forced);
-        out = parse_blanked(
-            text_without_directives,
-            blanks.as_ref(),
-            &ignored,
-            limits,
-            &budget,
-        );
+        out = reparse(blanks.as_ref(), &ignored);
     }
     for _ in 0..MAX_REPARSES {
         let Some(error) = out.errors.iter().find(|e| {
@@ -262,13 +253,7 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
         if !budget.take(text_without_directives) {
             break;
         }
-        out = parse_blanked(
-            text_without_directives,
-            blanks.as_ref(),
-            &ignored,
-            limits,
-            &budget,
-        );
+        out = reparse(blanks.as_ref(), &ignored);
     }
     let ignored_content = document_ends
         .iter()
