@@ -932,3 +932,85 @@ fn thirty_thousand_keys_under_thirty_thousand_properties_are_checked() {
         "{out}"
     );
 }
+
+/// `--old` with a 20,000-item map list: half the items keep their keys, half are new,
+/// and a rule without `oldSelf` fails on all of them. Each item's old counterpart was
+/// searched in the whole old list, and each new item's failure compared the whole list
+/// with the old one again: 2.4 hours in a release build; now under a second.
+#[test]
+fn a_twenty_thousand_item_map_list_update_is_correlated_by_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let crd = write(
+        dir.path(),
+        "crd.yaml",
+        "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: things.example.com}
+spec:
+  group: example.com
+  names: {kind: Thing, plural: things}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              ml:
+                type: array
+                maxItems: 100000
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [k]
+                items:
+                  type: object
+                  required: [k]
+                  x-kubernetes-validations:
+                  - rule: self.v.size() < 5
+                  properties:
+                    k: {type: string, maxLength: 10}
+                    v: {type: string, maxLength: 10}
+",
+    );
+    let cr = |keys: Vec<String>| {
+        let items: String = keys
+            .iter()
+            .map(|k| format!("  - {{k: {k}, v: aaaaaaa}}\n"))
+            .collect();
+        format!(
+            "apiVersion: example.com/v1\nkind: Thing\nmetadata: {{name: t, namespace: d, resourceVersion: \"5\"}}\nspec:\n  ml:\n{items}"
+        )
+    };
+    let n = 20_000;
+    let old = write(
+        dir.path(),
+        "old.yaml",
+        cr((0..n).map(|i| format!("k{i}")).collect()),
+    );
+    let new_keys = (0..n / 2)
+        .map(|i| format!("k{i}"))
+        .chain((0..n / 2).map(|i| format!("x{i}")))
+        .collect();
+    let new = write(dir.path(), "new.yaml", cr(new_keys));
+    let (out, code) = check_short(&["--no-config", &crd, "--old", &old, &new]);
+    assert_eq!(code, 1);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 20_001, "{}", &out[..out.len().min(2000)]);
+    let at = |line: &str| line.strip_prefix(new.as_str()).unwrap_or(line).to_string();
+    assert_eq!(
+        at(lines[0]),
+        ":6:5: warning[cel-rule-ratcheted]: spec.ml[0]: Invalid value: failed rule: self.v.size() < 5"
+    );
+    assert_eq!(
+        at(lines[10_000]),
+        ":10006:5: error[cel-rule-failed]: spec.ml[10000]: Invalid value: failed rule: self.v.size() < 5"
+    );
+    assert_eq!(
+        lines[20_000],
+        "2 files, 2 documents (1 CRD, 1 custom resource): 10000 errors, 10000 warnings"
+    );
+}

@@ -42,6 +42,7 @@ use super::interp::{self, EvalError, PER_CALL_LIMIT};
 use super::value::{Val, from_node, from_resource_node};
 use crate::diag::{BadValue, Diagnostic, ErrorType, FieldError, FieldPath, LazyPath, Severity};
 use crate::model::schema::ValidationRule;
+use crate::schema::correlate::{Correlation, ItemCorrelations};
 use crate::schema::structural::{NestedValueValidation, Structural, StructuralOrBool};
 use crate::source::{Node, Span, Value as NodeValue};
 
@@ -195,8 +196,7 @@ fn run(
         Some(o) if options.ratcheting => Ratchet {
             current: Some(Corr {
                 new: object,
-                old: o,
-                schema: root,
+                old: Correlation::new(o, root),
             }),
             parent: None,
         },
@@ -207,6 +207,7 @@ fn run(
         out: &mut out,
         budget: options.cost_budget,
         per_call_limit: options.per_call_limit,
+        unchanged: HashMap::new(),
     };
     w.validate(
         root,
@@ -277,99 +278,24 @@ impl<'a> Rules<'a> {
 }
 
 /// A node of the new object with its old counterpart, for ratcheting
-/// (apiserver `common.CorrelatedObject`).
+/// (apiserver `common.CorrelatedObject`; correlation itself is
+/// [`crate::schema::correlate`], shared with OpenAPI ratcheting).
 #[derive(Clone, Copy)]
 struct Corr<'a> {
     new: &'a Node,
-    old: &'a Node,
-    schema: &'a Structural,
+    old: Correlation<'a>,
 }
 
 impl<'a> Corr<'a> {
     fn key(&self, field: &str) -> Option<Corr<'a>> {
-        let (NodeValue::Object(n), NodeValue::Object(o)) = (&self.new.value, &self.old.value)
-        else {
-            return None;
-        };
-        let new = n.get(field)?;
-        let old = o.get(field)?;
-        let schema = self
-            .schema
-            .property(field)
-            .or_else(|| self.schema.additional_properties_schema())?;
-        Some(Corr { new, old, schema })
-    }
-
-    fn index(&self, i: usize) -> Option<Corr<'a>> {
-        let NodeValue::Array(items) = &self.new.value else {
-            return None;
-        };
-        let NodeValue::Array(old_items) = &self.old.value else {
-            return None;
-        };
-        let new = items.get(i)?;
-        let old = correlate_item(self.schema, old_items, new)?;
-        let schema = self.schema.items.as_deref()?;
-        Some(Corr { new, old, schema })
+        let new = self.new.as_object()?.get(field)?;
+        let old = self.old.key(self.new, field)?;
+        Some(Corr { new, old })
     }
 
     /// `CachedDeepEqual`: equal, with list-type map lists compared by key.
-    fn deep_equal(&self, depth: usize) -> bool {
-        if depth > 1000 {
-            return false;
-        }
-        match (&self.new.value, &self.old.value) {
-            (NodeValue::Null, NodeValue::Null) => true,
-            (NodeValue::Null, _) | (_, NodeValue::Null) => false,
-            (NodeValue::Array(n), NodeValue::Array(o)) => {
-                if n.len() != o.len() {
-                    return false;
-                }
-                let map_list = self.schema.extensions.x_list_type.as_deref() == Some("map");
-                for i in 0..n.len() {
-                    match self.index(i) {
-                        Some(c) => {
-                            if !c.deep_equal(depth + 1) {
-                                return false;
-                            }
-                        }
-                        None if map_list => return false,
-                        None => return raw_equal(self.new, self.old),
-                    }
-                }
-                true
-            }
-            (NodeValue::Object(n), NodeValue::Object(o)) => {
-                if n.len() != o.len() {
-                    return false;
-                }
-                n.iter()
-                    .all(|(k, _)| self.key(k).is_some_and(|c| c.deep_equal(depth + 1)))
-            }
-            (NodeValue::Array(_) | NodeValue::Object(_), _)
-            | (_, NodeValue::Array(_) | NodeValue::Object(_)) => false,
-            _ => raw_equal(self.new, self.old),
-        }
-    }
-}
-
-/// `reflect.DeepEqual` on unstructured values (int64 and float64 differ).
-fn raw_equal(a: &Node, b: &Node) -> bool {
-    match (&a.value, &b.value) {
-        (NodeValue::Null, NodeValue::Null) => true,
-        (NodeValue::Bool(x), NodeValue::Bool(y)) => x == y,
-        (NodeValue::Int(x), NodeValue::Int(y)) => x == y,
-        (NodeValue::Float(x), NodeValue::Float(y)) => x == y,
-        (NodeValue::String(x), NodeValue::String(y)) => x == y,
-        (NodeValue::Array(x), NodeValue::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| raw_equal(a, b))
-        }
-        (NodeValue::Object(x), NodeValue::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| raw_equal(v, w)))
-        }
-        _ => false,
+    fn unchanged(&self) -> bool {
+        self.old.unchanged(self.new, 0)
     }
 }
 
@@ -394,69 +320,39 @@ impl<'a> Ratchet<'a> {
         }
     }
 
-    fn index(self, i: usize) -> Ratchet<'a> {
+    /// The old items of the current list by key, built once per list (the server
+    /// caches its `MapList` on the correlated object the same way).
+    fn items(&self) -> Option<ItemCorrelations<'a>> {
+        self.current?.old.items()
+    }
+
+    /// The state at item `i`, given [`Ratchet::items`] of this list.
+    fn index(self, i: usize, items: Option<&ItemCorrelations<'a>>) -> Ratchet<'a> {
         let Some(cur) = self.current else {
             return self;
         };
+        let current = cur.new.as_array().and_then(|list| {
+            let new = list.get(i)?;
+            let old = items?.get(new)?;
+            Some(Corr { new, old })
+        });
         Ratchet {
-            current: cur.index(i),
+            current,
             parent: Some(cur),
         }
     }
 
-    fn should_ratchet(&self) -> bool {
-        match (&self.current, &self.parent) {
-            (Some(c), _) => c.deep_equal(0),
-            (None, Some(p)) => p.deep_equal(0),
-            _ => false,
-        }
+    /// Whether a failure here is ratcheted. The parent's answer is the same for all
+    /// its children, and a whole list compared once per failing item was quadratic,
+    /// so answers are cached by node.
+    fn should_ratchet(&self, cache: &mut HashMap<(*const Node, *const Node), bool>) -> bool {
+        let Some(c) = self.current.or(self.parent) else {
+            return false;
+        };
+        *cache
+            .entry((c.new as *const Node, c.old.old as *const Node))
+            .or_insert_with(|| c.unchanged())
     }
-}
-
-/// A scalar key value of a list-map element (bool, int, float or string).
-fn scalar_key(n: &Node) -> Option<&NodeValue> {
-    match &n.value {
-        v @ (NodeValue::Bool(_)
-        | NodeValue::Int(_)
-        | NodeValue::Float(_)
-        | NodeValue::String(_)) => Some(v),
-        _ => None,
-    }
-}
-
-fn key_values<'n>(schema: &Structural, item: &'n Node) -> Option<Vec<&'n NodeValue>> {
-    let m = item.as_object()?;
-    schema
-        .extensions
-        .x_list_map_keys
-        .iter()
-        .map(|k| m.get(k).and_then(scalar_key))
-        .collect()
-}
-
-fn same_key(a: &[&NodeValue], b: &[&NodeValue]) -> bool {
-    a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| match (x, y) {
-            (NodeValue::Bool(p), NodeValue::Bool(q)) => p == q,
-            (NodeValue::Int(p), NodeValue::Int(q)) => p == q,
-            (NodeValue::Float(p), NodeValue::Float(q)) => p == q,
-            (NodeValue::String(p), NodeValue::String(q)) => p == q,
-            _ => false,
-        })
-}
-
-/// The old element of a list-type map list with the same keys as `new` (the first
-/// one, as the server's index keeps the first).
-fn correlate_item<'o>(schema: &Structural, old: &'o [Node], new: &Node) -> Option<&'o Node> {
-    if schema.generic.type_ != "array"
-        || schema.extensions.x_list_type.as_deref() != Some("map")
-        || schema.extensions.x_list_map_keys.is_empty()
-    {
-        return None;
-    }
-    let key = key_values(schema, new)?;
-    old.iter()
-        .find(|o| key_values(schema, o).is_some_and(|k| same_key(&k, &key)))
 }
 
 fn map_correlatable(s: &Structural) -> bool {
@@ -471,6 +367,8 @@ struct Walker<'a, 'o> {
     out: &'o mut EvalOutcome,
     budget: i64,
     per_call_limit: u64,
+    /// [`Ratchet::should_ratchet`]'s answers by (new, old) node.
+    unchanged: HashMap<(*const Node, *const Node), bool>,
 }
 
 impl Walker<'_, '_> {
@@ -527,9 +425,12 @@ impl Walker<'_, '_> {
                 else {
                     return;
                 };
-                let old_items = old.and_then(|o| o.as_array()).unwrap_or(&[]);
+                // `oldSelf` of each item: the old item with the same keys in a map
+                // list (indexed once per list, not searched per item).
+                let old_items = old.and_then(|o| Correlation::new(o, s).items());
+                let ratchet_items = ratchet.items();
                 for (i, child) in items.iter().enumerate() {
-                    let old_child = correlate_item(s, old_items, child);
+                    let old_child = old_items.as_ref().and_then(|c| c.get(child)).map(|c| c.old);
                     self.validate(
                         it,
                         rit,
@@ -537,7 +438,7 @@ impl Walker<'_, '_> {
                         child,
                         old_child,
                         &LazyPath::Index(path, i),
-                        ratchet.index(i),
+                        ratchet.index(i, ratchet_items.as_ref()),
                         it.extensions.x_embedded_resource,
                         depth + 1,
                     );
@@ -815,7 +716,7 @@ impl Walker<'_, '_> {
             field = field.child(fp);
         }
         let span = node.span;
-        let ratcheted = !p.uses_old_self && ratchet.should_ratchet();
+        let ratcheted = !p.uses_old_self && ratchet.should_ratchet(&mut self.unchanged);
         let mut detail = None;
         if let Some(me) = &p.message_expression {
             let (r, cost) = interp::eval(me, message_vars, self.per_call_limit);

@@ -39,28 +39,10 @@ impl<'a> Correlation<'a> {
         Some(Correlation { old, schema })
     }
 
-    /// The correlation of `new`'s item `index`: only in map lists, by key values (the
-    /// first old item with the same keys).
-    pub fn index(&self, new: &Node, index: usize) -> Option<Correlation<'a>> {
-        let current = new.as_array()?.get(index)?;
-        let old_items = self.old.as_array()?;
-        if self.schema.extensions.x_list_type.as_deref() != Some("map")
-            || self.schema.generic.type_ != "array"
-        {
-            return None;
-        }
-        let keys = &self.schema.extensions.x_list_map_keys;
-        let wanted = composite_key(current, keys)?;
-        let old = old_items
-            .iter()
-            .find(|item| composite_key(item, keys).as_ref() == Some(&wanted))?;
-        let schema = self.schema.items.as_deref()?;
-        Some(Correlation { old, schema })
-    }
-
-    /// The correlations of a map list's items, built once for the whole list (a scan
-    /// of the old items for each new one was quadratic: 20,000 items took seconds).
-    /// `None` when `index` would give `None` for every item.
+    /// The correlations of a map list's items (by key values; the first old item
+    /// with a key wins), built once for the whole list: a scan of the old items for
+    /// each new one was quadratic (20,000 items took seconds). `None` when no item
+    /// can correlate (not a map list, or the old value is not a list).
     pub fn items(&self) -> Option<ItemCorrelations<'a>> {
         let old_items = self.old.as_array()?;
         if self.schema.extensions.x_list_type.as_deref() != Some("map")
@@ -73,7 +55,7 @@ impl<'a> Correlation<'a> {
         let mut by_key = HashMap::with_capacity(old_items.len());
         for item in old_items {
             if let Some(key) = composite_key(item, keys) {
-                // The first old item with a key, as `index` finds it.
+                // The first old item with a key, as the server's `MapList` keeps it.
                 by_key.entry(key).or_insert(item);
             }
         }
@@ -171,6 +153,9 @@ fn composite_key(item: &Node, keys: &[String]) -> Option<Key> {
         return Some(Key::Single(match &v.value {
             Value::Bool(b) => Scalar::Bool(*b),
             Value::Int(i) => Scalar::Int(*i),
+            // Go compares float64 map keys by value: -0 is 0, NaN matches nothing.
+            Value::Float(f) if f.is_nan() => return None,
+            Value::Float(f) if *f == 0.0 => Scalar::Float(0.0f64.to_bits()),
             Value::Float(f) => Scalar::Float(f.to_bits()),
             Value::String(s) => Scalar::Str(s.clone()),
             _ => return None,
@@ -217,8 +202,11 @@ mod tests {
         let new = node(json!([{"name": "b", "v": 2}, {"name": "a", "v": 1}]));
         let c = Correlation::new(&old, &s);
         assert!(c.unchanged(&new, 0));
+        let items = c.items().expect("a map list");
+        let first = &new.as_array().unwrap()[0];
         assert_eq!(
-            c.index(&new, 0)
+            items
+                .get(first)
                 .map(|c| c.old.get("v").and_then(Node::as_i64)),
             Some(Some(2))
         );
@@ -233,7 +221,7 @@ mod tests {
         );
         let old = node(json!(["a", "b"]));
         let c = Correlation::new(&old, &s);
-        assert!(c.index(&node(json!(["a", "b"])), 0).is_none());
+        assert!(c.items().is_none());
         assert!(c.unchanged(&node(json!(["a", "b"])), 0));
         assert!(!c.unchanged(&node(json!(["b", "a"])), 0));
     }
@@ -245,5 +233,47 @@ mod tests {
         let c = Correlation::new(&old, &s);
         assert!(!c.unchanged(&node(json!({"a": 1})), 0));
         assert!(!c.unchanged(&node(json!({})), 0));
+    }
+
+    /// Keys compare as Go compares them: typed (1 is not 1.0), -0 is 0, a single
+    /// NaN key matches nothing, composite floats by their `%f` rendering, and the
+    /// first of duplicate old keys wins.
+    #[test]
+    fn map_list_keys_compare_like_go() {
+        let one = |keys: serde_json::Value| {
+            schema(json!({"type": "array", "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": keys,
+                "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}))
+        };
+        let single = one(json!(["k"]));
+        let old = node(json!([{"k": 1, "n": "int"}, {"k": 1.0, "n": "float"},
+            {"k": -0.0, "n": "zero"}, {"k": 1, "n": "second int"}]));
+        let items = Correlation::new(&old, &single).items().unwrap();
+        let found = |new: serde_json::Value| {
+            items
+                .get(&node(new))
+                .and_then(|c| c.old.get("n").and_then(Node::as_str).map(str::to_owned))
+        };
+        assert_eq!(found(json!({"k": 1})).as_deref(), Some("int"));
+        assert_eq!(found(json!({"k": 1.0})).as_deref(), Some("float"));
+        assert_eq!(found(json!({"k": 0.0})).as_deref(), Some("zero"));
+        assert_eq!(found(json!({"k": "1"})), None);
+        let mut with_nan = node(json!({"k": 0}));
+        if let Value::Object(m) = &mut with_nan.value {
+            m.entries[0].value.value = Value::Float(f64::NAN);
+        }
+        assert!(items.get(&with_nan).is_none());
+
+        let composite = one(json!(["a", "b"]));
+        let old = node(json!([{"a": 1.0000001, "b": "x", "n": "first"}]));
+        let items = Correlation::new(&old, &composite).items().unwrap();
+        let close = node(json!({"a": 1.0000002, "b": "x"}));
+        assert_eq!(
+            items
+                .get(&close)
+                .map(|c| c.old.get("n").and_then(Node::as_str)),
+            Some(Some("first")),
+            "%f renders both as 1.000000"
+        );
     }
 }
