@@ -428,7 +428,21 @@ impl Walker<'_, '_> {
                 // `oldSelf` of each item: the old item with the same keys in a map
                 // list (indexed once per list, not searched per item).
                 let old_items = old.and_then(|o| Correlation::new(o, s).items());
-                let ratchet_items = ratchet.items();
+                // Ratcheting correlates the same old list under the same schema unless
+                // an `allOf` or uncorrelatable ancestor cut it off: one index serves both.
+                let own_items;
+                let ratchet_items = match ratchet.current {
+                    Some(c)
+                        if old.is_some_and(|o| std::ptr::eq(o, c.old.old))
+                            && std::ptr::eq(s, c.old.schema) =>
+                    {
+                        old_items.as_ref()
+                    }
+                    _ => {
+                        own_items = ratchet.items();
+                        own_items.as_ref()
+                    }
+                };
                 for (i, child) in items.iter().enumerate() {
                     let old_child = old_items.as_ref().and_then(|c| c.get(child)).map(|c| c.old);
                     self.validate(
@@ -438,7 +452,7 @@ impl Walker<'_, '_> {
                         child,
                         old_child,
                         &LazyPath::Index(path, i),
-                        ratchet.index(i, ratchet_items.as_ref()),
+                        ratchet.index(i, ratchet_items),
                         it.extensions.x_embedded_resource,
                         depth + 1,
                     );
