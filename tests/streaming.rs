@@ -70,6 +70,44 @@ fn escaped_crd_kind_still_defines_the_kind() {
     assert_eq!(status, 1);
 }
 
+/// CRDs are prepared for resources only when some file mentions their kind (a text
+/// scan); kinds the scan cannot read — an escape, an alias, a JSON resource or a List
+/// in the CRD's own file — are noticed when the resource needs its CRD, and the run
+/// starts over preparing every CRD, so those resources are still checked.
+#[test]
+fn resources_whose_kind_the_scan_misses_are_still_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = r#"{"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "json"}, "spec": {"size": 15}}"#;
+    std::fs::write(
+        dir.path().join("a-crd.yaml"),
+        format!(
+            "{CRD}---
+{json}
+"
+        ),
+    )
+    .unwrap();
+    for (file, expected) in [
+        ("b-escaped.yaml", gadget("escaped", 11).replace("kind: Gadget", "kind: \"G\\x61dget\"")),
+        (
+            "c-alias.yaml",
+            "apiVersion: example.com/v1\nmetadata:\n  name: alias\n  labels: {k: &k Gadget}\nkind: *k\nspec:\n  size: 12\n".to_string(),
+        ),
+    ] {
+        assert!(!expected.contains("kind: Gadget"));
+        std::fs::write(dir.path().join(file), expected).unwrap();
+    }
+    let (out, status) = check(dir.path(), &["."], "2");
+    assert_eq!(
+        out,
+        "a-crd.yaml:22:99: error[schema-violation]: spec.size: Invalid value: 15: spec.size in body should be less than or equal to 10\n\
+         b-escaped.yaml:6:9: error[schema-violation]: spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10\n\
+         c-alias.yaml:7:9: error[schema-violation]: spec.size: Invalid value: 12: spec.size in body should be less than or equal to 10\n\
+         3 files, 4 documents (1 CRD, 3 custom resources): 3 errors, 0 warnings\n"
+    );
+    assert_eq!(status, 1);
+}
+
 /// Resources in the CRD's own file, before and after it, and in other files before
 /// and after it in walk order, all resolve; output is the same on 1 and 2 threads.
 #[test]

@@ -3,6 +3,7 @@
 //! own module; this one only wires them in the server's order.
 
 pub mod classify;
+mod kinds;
 pub mod load;
 pub mod pipeline;
 pub mod policy;
@@ -56,9 +57,9 @@ pub struct CheckOptions {
     pub severities: policy::Severities,
     /// `--old`: stored objects; matching custom resources are checked as updates.
     pub old_paths: Vec<PathBuf>,
-    /// The process ends after this run (the CLI): the CRD registry (trees, structural
-    /// schemas, validators; ~180 MB for the corpus) is left to the OS instead of freed
-    /// node by node, which took ~3 % of a corpus check. Library callers keep `false`.
+    /// The process ends after this run (the CLI): the CRD registry (the structural
+    /// schemas and validators of the CRDs resources may use) is left to the OS instead of
+    /// freed node by node. Library callers keep `false`.
     pub exit_after: bool,
 }
 
@@ -237,26 +238,29 @@ fn v1beta1_removed(root: &Node) -> Diagnostic {
     )
 }
 
-fn duplicate_crd(name: &str, doc: &Document, previous: &Document) -> Diagnostic {
-    let span = doc
-        .root
-        .get_path(&["metadata", "name"])
-        .map(|n| n.span)
-        .unwrap_or(doc.root.span);
+/// A second definition of `name`, written at `span` of `file`; `previous` is the file
+/// of the first and where its name is written.
+fn duplicate_crd(
+    name: &str,
+    span: Span,
+    previous: (&Arc<SourceFile>, Option<Span>),
+    file: &Arc<SourceFile>,
+) -> Diagnostic {
+    let (previous_file, previous_name) = previous;
     let mut d = Diagnostic::warning(
         DUPLICATE_CRD,
         format!(
             "CustomResourceDefinition \"{name}\" is defined more than once; this definition replaces the one in {}",
-            previous.file.path
+            previous_file.path
         ),
     )
     .with_span(span)
     .with_label("defined again here")
     .with_help("keep one definition per CRD name in the files you check");
-    if Arc::ptr_eq(&doc.file, &previous.file)
-        && let Some(n) = previous.root.get_path(&["metadata", "name"])
+    if Arc::ptr_eq(file, previous_file)
+        && let Some(previous_name) = previous_name
     {
-        d = d.with_related(n.span, "first defined here");
+        d = d.with_related(previous_name, "first defined here");
     }
     d
 }

@@ -1,30 +1,34 @@
 //! The streaming driver of `check` and `dry-run`. Memory stays bounded by the largest
-//! file plus the CRDs, not by the number of files:
+//! file plus the prepared CRDs, not by the number of files:
 //!
-//! 1. *scan*: every file is read (in parallel). A file whose text mentions
-//!    `CustomResourceDefinition` is parsed at once: it defines CRDs. Any other file
-//!    cannot define one (short of escapes, see below), so it is only remembered — with
-//!    its text while the texts kept stay under [`KEPT_TEXT_BUDGET`], else to be read
-//!    again.
-//! 2. *registry*: the CRDs are classified in input order (the last definition of a name
-//!    wins, as on a server) and indexed by (group, kind). Each is prepared for
-//!    resources (structural schemas, validators, CEL) on first use, once.
-//! 3. *check* (in parallel): CRD validation, the other documents of CRD files, and
-//!    every remaining file — parsed, checked and dropped one by one; findings keep
-//!    only the files they point into.
-//! 4. *finish*: suppressions, severity overrides, one deterministic sort.
+//! 1. *read*: every file is read (in parallel). A file whose text mentions
+//!    `CustomResourceDefinition` may define CRDs. Any other file cannot (short of
+//!    escapes, see below), so it is only remembered — with its text while the texts
+//!    kept stay under [`KEPT_TEXT_BUDGET`], else to be read again. The kinds each text
+//!    mentions are noted ([`kinds`]).
+//! 2. *crds* (in parallel): the CRD files are parsed; each CRD is validated and, when
+//!    some file mentions its kind, prepared for resources (structural schemas,
+//!    validators, CEL) while its tree is fresh; then the tree is dropped.
+//! 3. *registry*: the CRDs are classified in input order (the last definition of a name
+//!    wins, as on a server) and indexed by (group, kind).
+//! 4. *check* (in parallel): the other documents of CRD files and every remaining
+//!    file — parsed, checked and dropped one by one; findings keep only the files they
+//!    point into.
+//! 5. *finish*: suppressions, severity overrides, one deterministic sort.
 //!
-//! A file can spell `CustomResourceDefinition` with YAML escapes (`"Custom\x52…"`) and
-//! still define a CRD. The check pass notices such a definition and the run starts over
-//! with that file among the CRD files, so the result never depends on the shortcut.
+//! Two shortcuts can be wrong, and then the run starts over without them, so the result
+//! never depends on them: a file can spell `CustomResourceDefinition` with YAML escapes
+//! (`"Custom\x52…"`) and still define a CRD, and a resource's kind can be written so that
+//! the kind scan misses it (the check pass finds its CRD unprepared).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
 use super::classify::{self, TypeMeta};
+use super::kinds;
 use super::load::{self, LoadedFile};
 use super::resources::PreparedCrd;
 use super::timings::{self, Stage};
@@ -33,9 +37,9 @@ use super::{
     missing_crd, missing_type_meta, policy, suppress, update, v1beta1_removed,
 };
 use crate::cel::KubeVersion;
-use crate::diag::{self, Diagnostic, Severity};
+use crate::diag::{self, Diagnostic, ObjectRef, Severity};
 use crate::source::walk::{self, Input};
-use crate::source::{Node, SourceFile};
+use crate::source::{Node, SourceFile, Span};
 
 /// Texts of non-CRD files kept between the scan and the check pass, in bytes; files
 /// beyond it are read a second time instead (from the page cache: cheap). Small, as it
@@ -87,10 +91,19 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
 }
 
 fn execute_here(options: &CheckOptions, mode: Mode) -> Output {
-    attempt(options, mode, false).unwrap_or_else(|()| {
-        // A file defined a CRD without spelling the marker: start over with every file
-        // parsed in the scan pass, which leaves nothing for the check pass to discover.
-        attempt(options, mode, true).unwrap_or_else(|()| Output {
+    let shortcuts = Plan {
+        parse_all: false,
+        prepare_all: false,
+    };
+    let none = Plan {
+        parse_all: true,
+        prepare_all: true,
+    };
+    attempt(options, mode, shortcuts).unwrap_or_else(|()| {
+        // A file defined a CRD without spelling the marker, or a resource's kind was
+        // not seen by the kind scan: start over without either shortcut, which leaves
+        // nothing for the check pass to discover.
+        attempt(options, mode, none).unwrap_or_else(|()| Output {
             result: CheckResult {
                 diagnostics: Vec::new(),
                 summary: Summary::default(),
@@ -130,47 +143,87 @@ fn sources(options: &CheckOptions) -> (Vec<Source>, Vec<walk::WalkError>) {
     (out, errors)
 }
 
-/// A file after the scan pass.
+/// Which shortcuts an attempt takes; the second attempt of a run takes none.
+#[derive(Clone, Copy)]
+struct Plan {
+    /// Parse every file in the CRD pass (no file is taken to be free of CRDs).
+    parse_all: bool,
+    /// Prepare every CRD for resources (no kind is taken to be unused).
+    prepare_all: bool,
+}
+
+/// A file after the read pass.
 enum Scanned {
-    /// Parsed now: it may define CRDs (or it could not be read at all).
-    Loaded(LoadedFile),
-    /// Checked later; its text when kept.
+    /// It could not be read: its diagnostic.
+    Unreadable(LoadedFile),
+    /// It may define CRDs: parsed in the CRD pass.
+    Crds(String),
+    /// Checked in the check pass; its text when kept.
     Deferred(Option<String>),
 }
 
-fn scan(source: &Source, options: &CheckOptions, forced: bool, kept: &AtomicUsize) -> Scanned {
+/// Reads one file and notes the kinds its text mentions.
+fn read(
+    source: &Source,
+    options: &CheckOptions,
+    plan: Plan,
+    kept: &AtomicUsize,
+) -> (Scanned, HashSet<String>) {
+    let mut mentioned = HashSet::new();
     let text = match load::read(&source.input, options.max_file_size) {
         Ok(text) => text,
-        Err(unreadable) => return Scanned::Loaded(*unreadable),
+        Err(unreadable) => return (Scanned::Unreadable(*unreadable), mentioned),
     };
-    if forced || memchr::memmem::find(text.as_bytes(), CRD_MARKER.as_bytes()).is_some() {
-        let mut loaded = load::parse_text(&source.input, text, &options.limits);
-        // Its CRDs stay in the registry for the whole run.
-        for doc in &mut loaded.documents {
-            doc.root.compact();
-        }
-        return Scanned::Loaded(loaded);
+    if plan.parse_all || memchr::memmem::find(text.as_bytes(), CRD_MARKER.as_bytes()).is_some() {
+        kinds::top_level(&text, &mut mentioned);
+        return (Scanned::Crds(text), mentioned);
     }
+    kinds::mentioned(&text, &mut mentioned);
     let size = text.len();
-    if kept.fetch_add(size, Ordering::Relaxed) + size <= KEPT_TEXT_BUDGET {
-        Scanned::Deferred(Some(text))
+    let kept_text = if kept.fetch_add(size, Ordering::Relaxed) + size <= KEPT_TEXT_BUDGET {
+        Some(text)
     } else {
         kept.fetch_sub(size, Ordering::Relaxed);
-        Scanned::Deferred(None)
+        None
+    };
+    (Scanned::Deferred(kept_text), mentioned)
+}
+
+/// A CRD of the run, as resolving and checking resources needs it. Its tree is
+/// dropped once it is validated and prepared.
+struct CrdEntry {
+    file: Arc<SourceFile>,
+    /// The document's index in its file and its identity, for findings.
+    index: usize,
+    object: ObjectRef,
+    reported: bool,
+    name: String,
+    /// Where `metadata.name` is written (the document when it is not).
+    name_span: Option<Span>,
+    span: Span,
+    group: Option<String>,
+    kind: Option<String>,
+    /// The versions with `served: true`.
+    served: Vec<String>,
+    /// `None` when no file mentions its kind (see [`kinds`]).
+    prepared: Option<PreparedCrd>,
+}
+
+impl CrdEntry {
+    fn diagnostic(&self, d: Diagnostic) -> Diagnostic {
+        d.in_document(&self.file, self.index)
+            .for_object(&self.object)
     }
 }
 
 /// The CRDs of the run, indexed for resolving resources.
 struct Registry {
     /// Every `apiextensions.k8s.io/v1` CRD document, in input order.
-    crds: Vec<Document>,
+    crds: Vec<CrdEntry>,
     /// `metadata.name` → index of its last definition (to warn about a second one).
     by_name: BTreeMap<String, usize>,
     /// (group, kind) → indices of the CRDs defining it, in input order.
     kinds: HashMap<(String, String), Vec<usize>>,
-    /// Prepared on first use.
-    prepared: Vec<OnceLock<PreparedCrd>>,
-    kube_version: KubeVersion,
 }
 
 impl Registry {
@@ -179,18 +232,7 @@ impl Registry {
     /// the last one.
     fn resolve(&self, meta: &TypeMeta) -> Option<usize> {
         let candidates = self.kinds.get(&(meta.group.clone(), meta.kind.clone()))?;
-        let serves = |i: &usize| {
-            self.crds[*i]
-                .root
-                .get_path(&["spec", "versions"])
-                .and_then(Node::as_array)
-                .is_some_and(|versions| {
-                    versions.iter().any(|v| {
-                        v.get("name").and_then(Node::as_str) == Some(meta.version.as_str())
-                            && v.get("served").and_then(Node::as_bool) == Some(true)
-                    })
-                })
-        };
+        let serves = |i: &usize| self.crds[*i].served.contains(&meta.version);
         candidates
             .iter()
             .rev()
@@ -204,12 +246,29 @@ impl Registry {
             .contains_key(&(meta.group.clone(), meta.kind.clone()))
     }
 
-    fn prepared(&self, index: usize) -> &PreparedCrd {
-        self.prepared[index].get_or_init(|| {
-            timings::time(Stage::CrdCompile, || {
-                PreparedCrd::new(&self.crds[index].root, self.kube_version)
-            })
-        })
+    /// Adds a v1 CRD (the last definition of a name wins).
+    fn register(&mut self, entry: CrdEntry, diagnostics: &mut Vec<Diagnostic>) {
+        let index = self.crds.len();
+        if let Some(previous) = self.by_name.insert(entry.name.clone(), index)
+            && entry.reported
+            && !entry.name.is_empty()
+        {
+            let previous = &self.crds[previous];
+            let d = duplicate_crd(
+                &entry.name,
+                entry.name_span.unwrap_or(entry.span),
+                (&previous.file, previous.name_span),
+                &entry.file,
+            );
+            diagnostics.push(entry.diagnostic(d));
+        }
+        if let (Some(group), Some(kind)) = (&entry.group, &entry.kind) {
+            self.kinds
+                .entry((group.clone(), kind.clone()))
+                .or_default()
+                .push(index);
+        }
+        self.crds.push(entry);
     }
 }
 
@@ -253,6 +312,153 @@ fn class_of(doc: &Document, summary: &mut Summary, findings: &mut Vec<Diagnostic
     Class::Crd
 }
 
+/// A file of the CRD pass, parsed and classified; its CRDs validated and prepared.
+struct CrdFile {
+    file: Arc<SourceFile>,
+    io_error: bool,
+    /// Loading and classification findings, then those of its CRDs.
+    diagnostics: Vec<Diagnostic>,
+    summary: Summary,
+    crds: Vec<CrdEntry>,
+    /// Its other documents, for the check pass.
+    objects: Vec<(Document, TypeMeta)>,
+}
+
+/// The CRD pass: each CRD is validated and prepared while its tree is fresh in the
+/// caches, and then the tree is dropped. (Holding the trees of all CRDs until resources
+/// needed them made the corpus peak at 150 MB and cost ~37,000 page faults.)
+struct CrdPass<'a> {
+    options: &'a CheckOptions,
+    mode: Mode,
+    plan: Plan,
+    olds: &'a update::OldObjects,
+    /// Every kind some file mentions.
+    mentioned: &'a HashSet<String>,
+    kube_version: KubeVersion,
+}
+
+impl CrdPass<'_> {
+    fn file(&self, source: &Source, loaded: LoadedFile) -> CrdFile {
+        let mut out = CrdFile {
+            file: loaded.file.clone(),
+            io_error: loaded.io_error,
+            diagnostics: loaded.diagnostics,
+            summary: Summary::default(),
+            crds: Vec::new(),
+            objects: Vec::new(),
+        };
+        if source.reported {
+            out.summary.files += 1;
+        }
+        let mut documents = Vec::new();
+        for parsed in loaded.documents {
+            flatten(
+                &loaded.file,
+                parsed.index,
+                parsed.root,
+                source.reported,
+                &mut documents,
+            );
+        }
+        mark_load_failures(&mut documents, &out.diagnostics);
+        let mut crds = Vec::new();
+        for mut doc in documents {
+            match class_of(&doc, &mut out.summary, &mut out.diagnostics) {
+                Class::Crd => crds.push(doc),
+                Class::Object(meta) => {
+                    // It waits for the check pass.
+                    doc.root.compact();
+                    out.objects.push((doc, meta));
+                }
+                Class::Untyped | Class::RemovedCrd => {}
+            }
+        }
+        // A bundle of many CRDs in one file is still spread over the workers.
+        let settled: Vec<(CrdEntry, Vec<Diagnostic>)> = crds
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|doc| self.crd(doc))
+            .collect();
+        for (entry, findings) in settled {
+            out.crds.push(entry);
+            out.diagnostics.extend(findings);
+        }
+        out
+    }
+
+    /// Validates one CRD (when checking and reported) and prepares it for resources
+    /// (when its kind is mentioned); its entry and findings.
+    fn crd(&self, doc: Document) -> (CrdEntry, Vec<Diagnostic>) {
+        let findings = if self.mode == Mode::Check && doc.reported {
+            self.validate(&doc)
+        } else {
+            Vec::new()
+        };
+        let root = &doc.root;
+        let text = |path: &[&str]| {
+            root.get_path(path)
+                .and_then(Node::as_str)
+                .map(str::to_string)
+        };
+        let kind = text(&["spec", "names", "kind"]);
+        let prepared = (self.plan.prepare_all
+            || kind.as_ref().is_some_and(|k| self.mentioned.contains(k)))
+        .then(|| {
+            timings::time(Stage::CrdCompile, || {
+                PreparedCrd::new(root, self.kube_version)
+            })
+        });
+        let served = root
+            .get_path(&["spec", "versions"])
+            .and_then(Node::as_array)
+            .map(|versions| {
+                versions
+                    .iter()
+                    .filter(|v| v.get("served").and_then(Node::as_bool) == Some(true))
+                    .filter_map(|v| v.get("name").and_then(Node::as_str))
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let entry = CrdEntry {
+            name: text(&["metadata", "name"]).unwrap_or_default(),
+            name_span: root.get_path(&["metadata", "name"]).map(|n| n.span),
+            span: root.span,
+            group: text(&["spec", "group"]),
+            kind,
+            served,
+            prepared,
+            file: doc.file,
+            index: doc.index,
+            object: doc.object,
+            reported: doc.reported,
+        };
+        (entry, findings)
+    }
+
+    fn validate(&self, doc: &Document) -> Vec<Diagnostic> {
+        // A CRD with the name of an old one is an update of it.
+        let old = doc
+            .root
+            .get_path(&["metadata", "name"])
+            .and_then(Node::as_str)
+            .and_then(|name| self.olds.find_crd(name))
+            .map(crate::crd::OldCrd::new);
+        let options = crate::crd::Options {
+            source: Some(&doc.file.text),
+            kube_version: self.kube_version,
+            old: old.as_ref(),
+            ..crate::crd::Options::default()
+        };
+        timings::time(Stage::CrdValidate, || {
+            crate::crd::validate_with_options(&doc.root, &options)
+        })
+        .into_iter()
+        .map(|d| doc.diagnostic(d))
+        .collect()
+    }
+}
+
 /// Findings, counts and stored objects of one piece of work.
 #[derive(Default)]
 struct Outcome {
@@ -260,17 +466,17 @@ struct Outcome {
     summary: Summary,
     io_error: bool,
     objects: Vec<StoredObject>,
-    /// A file checked in the check pass turned out to define a CRD.
-    missed_crd: bool,
+    /// A file checked in the check pass turned out to define a CRD, or a resource
+    /// needed a CRD the plan did not prepare: the run starts over without shortcuts.
+    start_over: bool,
 }
 
-/// Per source of the scan pass: the classified objects of a CRD file, or the text of a
+/// Per source of the read pass: the classified objects of a CRD file, or the text of a
 /// file deferred to the check pass (`None`: read it again).
 type PendingSource = Result<Vec<(Document, TypeMeta)>, Option<String>>;
 
 /// One unit of the check pass, in input order.
 enum Task<'a> {
-    ValidateCrd(&'a Document),
     /// A non-CRD document of a CRD file, already classified.
     Object(Box<(Document, TypeMeta)>),
     /// A file of the check pass and its text when kept.
@@ -288,10 +494,6 @@ struct Context<'a> {
 impl Context<'_> {
     fn run(&self, task: Task) -> Outcome {
         match task {
-            Task::ValidateCrd(doc) => Outcome {
-                diagnostics: self.validate_crd(doc),
-                ..Outcome::default()
-            },
             Task::Object(object) => {
                 let (doc, meta) = *object;
                 let mut out = Outcome::default();
@@ -300,28 +502,6 @@ impl Context<'_> {
             }
             Task::File(source, text) => self.file(source, text),
         }
-    }
-
-    fn validate_crd(&self, doc: &Document) -> Vec<Diagnostic> {
-        // A CRD with the name of an old one is an update of it.
-        let old = doc
-            .root
-            .get_path(&["metadata", "name"])
-            .and_then(Node::as_str)
-            .and_then(|name| self.olds.find_crd(name))
-            .map(crate::crd::OldCrd::new);
-        let options = crate::crd::Options {
-            source: Some(&doc.file.text),
-            kube_version: self.registry.kube_version,
-            old: old.as_ref(),
-            ..crate::crd::Options::default()
-        };
-        timings::time(Stage::CrdValidate, || {
-            crate::crd::validate_with_options(&doc.root, &options)
-        })
-        .into_iter()
-        .map(|d| doc.diagnostic(d))
-        .collect()
     }
 
     /// A document that is not a CRD: resolved and checked, or reported as unknown.
@@ -341,7 +521,10 @@ impl Context<'_> {
         let Some(crd) = self.registry.resolve(meta) else {
             return;
         };
-        let crd = self.registry.prepared(crd);
+        let Some(crd) = &self.registry.crds[crd].prepared else {
+            out.start_over = true;
+            return;
+        };
         match self.mode {
             Mode::Check => {
                 let old = self.olds.find(&doc.root);
@@ -407,7 +590,7 @@ impl Context<'_> {
             let mut findings = Vec::new();
             match class_of(&doc, &mut out.summary, &mut findings) {
                 Class::Crd => {
-                    out.missed_crd = true;
+                    out.start_over = true;
                     return out;
                 }
                 Class::Object(meta) => self.object(&doc, &meta, &mut out),
@@ -422,19 +605,63 @@ impl Context<'_> {
     }
 }
 
-/// One pass over the inputs (`parse_all`: every file in the scan pass); `Err` when a
-/// file of the check pass defined a CRD.
-fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output, ()> {
+fn add_summary(total: &mut Summary, part: &Summary) {
+    total.files += part.files;
+    total.documents += part.documents;
+    total.crds += part.crds;
+    total.resources += part.resources;
+}
+
+/// One pass over the inputs; `Err` when a shortcut of the plan proved wrong.
+fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()> {
     let phase = timings::phase("walk");
     let (sources, walk_errors) = sources(options);
     drop(phase);
 
-    let phase = timings::phase("scan");
+    let phase = timings::phase("read");
     let kept = AtomicUsize::new(0);
-    let scanned: Vec<Scanned> = sources
+    let read: Vec<(Scanned, HashSet<String>)> = sources
         .par_iter()
         .with_max_len(1)
-        .map(|s| scan(s, options, parse_all, &kept))
+        .map(|s| read(s, options, plan, &kept))
+        .collect();
+    let mut mentioned: HashSet<String> = HashSet::new();
+    let mut scanned = Vec::with_capacity(read.len());
+    for (file, kinds) in read {
+        mentioned.extend(kinds);
+        scanned.push(file);
+    }
+    drop(phase);
+
+    let olds = update::OldObjects::load(
+        &options.old_paths,
+        &options.walk,
+        options.max_file_size,
+        &options.limits,
+    );
+
+    let phase = timings::phase("crds");
+    let crd_pass = CrdPass {
+        options,
+        mode,
+        plan,
+        olds: &olds,
+        mentioned: &mentioned,
+        kube_version: options.kube_version.unwrap_or(KubeVersion::NEWEST),
+    };
+    // Per source, in input order: a parsed CRD file, or the deferred text.
+    let passed: Vec<Result<CrdFile, Option<String>>> = sources
+        .par_iter()
+        .zip(scanned)
+        .with_max_len(1)
+        .map(|(source, scanned)| match scanned {
+            Scanned::Deferred(text) => Err(text),
+            Scanned::Unreadable(loaded) => Ok(crd_pass.file(source, loaded)),
+            Scanned::Crds(text) => {
+                let loaded = load::parse_text(&source.input, text, &crd_pass.options.limits);
+                Ok(crd_pass.file(source, loaded))
+            }
+        })
         .collect();
     drop(phase);
 
@@ -452,63 +679,33 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
         crds: Vec::new(),
         by_name: BTreeMap::new(),
         kinds: HashMap::new(),
-        prepared: Vec::new(),
-        kube_version: options.kube_version.unwrap_or(KubeVersion::NEWEST),
     };
     // CRD files whose findings are reported (their suppressions apply at the end).
     let mut crd_files: Vec<Arc<SourceFile>> = Vec::new();
-    // Per source, in input order: the objects of a CRD file, or the deferred file.
     let mut pending: Vec<PendingSource> = Vec::new();
-    for (source, scanned) in sources.iter().zip(scanned) {
-        let loaded = match scanned {
-            Scanned::Deferred(text) => {
+    for (source, passed) in sources.iter().zip(passed) {
+        let crd_file = match passed {
+            Err(text) => {
                 pending.push(Err(text));
                 continue;
             }
-            Scanned::Loaded(loaded) => loaded,
+            Ok(crd_file) => crd_file,
         };
-        io_error |= loaded.io_error;
+        io_error |= crd_file.io_error;
         if source.reported {
-            summary.files += 1;
-            crd_files.push(loaded.file.clone());
+            crd_files.push(crd_file.file.clone());
         }
-        let mut documents = Vec::new();
-        for parsed in loaded.documents {
-            flatten(
-                &loaded.file,
-                parsed.index,
-                parsed.root,
-                source.reported,
-                &mut documents,
-            );
+        add_summary(&mut summary, &crd_file.summary);
+        diagnostics.extend(crd_file.diagnostics);
+        for entry in crd_file.crds {
+            registry.register(entry, &mut diagnostics);
         }
-        mark_load_failures(&mut documents, &loaded.diagnostics);
-        diagnostics.extend(loaded.diagnostics);
-        let mut objects = Vec::new();
-        for doc in documents {
-            match class_of(&doc, &mut summary, &mut diagnostics) {
-                Class::Crd => register(&mut registry, doc, &mut diagnostics),
-                Class::Object(meta) => objects.push((doc, meta)),
-                Class::Untyped | Class::RemovedCrd => {}
-            }
-        }
-        pending.push(Ok(objects));
+        pending.push(Ok(crd_file.objects));
     }
-    registry.prepared = registry.crds.iter().map(|_| OnceLock::new()).collect();
     drop(phase);
 
     let phase = timings::phase("check");
     let mut tasks: Vec<Task> = Vec::new();
-    if mode == Mode::Check {
-        // Every definition is checked, duplicates included.
-        tasks.extend(
-            registry
-                .crds
-                .iter()
-                .filter(|doc| doc.reported)
-                .map(Task::ValidateCrd),
-        );
-    }
     for (source, pending) in sources.iter().zip(pending) {
         match pending {
             Ok(objects) => tasks.extend(
@@ -519,12 +716,6 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
             Err(text) => tasks.push(Task::File(source, text)),
         }
     }
-    let olds = update::OldObjects::load(
-        &options.old_paths,
-        &options.walk,
-        options.max_file_size,
-        &options.limits,
-    );
     io_error |= olds.io_error;
     diagnostics.extend(olds.diagnostics.iter().cloned());
     let context = Context {
@@ -541,7 +732,7 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
     drop(phase);
 
     let _phase = timings::phase("finish");
-    if outcomes.iter().any(|o| o.missed_crd) {
+    if outcomes.iter().any(|o| o.start_over) {
         return Err(());
     }
     if options.exit_after {
@@ -552,10 +743,7 @@ fn attempt(options: &CheckOptions, mode: Mode, parse_all: bool) -> Result<Output
         diagnostics.extend(outcome.diagnostics);
         objects.extend(outcome.objects);
         io_error |= outcome.io_error;
-        summary.files += outcome.summary.files;
-        summary.documents += outcome.summary.documents;
-        summary.crds += outcome.summary.crds;
-        summary.resources += outcome.summary.resources;
+        add_summary(&mut summary, &outcome.summary);
     }
     // Files checked in the check pass applied their own suppressions.
     suppress::apply(&crd_files, &mut diagnostics);
@@ -596,34 +784,4 @@ fn mark_load_failures(documents: &mut [Document], load_diagnostics: &[Diagnostic
             doc.load_failed = true;
         }
     }
-}
-
-/// Adds a v1 CRD to the registry (the last definition of a name wins).
-fn register(registry: &mut Registry, doc: Document, diagnostics: &mut Vec<Diagnostic>) {
-    let index = registry.crds.len();
-    let name = doc
-        .root
-        .get_path(&["metadata", "name"])
-        .and_then(Node::as_str)
-        .unwrap_or_default()
-        .to_string();
-    if let Some(previous) = registry.by_name.insert(name.clone(), index)
-        && doc.reported
-        && !name.is_empty()
-    {
-        diagnostics.push(doc.diagnostic(duplicate_crd(&name, &doc, &registry.crds[previous])));
-    }
-    let group = doc.root.get_path(&["spec", "group"]).and_then(Node::as_str);
-    let kind = doc
-        .root
-        .get_path(&["spec", "names", "kind"])
-        .and_then(Node::as_str);
-    if let (Some(group), Some(kind)) = (group, kind) {
-        registry
-            .kinds
-            .entry((group.to_string(), kind.to_string()))
-            .or_default()
-            .push(index);
-    }
-    registry.crds.push(doc);
 }

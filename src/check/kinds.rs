@@ -1,0 +1,116 @@
+//! Which kinds a file's text may hold resources of, read off the bytes before parsing.
+//!
+//! The pipeline prepares a CRD for resources (structural schemas, validators) while
+//! its tree is still in the caches, and then drops the tree, but only for kinds some
+//! file mentions. These scans decide that. They are a shortcut and may be wrong in
+//! either direction: a kind found that no resource has costs one needless preparation;
+//! a kind missed (written with escapes, an alias, a multi-line scalar, …) is noticed
+//! when a resource needs the CRD, and the run starts over preparing every CRD, so the
+//! result never depends on them.
+
+use std::collections::HashSet;
+
+/// Every value of a `kind` key anywhere in `text`, at any depth, in block or flow
+/// style, YAML or JSON: `kind: Foo`, `"kind": "Foo"`, `{kind: Foo}`, `- kind: 'Foo'`.
+pub fn mentioned(text: &str, out: &mut HashSet<String>) {
+    for at in memchr::memmem::find_iter(text.as_bytes(), b"kind") {
+        let before = at.checked_sub(1).map(|i| text.as_bytes()[i]);
+        if before.is_some_and(is_name_byte) {
+            continue;
+        }
+        if let Some(kind) = value_after_key(text, at + "kind".len()) {
+            insert(out, kind);
+        }
+    }
+}
+
+/// The values of `kind:` keys that start a line: the kinds of a CRD file's own block
+/// style documents. (Deeper `kind` keys of a CRD file are mostly `spec.names.kind`,
+/// which would make every CRD look used.)
+pub fn top_level(text: &str, out: &mut HashSet<String>) {
+    for at in memchr::memmem::find_iter(text.as_bytes(), b"kind") {
+        if at > 0 && text.as_bytes()[at - 1] != b'\n' {
+            continue;
+        }
+        if let Some(kind) = value_after_key(text, at + "kind".len()) {
+            insert(out, kind);
+        }
+    }
+}
+
+fn insert(out: &mut HashSet<String>, kind: &str) {
+    if !out.contains(kind) {
+        out.insert(kind.to_string());
+    }
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.'
+}
+
+/// The plain value after a key that ended at `from`: an optional closing quote, `:`,
+/// blanks, an optional opening quote, then the value up to a delimiter.
+fn value_after_key(text: &str, from: usize) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let mut i = from;
+    if matches!(bytes.get(i), Some(b'"' | b'\'')) {
+        i += 1;
+    }
+    while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
+    if bytes.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
+    if matches!(bytes.get(i), Some(b'"' | b'\'')) {
+        i += 1;
+    }
+    let start = i;
+    while bytes.get(i).is_some_and(|b| {
+        !matches!(
+            b,
+            b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b',' | b'}' | b']' | b'#'
+        )
+    }) {
+        i += 1;
+    }
+    // Delimiters are ASCII, so `start..i` lies on char boundaries.
+    (i > start).then(|| &text[start..i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sorted(set: HashSet<String>) -> Vec<String> {
+        let mut v: Vec<String> = set.into_iter().collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn mentioned_finds_kind_keys_in_every_style() {
+        let text = "kind: Foo\nspec:\n  - kind: 'Bar'\n  x: {kind: Baz, a: 1}\n\
+                    {\"kind\" : \"Qux\"}\nlistKind: NotMe\nsubkind: NotMe2\nkind:\n  Multi\n\
+                    kind: Ünï # c\n";
+        let mut out = HashSet::new();
+        mentioned(text, &mut out);
+        assert_eq!(sorted(out), ["Bar", "Baz", "Foo", "Qux", "Ünï"]);
+    }
+
+    #[test]
+    fn top_level_reads_only_line_starting_keys() {
+        let text = "kind: CustomResourceDefinition\nspec:\n  names:\n    kind: Foo\n---\nkind: Foo\n\
+                    ---\nkind: \"Bar\"\n";
+        let mut out = HashSet::new();
+        top_level(text, &mut out);
+        assert_eq!(sorted(out), ["Bar", "CustomResourceDefinition", "Foo"]);
+        let mut out = HashSet::new();
+        top_level("apiVersion: v1\n  kind: Foo\n", &mut out);
+        assert!(out.is_empty());
+    }
+}
