@@ -389,11 +389,6 @@ impl CrdPass<'_> {
     /// Validates one CRD (when checking and reported) and prepares it for resources
     /// (when its kind is mentioned); its entry and findings.
     fn crd(&self, doc: Document) -> (CrdEntry, Vec<Diagnostic>) {
-        let findings = if self.mode == Mode::Check && doc.reported {
-            self.validate(&doc)
-        } else {
-            Vec::new()
-        };
         let root = &doc.root;
         let text = |path: &[&str]| {
             root.get_path(path)
@@ -401,13 +396,24 @@ impl CrdPass<'_> {
                 .map(str::to_string)
         };
         let kind = text(&["spec", "names", "kind"]);
-        let prepared = (self.plan.prepare_all
-            || kind.as_ref().is_some_and(|k| self.mentioned.contains(k)))
-        .then(|| {
-            timings::time(Stage::CrdCompile, || {
-                PreparedCrd::new(root, self.kube_version)
-            })
-        });
+        let validate = self.mode == Mode::Check && doc.reported;
+        let prepare =
+            self.plan.prepare_all || kind.as_ref().is_some_and(|k| self.mentioned.contains(k));
+        let mut findings = Vec::new();
+        let mut prepared = None;
+        if validate || prepare {
+            // One decoding serves both.
+            let (model, decode_errors) =
+                timings::time(Stage::CrdValidate, || crate::model::crd::decode(root));
+            if validate {
+                findings = self.validate(&doc, &model, decode_errors);
+            }
+            if prepare {
+                prepared = Some(timings::time(Stage::CrdCompile, || {
+                    PreparedCrd::from_model(&model, self.kube_version)
+                }));
+            }
+        }
         let served = root
             .get_path(&["spec", "versions"])
             .and_then(Node::as_array)
@@ -436,7 +442,12 @@ impl CrdPass<'_> {
         (entry, findings)
     }
 
-    fn validate(&self, doc: &Document) -> Vec<Diagnostic> {
+    fn validate(
+        &self,
+        doc: &Document,
+        model: &crate::model::crd::Crd,
+        decode_errors: Vec<Diagnostic>,
+    ) -> Vec<Diagnostic> {
         // A CRD with the name of an old one is an update of it.
         let old = doc
             .root
@@ -451,7 +462,7 @@ impl CrdPass<'_> {
             ..crate::crd::Options::default()
         };
         timings::time(Stage::CrdValidate, || {
-            crate::crd::validate_with_options(&doc.root, &options)
+            crate::crd::validate_decoded(&doc.root, model, decode_errors, &options)
         })
         .into_iter()
         .map(|d| doc.diagnostic(d))

@@ -6,6 +6,7 @@
 use crate::cel::KubeVersion;
 use crate::cel::eval::CrdRules;
 use crate::diag::Diagnostic;
+use crate::model::crd::Crd;
 use crate::schema::resource::{
     CompiledCrd, Options, ResourceOutcome, RuleEvaluator, UnknownFields,
 };
@@ -22,8 +23,13 @@ pub struct PreparedCrd {
 impl PreparedCrd {
     pub fn new(root: &Node, kube_version: KubeVersion) -> PreparedCrd {
         let (crd, _) = crate::model::crd::decode(root);
+        Self::from_model(&crd, kube_version)
+    }
+
+    /// [`PreparedCrd::new`] of a CRD already decoded.
+    pub fn from_model(crd: &Crd, kube_version: KubeVersion) -> PreparedCrd {
         PreparedCrd {
-            compiled: CompiledCrd::new_at(&crd, kube_version),
+            compiled: CompiledCrd::new_at(crd, kube_version),
             rules: CrdRules::new(kube_version),
         }
     }

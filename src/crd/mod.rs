@@ -88,14 +88,25 @@ pub fn validate_with(root: &Node, hooks: &Hooks) -> Vec<Diagnostic> {
 /// an update of that stored CRD (`ValidateCustomResourceDefinitionUpdate`).
 pub fn validate_with_options(root: &Node, options: &Options<'_>) -> Vec<Diagnostic> {
     let (crd, decode_errors) = crate::model::crd::decode(root);
+    validate_decoded(root, &crd, decode_errors, options)
+}
+
+/// [`validate_with_options`] of a CRD already decoded from `root` (with the errors of
+/// that decoding), so that a caller who also needs the model decodes it once.
+pub fn validate_decoded(
+    root: &Node,
+    crd: &Crd,
+    decode_errors: Vec<Diagnostic>,
+    options: &Options<'_>,
+) -> Vec<Diagnostic> {
     if !decode_errors.is_empty() {
         return decode_errors;
     }
-    let findings = check_tree(&crd, Some(root), options);
+    let findings = check_tree(crd, Some(root), options);
     let has_errors = findings.has_errors();
     let mut out = findings.into_diagnostics(root);
     if !has_errors {
-        let mut warnings = create_warnings_at(&crd, options.kube_version);
+        let mut warnings = create_warnings_at(crd, options.kube_version);
         if let Some(old) = options.old {
             // `WarningsOnUpdate`: only formats the old object did not have.
             let before: Vec<String> = old
