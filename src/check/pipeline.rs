@@ -402,9 +402,14 @@ impl CrdPass<'_> {
         let mut findings = Vec::new();
         let mut prepared = None;
         if validate || prepare {
-            // One decoding serves both.
+            // One decoding serves both (timed with the validation, when there is one).
+            let stage = if validate {
+                Stage::CrdValidate
+            } else {
+                Stage::CrdCompile
+            };
             let (model, decode_errors) =
-                timings::time(Stage::CrdValidate, || crate::model::crd::decode(root));
+                timings::time_untallied(stage, || crate::model::crd::decode(root));
             if validate {
                 findings = self.validate(&doc, &model, decode_errors);
             }

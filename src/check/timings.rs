@@ -60,6 +60,15 @@ fn index(stage: Stage) -> usize {
 /// Runs `f`, adding its duration to `stage` when timings are on.
 #[inline]
 pub fn time<T>(stage: Stage, f: impl FnOnce() -> T) -> T {
+    timed(stage, 1, f)
+}
+
+/// [`time`] for a part of an item another call counts.
+pub fn time_untallied<T>(stage: Stage, f: impl FnOnce() -> T) -> T {
+    timed(stage, 0, f)
+}
+
+fn timed<T>(stage: Stage, items: u64, f: impl FnOnce() -> T) -> T {
     if !enabled() {
         return f();
     }
@@ -67,7 +76,7 @@ pub fn time<T>(stage: Stage, f: impl FnOnce() -> T) -> T {
     let out = f();
     let i = index(stage);
     NANOS[i].fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
-    COUNTS[i].fetch_add(1, Ordering::Relaxed);
+    COUNTS[i].fetch_add(items, Ordering::Relaxed);
     out
 }
 
