@@ -113,4 +113,20 @@ mod tests {
         top_level("apiVersion: v1\n  kind: Foo\n", &mut out);
         assert!(out.is_empty());
     }
+
+    proptest::proptest! {
+        /// Any text: no panic (values are sliced at ASCII delimiters, so on char
+        /// boundaries), and every value found is written in the text after a key.
+        #[test]
+        fn scans_take_values_from_the_text(
+            text in "(kind|\"kind\"|'|\"|:| |\t|\n|-|\\{|,|#|é|😀|Foo|ü|\r)*"
+        ) {
+            let mut out = HashSet::new();
+            mentioned(&text, &mut out);
+            top_level(&text, &mut out);
+            for kind in &out {
+                proptest::prop_assert!(!kind.is_empty() && text.contains(kind.as_str()));
+            }
+        }
+    }
 }
