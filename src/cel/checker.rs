@@ -6,7 +6,7 @@
 //! the resolved reference of every identifier and call: what the cost estimator and
 //! the interpreter walk.
 
-use std::collections::HashMap;
+use crate::cel::ast::IdMap;
 
 use super::ast::{Ast, Expr, ExprId, ExprKind, Literal};
 use super::env::{Env, Function};
@@ -133,8 +133,8 @@ pub enum Reference {
 #[derive(Clone, Debug)]
 pub struct CheckedAst {
     pub ast: Ast,
-    pub types: HashMap<ExprId, Type>,
-    pub refs: HashMap<ExprId, Reference>,
+    pub types: IdMap<Type>,
+    pub refs: IdMap<Reference>,
 }
 
 impl CheckedAst {
@@ -166,8 +166,8 @@ pub fn check(ast: Ast, decls: &Declarations<'_>) -> Result<CheckedAst, Issues> {
         source: &source,
         issues: Issues::new(&source.text),
         mappings: Mapping::default(),
-        types: HashMap::new(),
-        refs: HashMap::new(),
+        types: IdMap::default(),
+        refs: IdMap::default(),
         scopes: Vec::new(),
         free_type_vars: 0,
     };
@@ -198,8 +198,8 @@ struct Checker<'a, 'd> {
     source: &'a super::ast::Source,
     issues: Issues,
     mappings: Mapping,
-    types: HashMap<ExprId, Type>,
-    refs: HashMap<ExprId, Reference>,
+    types: IdMap<Type>,
+    refs: IdMap<Reference>,
     scopes: Vec<Vec<(String, Type)>>,
     free_type_vars: usize,
 }

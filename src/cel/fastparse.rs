@@ -8,7 +8,7 @@
 //! `--1`, reserved words, backquoted fields), nesting deeper than [`MAX_DEPTH`], and
 //! macro expansion errors. The caller then runs the generated parser.
 
-use std::collections::HashMap;
+use crate::cel::ast::IdMap;
 
 use super::ast::{Ast, Expr, ExprId, ExprKind, Literal, MapEntry, Source, StructField};
 use super::errors::Issues;
@@ -37,7 +37,7 @@ pub fn parse(text: &str, options: ParseOptions) -> Option<Ast> {
         tokens,
         pos: 0,
         next_id: 1,
-        offsets: HashMap::new(),
+        offsets: IdMap::default(),
         depth: 0,
         options,
     };
@@ -564,7 +564,7 @@ struct Parser<'a> {
     /// The crate's id counter: ids are handed out from 1 in the order its visitor
     /// meets the tokens they are placed at.
     next_id: ExprId,
-    offsets: HashMap<ExprId, usize>,
+    offsets: IdMap<usize>,
     depth: u32,
     options: ParseOptions,
 }

@@ -10,11 +10,12 @@
 //! share backing arrays (see [`GoPath`]), the accumulator and inline-literal iteration
 //! variables resolve against the root type, and map keys have size 0.
 
+use crate::cel::ast::IdMap;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::super::ast::{Expr, ExprId, ExprKind, Literal};
+use super::super::ast::{Expr, ExprKind, Literal};
 use super::super::checker::{CheckedAst, Reference};
 use super::super::schema_types::{DeclKind, DeclType};
 use super::super::types::{Kind, Type};
@@ -335,10 +336,10 @@ pub fn estimate_cost_seen(
             root,
             seen: record.then(|| RefCell::new(Vec::new())),
         }),
-        paths: HashMap::new(),
+        paths: IdMap::default(),
         locals: HashMap::new(),
-        computed_sizes: HashMap::new(),
-        entry_sizes: HashMap::new(),
+        computed_sizes: IdMap::default(),
+        entry_sizes: IdMap::default(),
         presence_test_cost: Range::fixed(0),
         depth: 0,
     };
@@ -354,10 +355,10 @@ pub fn estimate_cost_seen(
 struct Coster<'a> {
     checked: &'a CheckedAst,
     sizes: Option<SizeEstimator<'a>>,
-    paths: HashMap<ExprId, GoPath>,
+    paths: IdMap<GoPath>,
     locals: HashMap<String, Vec<LocalVar>>,
-    computed_sizes: HashMap<ExprId, Range>,
-    entry_sizes: HashMap<ExprId, EntrySize>,
+    computed_sizes: IdMap<Range>,
+    entry_sizes: IdMap<EntrySize>,
     presence_test_cost: Range,
     depth: usize,
 }
