@@ -108,6 +108,29 @@ fn resources_whose_kind_the_scan_misses_are_still_checked() {
     assert_eq!(status, 1);
 }
 
+/// More distinct kinds than the kind scan keeps (10,000) make it give up and prepare
+/// every CRD: resources are still checked, and the scan's memory stays bounded.
+#[test]
+fn a_flood_of_distinct_kinds_still_checks_resources() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a-crd.yaml"), CRD).unwrap();
+    let items: String = (0..10_001)
+        .map(|i| format!("  - {{kind: Made{i}, apiVersion: v1}}\n"))
+        .collect();
+    let flood = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flood\ndata:\n  x: y\nz:\n{items}"
+    );
+    std::fs::write(dir.path().join("b-flood.yaml"), flood).unwrap();
+    std::fs::write(dir.path().join("c-gadget.yaml"), gadget("big", 11)).unwrap();
+    let (out, status) = check(dir.path(), &["."], "2");
+    assert_eq!(
+        out,
+        "c-gadget.yaml:6:9: error[schema-violation]: spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10\n\
+         3 files, 3 documents (1 CRD, 1 custom resource): 1 error, 0 warnings\n"
+    );
+    assert_eq!(status, 1);
+}
+
 /// Resources in the CRD's own file, before and after it, and in other files before
 /// and after it in walk order, all resolve; output is the same on 1 and 2 threads.
 #[test]

@@ -10,16 +10,66 @@
 
 use std::collections::HashSet;
 
+/// The kinds found, bounded: a file of millions of distinct made-up kinds must not
+/// make a set larger than itself. Past [`Kinds::CAP`] distinct kinds (real repositories
+/// have hundreds) the set gives up and answers "maybe" for every kind, which only costs
+/// preparing every CRD.
+#[derive(Default)]
+pub struct Kinds {
+    set: HashSet<String>,
+    overflowed: bool,
+}
+
+impl Kinds {
+    pub const CAP: usize = 10_000;
+    const MAX_KIND_LEN: usize = 63;
+
+    /// Whether resources of `kind` may be in the files scanned.
+    pub fn may_contain(&self, kind: &str) -> bool {
+        self.overflowed || self.set.contains(kind)
+    }
+
+    pub fn merge(&mut self, other: Kinds) {
+        self.overflowed |= other.overflowed;
+        if self.overflowed {
+            self.set = HashSet::new();
+            return;
+        }
+        for kind in other.set {
+            self.insert_owned(kind);
+        }
+    }
+
+    fn insert(&mut self, kind: &str) {
+        // No CRD can define a longer kind (a DNS label); leaving one out is safe.
+        if kind.len() > Self::MAX_KIND_LEN {
+            return;
+        }
+        if !self.overflowed && !self.set.contains(kind) {
+            self.insert_owned(kind.to_string());
+        }
+    }
+
+    fn insert_owned(&mut self, kind: String) {
+        if self.set.len() >= Self::CAP {
+            self.overflowed = true;
+            self.set = HashSet::new();
+        } else if !self.overflowed {
+            self.set.insert(kind);
+        }
+    }
+}
+
 /// Every value of a `kind` key anywhere in `text`, at any depth, in block or flow
 /// style, YAML or JSON: `kind: Foo`, `"kind": "Foo"`, `{kind: Foo}`, `- kind: 'Foo'`.
-pub fn mentioned(text: &str, out: &mut HashSet<String>) {
+pub fn mentioned(text: &str, out: &mut Kinds) {
     for at in memchr::memmem::find_iter(text.as_bytes(), b"kind") {
         let before = at.checked_sub(1).map(|i| text.as_bytes()[i]);
         if before.is_some_and(is_name_byte) {
             continue;
         }
         if let Some(kind) = value_after_key(text, at + "kind".len()) {
-            insert(out, kind);
+            out.insert(kind);
         }
     }
 }
@@ -27,20 +77,14 @@ pub fn mentioned(text: &str, out: &mut HashSet<String>) {
 /// The values of `kind:` keys that start a line: the kinds of a CRD file's own block
 /// style documents. (Deeper `kind` keys of a CRD file are mostly `spec.names.kind`,
 /// which would make every CRD look used.)
-pub fn top_level(text: &str, out: &mut HashSet<String>) {
+pub fn top_level(text: &str, out: &mut Kinds) {
     for at in memchr::memmem::find_iter(text.as_bytes(), b"kind") {
         if at > 0 && text.as_bytes()[at - 1] != b'\n' {
             continue;
         }
         if let Some(kind) = value_after_key(text, at + "kind".len()) {
-            insert(out, kind);
+            out.insert(kind);
         }
-    }
-}
-
-fn insert(out: &mut HashSet<String>, kind: &str) {
-    if !out.contains(kind) {
-        out.insert(kind.to_string());
     }
 }
 
@@ -86,8 +130,9 @@ fn value_after_key(text: &str, from: usize) -> Option<&str> {
 mod tests {
     use super::*;
 
-    fn sorted(set: HashSet<String>) -> Vec<String> {
-        let mut v: Vec<String> = set.into_iter().collect();
+    fn sorted(kinds: Kinds) -> Vec<String> {
+        assert!(!kinds.overflowed);
+        let mut v: Vec<String> = kinds.set.into_iter().collect();
         v.sort();
         v
     }
@@ -97,7 +142,7 @@ mod tests {
         let text = "kind: Foo\nspec:\n  - kind: 'Bar'\n  x: {kind: Baz, a: 1}\n\
                     {\"kind\" : \"Qux\"}\nlistKind: NotMe\nsubkind: NotMe2\nkind:\n  Multi\n\
                     kind: Ünï # c\n";
-        let mut out = HashSet::new();
+        let mut out = Kinds::default();
         mentioned(text, &mut out);
         assert_eq!(sorted(out), ["Bar", "Baz", "Foo", "Qux", "Ünï"]);
     }
@@ -106,12 +151,12 @@ mod tests {
     fn top_level_reads_only_line_starting_keys() {
         let text = "kind: CustomResourceDefinition\nspec:\n  names:\n    kind: Foo\n---\nkind: Foo\n\
                     ---\nkind: \"Bar\"\n";
-        let mut out = HashSet::new();
+        let mut out = Kinds::default();
         top_level(text, &mut out);
         assert_eq!(sorted(out), ["Bar", "CustomResourceDefinition", "Foo"]);
-        let mut out = HashSet::new();
+        let mut out = Kinds::default();
         top_level("apiVersion: v1\n  kind: Foo\n", &mut out);
-        assert!(out.is_empty());
+        assert!(out.set.is_empty() && !out.may_contain("Foo"));
     }
 
     proptest::proptest! {
@@ -121,12 +166,41 @@ mod tests {
         fn scans_take_values_from_the_text(
             text in "(kind|\"kind\"|'|\"|:| |\t|\n|-|\\{|,|#|é|😀|Foo|ü|\r)*"
         ) {
-            let mut out = HashSet::new();
+            let mut out = Kinds::default();
             mentioned(&text, &mut out);
             top_level(&text, &mut out);
-            for kind in &out {
+            for kind in &out.set {
                 proptest::prop_assert!(!kind.is_empty() && text.contains(kind.as_str()));
             }
         }
+    }
+
+    #[test]
+    fn too_many_distinct_kinds_give_up_instead_of_growing() {
+        let text: String = (0..Kinds::CAP + 1)
+            .map(|i| format!("kind: K{i}\n"))
+            .collect();
+        let mut out = Kinds::default();
+        mentioned(&text, &mut out);
+        assert!(out.overflowed && out.set.is_empty());
+        assert!(out.may_contain("Anything"));
+        let mut long = Kinds::default();
+        mentioned(&format!("kind: {}\n", "K".repeat(64)), &mut long);
+        assert!(long.set.is_empty() && !long.overflowed);
+        let mut merged = Kinds::default();
+        merged.insert("Foo");
+        merged.merge(out);
+        assert!(merged.overflowed && merged.set.is_empty());
+        // Merging sets that fit only together also gives up.
+        let half = |from: usize| {
+            let mut k = Kinds::default();
+            for i in from..from + Kinds::CAP / 2 + 1 {
+                k.insert(&format!("K{i}"));
+            }
+            k
+        };
+        let mut a = half(0);
+        a.merge(half(Kinds::CAP));
+        assert!(a.overflowed && a.may_contain("Other"));
     }
 }

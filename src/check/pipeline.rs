@@ -21,7 +21,7 @@
 //! (`"Custom\x52…"`) and still define a CRD, and a resource's kind can be written so that
 //! the kind scan misses it (the check pass finds its CRD unprepared).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -168,8 +168,8 @@ fn read(
     options: &CheckOptions,
     plan: Plan,
     kept: &AtomicUsize,
-) -> (Scanned, HashSet<String>) {
-    let mut mentioned = HashSet::new();
+) -> (Scanned, kinds::Kinds) {
+    let mut mentioned = kinds::Kinds::default();
     let text = match load::read(&source.input, options.max_file_size) {
         Ok(text) => text,
         Err(unreadable) => return (Scanned::Unreadable(*unreadable), mentioned),
@@ -333,7 +333,7 @@ struct CrdPass<'a> {
     plan: Plan,
     olds: &'a update::OldObjects,
     /// Every kind some file mentions.
-    mentioned: &'a HashSet<String>,
+    mentioned: &'a kinds::Kinds,
     kube_version: KubeVersion,
 }
 
@@ -398,7 +398,7 @@ impl CrdPass<'_> {
         let kind = text(&["spec", "names", "kind"]);
         let validate = self.mode == Mode::Check && doc.reported;
         let prepare =
-            self.plan.prepare_all || kind.as_ref().is_some_and(|k| self.mentioned.contains(k));
+            self.plan.prepare_all || kind.as_ref().is_some_and(|k| self.mentioned.may_contain(k));
         let mut findings = Vec::new();
         let mut prepared = None;
         if validate || prepare {
@@ -636,15 +636,15 @@ fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()>
 
     let phase = timings::phase("read");
     let kept = AtomicUsize::new(0);
-    let read: Vec<(Scanned, HashSet<String>)> = sources
+    let read: Vec<(Scanned, kinds::Kinds)> = sources
         .par_iter()
         .with_max_len(1)
         .map(|s| read(s, options, plan, &kept))
         .collect();
-    let mut mentioned: HashSet<String> = HashSet::new();
+    let mut mentioned = kinds::Kinds::default();
     let mut scanned = Vec::with_capacity(read.len());
     for (file, kinds) in read {
-        mentioned.extend(kinds);
+        mentioned.merge(kinds);
         scanned.push(file);
     }
     drop(phase);
