@@ -38,6 +38,7 @@ use super::{
 };
 use crate::cel::KubeVersion;
 use crate::diag::{self, Diagnostic, ObjectRef, Severity};
+use crate::schema::structural::sink::StructuralSink;
 use crate::source::walk::{self, Input};
 use crate::source::{Node, SourceFile, Span};
 
@@ -410,12 +411,15 @@ impl CrdPass<'_> {
             };
             let (model, decode_errors) =
                 timings::time_untallied(stage, || crate::model::crd::decode(root));
+            // Validation hands its structural schemas on to the preparation.
+            let built = StructuralSink::default();
             if validate {
-                findings = self.validate(&doc, &model, decode_errors);
+                let sink = prepare.then_some(&built);
+                findings = self.validate(&doc, &model, decode_errors, sink);
             }
             if prepare {
                 prepared = Some(timings::time(Stage::CrdCompile, || {
-                    PreparedCrd::from_model(&model, self.kube_version)
+                    PreparedCrd::from_model(&model, self.kube_version, Some(&built))
                 }));
             }
         }
@@ -452,6 +456,7 @@ impl CrdPass<'_> {
         doc: &Document,
         model: &crate::model::crd::Crd,
         decode_errors: Vec<Diagnostic>,
+        structurals: Option<&StructuralSink>,
     ) -> Vec<Diagnostic> {
         // A CRD with the name of an old one is an update of it.
         let old = doc
@@ -464,6 +469,7 @@ impl CrdPass<'_> {
             source: Some(&doc.file.text),
             kube_version: self.kube_version,
             old: old.as_ref(),
+            structurals,
             ..crate::crd::Options::default()
         };
         timings::time(Stage::CrdValidate, || {

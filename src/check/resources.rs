@@ -11,6 +11,7 @@ use crate::schema::resource::{
     CompiledCrd, Options, ResourceOutcome, RuleEvaluator, UnknownFields,
 };
 use crate::schema::structural::Structural;
+use crate::schema::structural::sink::StructuralSink;
 use crate::source::Node;
 
 /// A CRD ready for resources: its structural schemas and validators, and its CEL
@@ -23,13 +24,18 @@ pub struct PreparedCrd {
 impl PreparedCrd {
     pub fn new(root: &Node, kube_version: KubeVersion) -> PreparedCrd {
         let (crd, _) = crate::model::crd::decode(root);
-        Self::from_model(&crd, kube_version)
+        Self::from_model(&crd, kube_version, None)
     }
 
-    /// [`PreparedCrd::new`] of a CRD already decoded.
-    pub fn from_model(crd: &Crd, kube_version: KubeVersion) -> PreparedCrd {
+    /// [`PreparedCrd::new`] of a CRD already decoded, reusing the structural schemas
+    /// its validation built (`built`).
+    pub fn from_model(
+        crd: &Crd,
+        kube_version: KubeVersion,
+        built: Option<&StructuralSink>,
+    ) -> PreparedCrd {
         PreparedCrd {
-            compiled: CompiledCrd::new_at(crd, kube_version),
+            compiled: CompiledCrd::new_reusing(crd, kube_version, built),
             rules: CrdRules::new(kube_version),
         }
     }

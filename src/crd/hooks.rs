@@ -118,4 +118,7 @@ pub struct Options<'a> {
     pub kube_version: KubeVersion,
     /// The stored object, when the CRD is validated as an update of it.
     pub old: Option<&'a super::update::OldCrd>,
+    /// Receives the structural schemas validation builds, for a caller that prepares
+    /// the same decoded CRD for resources next.
+    pub structurals: Option<&'a crate::schema::structural::sink::StructuralSink>,
 }

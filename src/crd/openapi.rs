@@ -270,6 +270,9 @@ pub fn validate(
             req.suppress_per_expression_cost,
         ));
     }
+    if let (Some(sink), Some(ss)) = (options.structurals, structural_ok) {
+        sink.put(schema, ss);
+    }
 }
 
 fn keyword_of(internal: &str) -> &'static str {

@@ -13,6 +13,7 @@ use crate::source::{Node, Span, Value};
 
 use super::objectmeta::{self, NameRule};
 use super::prune::{self, UnknownField};
+use super::structural::sink::StructuralSink;
 use super::structural::{self, Structural};
 use super::validate::{self, SchemaError, Validator};
 
@@ -133,11 +134,16 @@ fn field_bool(f: &Option<crate::model::decode::Field<bool>>) -> bool {
     f.as_ref().is_some_and(|f| f.value)
 }
 
-fn compile_version(v: &Version, kube_version: KubeVersion) -> CompiledVersion {
-    let structural = v
-        .schema
-        .as_ref()
-        .and_then(|s| structural::from_props(s).ok());
+fn compile_version(
+    v: &Version,
+    kube_version: KubeVersion,
+    built: Option<&StructuralSink>,
+) -> CompiledVersion {
+    let structural = v.schema.as_ref().and_then(|s| {
+        built
+            .and_then(|b| b.take(s))
+            .or_else(|| structural::from_props(s).ok())
+    });
     let has_rules = structural.as_ref().is_some_and(has_rules);
     let scale = v
         .subresources
@@ -179,6 +185,16 @@ impl CompiledCrd {
 
     /// [`CompiledCrd::new`] for a server of `kube_version`.
     pub fn new_at(crd: &Crd, kube_version: KubeVersion) -> CompiledCrd {
+        Self::new_reusing(crd, kube_version, None)
+    }
+
+    /// [`CompiledCrd::new_at`], taking the structural schemas CRD validation already
+    /// built from `crd` out of `built`.
+    pub fn new_reusing(
+        crd: &Crd,
+        kube_version: KubeVersion,
+        built: Option<&StructuralSink>,
+    ) -> CompiledCrd {
         CompiledCrd {
             group: field_str(&crd.group),
             kind: crd
@@ -193,7 +209,7 @@ impl CompiledCrd {
             versions: crd
                 .versions
                 .iter()
-                .map(|v| compile_version(v, kube_version))
+                .map(|v| compile_version(v, kube_version, built))
                 .collect(),
             storage_version: crd
                 .versions

@@ -460,5 +460,6 @@ mod tests {
     }
 }
 
+pub mod sink;
 pub mod validate;
 pub use validate::{validate_structural, validate_structural_at};
