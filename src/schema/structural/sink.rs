@@ -12,8 +12,11 @@ use crate::model::schema::SchemaProps;
 pub struct StructuralSink(Mutex<Vec<(usize, Structural)>>);
 
 impl StructuralSink {
+    // The caller decodes the CRD model once, before validation, and keeps it alive and
+    // unmoved until preparation: its schemas' addresses then identify them. (A schema
+    // validation builds and frees on the way cannot share an address with a live schema
+    // of the model, so a stray entry is never taken.)
     fn key(schema: &SchemaProps) -> usize {
-        // The model outlives the sink's use, so its schemas' addresses identify them.
         schema as *const _ as usize
     }
 
