@@ -34,3 +34,27 @@ impl StructuralSink {
         Some(built.swap_remove(at).1)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props(ty: &str) -> SchemaProps {
+        SchemaProps {
+            type_: Some(ty.to_string()),
+            ..SchemaProps::default()
+        }
+    }
+
+    #[test]
+    fn hands_each_schema_its_own_structural_once() {
+        let (a, b, c) = (props("object"), props("string"), props("integer"));
+        let sink = StructuralSink::default();
+        sink.put(&a, super::super::from_props(&a).unwrap());
+        sink.put(&b, super::super::from_props(&b).unwrap());
+        assert_eq!(sink.take(&b).unwrap().generic.type_, "string");
+        assert_eq!(sink.take(&a).unwrap().generic.type_, "object");
+        assert!(sink.take(&a).is_none());
+        assert!(sink.take(&c).is_none());
+    }
+}
