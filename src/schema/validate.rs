@@ -1152,14 +1152,6 @@ impl NumberValue {
             NumberValue::Float(f) => f,
         }
     }
-
-    /// swag's string representation used for range checks.
-    fn repr(self) -> String {
-        match self {
-            NumberValue::Int(i) => i.to_string(),
-            NumberValue::Float(f) => float_repr(f),
-        }
-    }
 }
 
 /// `strconv.FormatFloat(f, 'f', -1, 64)`.
@@ -1178,6 +1170,22 @@ fn float_repr(f: f64) -> String {
     format!("{f}")
 }
 
+/// Whether swag's text of `f` (`strconv.FormatFloat(f, 'f', -1, 64)`) parses as an
+/// integer of `format`. Every schema bound is checked this way for every value, so the
+/// common case skips the text: an integral float below 2^53 prints as exactly its
+/// digits ("-0" for negative zero, which parses as 0).
+fn float_fits_integer(f: f64, format: &str) -> bool {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    if f.fract() == 0.0 && f.abs() < EXACT {
+        return format != "int32" || (f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&f);
+    }
+    let repr = float_repr(f);
+    match format {
+        "int32" => repr.parse::<i32>().is_ok(),
+        _ => repr.parse::<i64>().is_ok(),
+    }
+}
+
 /// `IsValueValidAgainstRange`: whether the textual number fits the type and format.
 ///
 /// The server parses swag's text of the number ([`NumberValue::repr`]); the text is
@@ -1192,13 +1200,7 @@ fn range_error(
 ) -> Option<String> {
     let fits = match (type_name, value) {
         ("integer", NumberValue::Int(i)) => format != "int32" || i32::try_from(i).is_ok(),
-        ("integer", NumberValue::Float(_)) => {
-            let repr = value.repr();
-            match format {
-                "int32" => repr.parse::<i32>().is_ok(),
-                _ => repr.parse::<i64>().is_ok(),
-            }
-        }
+        ("integer", NumberValue::Float(f)) => float_fits_integer(f, format),
         // Any int64 is a finite float32 (at most ~9.2e18 against ~3.4e38), and the
         // text of a float parses back to the same float (shortest round trip; NaN and
         // ±Inf parse too).
@@ -1497,5 +1499,67 @@ pub fn blocks_cel(error_type: ErrorType) -> bool {
                 | ErrorType::TooMany
                 | ErrorType::TypeInvalid
         )
+    }
+}
+
+#[cfg(test)]
+mod float_range_tests {
+    use super::{float_fits_integer, float_repr};
+
+    /// The shortcut answers exactly as parsing swag's text does.
+    #[test]
+    fn float_fits_integer_agrees_with_parsing_the_text() {
+        let slow = |f: f64, format: &str| {
+            let repr = float_repr(f);
+            match format {
+                "int32" => repr.parse::<i32>().is_ok(),
+                _ => repr.parse::<i64>().is_ok(),
+            }
+        };
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -1.5,
+            1e-300,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN,
+            2147483647.0,
+            2147483648.0,
+            -2147483648.0,
+            -2147483649.0,
+            9007199254740991.0,
+            9007199254740992.0,
+            9007199254740993.0,
+            -9007199254740992.0,
+            9223372036854775807.0,
+            -9223372036854775808.0,
+            1e19,
+            1e6,
+        ];
+        // A deterministic sweep over magnitudes and fractions.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let exp = (x % 70) as i32 - 5;
+            let mantissa = (x >> 11) as f64 / (1u64 << 53) as f64;
+            let v = mantissa * 10f64.powi(exp);
+            values.push(v);
+            values.push(-v.trunc());
+        }
+        for f in values {
+            for format in ["", "int32", "int64"] {
+                assert_eq!(
+                    float_fits_integer(f, format),
+                    slow(f, format),
+                    "{f:?} {format}"
+                );
+            }
+        }
     }
 }
