@@ -223,8 +223,9 @@ struct Registry {
     crds: Vec<CrdEntry>,
     /// `metadata.name` → index of its last definition (to warn about a second one).
     by_name: BTreeMap<String, usize>,
-    /// (group, kind) → indices of the CRDs defining it, in input order.
-    kinds: HashMap<(String, String), Vec<usize>>,
+    /// group → kind → indices of the CRDs defining it, in input order. (Nested so that
+    /// a resource's lookup borrows its group and kind instead of building a key.)
+    kinds: HashMap<String, HashMap<String, Vec<usize>>>,
 }
 
 impl Registry {
@@ -232,7 +233,7 @@ impl Registry {
     /// `duplicate-crd` warning was given), the last one that serves its version, else
     /// the last one.
     fn resolve(&self, meta: &TypeMeta) -> Option<usize> {
-        let candidates = self.kinds.get(&(meta.group.clone(), meta.kind.clone()))?;
+        let candidates = self.candidates(meta)?;
         let serves = |i: &usize| self.crds[*i].served.contains(&meta.version);
         candidates
             .iter()
@@ -243,8 +244,11 @@ impl Registry {
     }
 
     fn defines(&self, meta: &TypeMeta) -> bool {
-        self.kinds
-            .contains_key(&(meta.group.clone(), meta.kind.clone()))
+        self.candidates(meta).is_some()
+    }
+
+    fn candidates(&self, meta: &TypeMeta) -> Option<&Vec<usize>> {
+        self.kinds.get(&meta.group)?.get(&meta.kind)
     }
 
     /// Adds a v1 CRD (the last definition of a name wins).
@@ -265,7 +269,9 @@ impl Registry {
         }
         if let (Some(group), Some(kind)) = (&entry.group, &entry.kind) {
             self.kinds
-                .entry((group.clone(), kind.clone()))
+                .entry(group.clone())
+                .or_default()
+                .entry(kind.clone())
                 .or_default()
                 .push(index);
         }
