@@ -16,8 +16,10 @@ use std::collections::HashMap;
 pub struct PropertyIndex(Option<Box<HashMap<String, usize>>>);
 
 impl PropertyIndex {
-    /// Lists at most this long are scanned.
-    pub const MIN_LEN: usize = 16;
+    /// Lists at most this long are scanned. (A SipHash of the name costs about as much
+    /// as comparing 40–60 lengths; at 16, the 10 CRDs × 10k scale set spent 1.4 % more
+    /// instructions, and 64 gained nothing over 32.)
+    pub const MIN_LEN: usize = 32;
 
     pub fn new<T>(properties: &[(String, T)]) -> Self {
         if properties.len() <= Self::MIN_LEN {
