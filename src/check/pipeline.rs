@@ -357,17 +357,12 @@ impl CrdPass<'_> {
         if source.reported {
             out.summary.files += 1;
         }
-        let mut documents = Vec::new();
-        for parsed in loaded.documents {
-            flatten(
-                &loaded.file,
-                parsed.index,
-                parsed.root,
-                source.reported,
-                &mut documents,
-            );
-        }
-        mark_load_failures(&mut documents, &out.diagnostics);
+        let documents = documents_of(
+            &loaded.file,
+            loaded.documents,
+            source.reported,
+            &out.diagnostics,
+        );
         let mut crds = Vec::new();
         for mut doc in documents {
             match class_of(&doc, &mut out.summary, &mut out.diagnostics) {
@@ -603,17 +598,12 @@ impl Context<'_> {
         if source.reported {
             out.summary.files += 1;
         }
-        let mut documents = Vec::new();
-        for parsed in loaded.documents {
-            flatten(
-                &loaded.file,
-                parsed.index,
-                parsed.root,
-                source.reported,
-                &mut documents,
-            );
-        }
-        mark_load_failures(&mut documents, &out.diagnostics);
+        let documents = documents_of(
+            &loaded.file,
+            loaded.documents,
+            source.reported,
+            &out.diagnostics,
+        );
         for doc in documents {
             let mut findings = Vec::new();
             match class_of(&doc, &mut out.summary, &mut findings) {
@@ -793,6 +783,22 @@ fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()>
         },
         objects,
     })
+}
+
+/// A loaded file's documents, `List`s flattened into their items, each marked when
+/// loading reported an error in it.
+fn documents_of(
+    file: &Arc<SourceFile>,
+    parsed: Vec<crate::source::yaml::ParsedDocument>,
+    reported: bool,
+    load_diagnostics: &[Diagnostic],
+) -> Vec<Document> {
+    let mut documents = Vec::new();
+    for p in parsed {
+        flatten(file, p.index, p.root, reported, &mut documents);
+    }
+    mark_load_failures(&mut documents, load_diagnostics);
+    documents
 }
 
 /// Marks the documents that loading reported an error in.
