@@ -18,10 +18,12 @@ use crate::source::{Node, Span, Value};
 
 /// Where a value stands, in the three notations the server's messages use. Decoding
 /// enters an `At` for every value of a CRD but reads one only for an error, so it is
-/// a chain of steps (one small allocation each), spelled out on demand.
+/// a chain of steps kept on the decoder's stack (each borrows its parent and its key
+/// from the tree), spelled out on demand. Entering one allocates nothing.
 #[derive(Clone, Debug, Default)]
-pub struct At {
-    last: Option<Rc<Step>>,
+pub struct At<'a> {
+    parent: Option<&'a At<'a>>,
+    kind: StepKind<'a>,
     /// Go struct owning the last struct field entered (`JSONSchemaProps`).
     go_struct: &'static str,
     /// Inside a leniently decoded subtree: no unknown-field errors, and type errors are
@@ -29,20 +31,17 @@ pub struct At {
     lenient: Option<&'static str>,
 }
 
-#[derive(Debug)]
-struct Step {
-    parent: Option<Rc<Step>>,
-    kind: StepKind,
-}
-
-#[derive(Debug)]
-enum StepKind {
+#[derive(Clone, Debug, Default)]
+enum StepKind<'a> {
+    /// The document root.
+    #[default]
+    Root,
     /// The start of a standalone value: its paths in full.
-    Base(Box<Spelled>),
+    Base(Rc<Spelled>),
     /// A struct field.
-    Field(Box<str>),
+    Field(&'a str),
     /// A map entry.
-    Key(Box<str>),
+    Key(&'a str),
     /// A list element.
     Index(usize),
 }
@@ -61,6 +60,7 @@ struct Spelled {
 impl Spelled {
     fn push(&mut self, kind: &StepKind) {
         match kind {
+            StepKind::Root => {}
             StepKind::Base(base) => *self = (**base).clone(),
             StepKind::Field(name) => {
                 if !self.go_stack.is_empty() {
@@ -89,7 +89,7 @@ impl Spelled {
     }
 }
 
-impl At {
+impl<'a> At<'a> {
     /// The document root.
     pub fn root() -> Self {
         At::default()
@@ -131,42 +131,38 @@ impl At {
             }
         }
         At {
-            last: Some(Rc::new(Step {
-                parent: None,
-                kind: StepKind::Base(Box::new(Spelled {
-                    path: path.clone(),
-                    strict_path: strict,
-                    go_stack: stack,
-                })),
+            parent: None,
+            kind: StepKind::Base(Rc::new(Spelled {
+                path: path.clone(),
+                strict_path: strict,
+                go_stack: stack,
             })),
             go_struct,
             lenient: None,
         }
     }
 
-    fn then(&self, kind: StepKind, go_struct: &'static str) -> Self {
+    fn then<'b>(&'b self, kind: StepKind<'b>, go_struct: &'static str) -> At<'b> {
         At {
-            last: Some(Rc::new(Step {
-                parent: self.last.clone(),
-                kind,
-            })),
+            parent: Some(self),
+            kind,
             go_struct,
             lenient: self.lenient,
         }
     }
 
     /// A struct field `name` of the Go struct `owner`.
-    pub fn field(&self, owner: &'static str, name: &str) -> Self {
-        self.then(StepKind::Field(name.into()), owner)
+    pub fn field<'b>(&'b self, owner: &'static str, name: &'b str) -> At<'b> {
+        self.then(StepKind::Field(name), owner)
     }
 
     /// A map entry.
-    pub fn key(&self, key: &str) -> Self {
-        self.then(StepKind::Key(key.into()), self.go_struct)
+    pub fn key<'b>(&'b self, key: &'b str) -> At<'b> {
+        self.then(StepKind::Key(key), self.go_struct)
     }
 
     /// A list element.
-    pub fn index(&self, index: usize) -> Self {
+    pub fn index(&self, index: usize) -> At<'_> {
         self.then(StepKind::Index(index), self.go_struct)
     }
 
@@ -177,13 +173,13 @@ impl At {
     /// The three paths, spelled out from the root.
     fn spelled(&self) -> Spelled {
         let mut steps = Vec::new();
-        let mut cur = self.last.as_deref();
+        let mut cur = Some(self);
         while let Some(step) = cur {
             steps.push(&step.kind);
             if matches!(step.kind, StepKind::Base(_)) {
                 break;
             }
-            cur = step.parent.as_deref();
+            cur = step.parent;
         }
         let mut out = Spelled::default();
         for kind in steps.into_iter().rev() {
@@ -201,16 +197,17 @@ impl At {
     /// a Go map, so every object's keys are in byte order, whatever the file's order.
     fn order(&self) -> Vec<OrderStep> {
         let mut steps = Vec::new();
-        let mut cur = self.last.as_deref();
+        let mut cur = Some(self);
         while let Some(step) = cur {
             match &step.kind {
+                StepKind::Root => {}
                 StepKind::Base(_) => break,
                 StepKind::Field(name) | StepKind::Key(name) => {
-                    steps.push(OrderStep::Key(name.clone()))
+                    steps.push(OrderStep::Key((*name).into()))
                 }
                 StepKind::Index(i) => steps.push(OrderStep::Index(*i)),
             }
-            cur = step.parent.as_deref();
+            cur = step.parent;
         }
         steps.reverse();
         steps
@@ -271,7 +268,7 @@ impl Decoder {
     }
 
     /// Enters a subtree decoded by a custom unmarshaler with the lenient decoder.
-    pub fn enter_lenient(&mut self, at: &At) -> At {
+    pub fn enter_lenient<'a>(&mut self, at: &At<'a>) -> At<'a> {
         self.levels.push(Level::default());
         let mut inner = at.clone();
         if inner.lenient.is_none() {
