@@ -830,18 +830,47 @@ impl CrdRules {
 
     /// The compiled rules of `schema` (cached by version and schema identity).
     pub fn compiled(&self, version: &str, schema: &Structural) -> Arc<CompiledRules> {
-        let key = (version.to_string(), schema as *const Structural as usize);
+        let key = Self::key(version, schema);
         if let Ok(guard) = self.compiled.lock()
             && let Some(c) = guard.get(&key)
         {
             return c.clone();
         }
-        let base = FieldPath::root("spec.validation.openAPIV3Schema");
-        let mut rules = super::compile::compile_rules(schema, self.kube_version, &base);
+        let base = Self::base();
+        let rules = super::compile::compile_rules(schema, self.kube_version, &base);
+        self.insert(key, schema, rules)
+    }
+
+    /// Caches the rules of `schema` compiled elsewhere by
+    /// [`super::compile::compile_rules`] for this server version (CRD validation
+    /// compiles them too; the field paths of its findings differ, the programs do not).
+    pub fn prefill(&self, version: &str, schema: &Structural, rules: Vec<RuleCompileResult>) {
+        self.insert(Self::key(version, schema), schema, rules);
+    }
+
+    /// How many versions' rules are compiled and cached.
+    pub fn cached(&self) -> usize {
+        self.compiled.lock().map_or(0, |c| c.len())
+    }
+
+    fn key(version: &str, schema: &Structural) -> (String, usize) {
+        (version.to_string(), schema as *const Structural as usize)
+    }
+
+    fn base() -> FieldPath {
+        FieldPath::root("spec.validation.openAPIV3Schema")
+    }
+
+    fn insert(
+        &self,
+        key: (String, usize),
+        schema: &Structural,
+        mut rules: Vec<RuleCompileResult>,
+    ) -> Arc<CompiledRules> {
         rules.extend(super::compile::compile_all_of_rules(
             schema,
             self.kube_version,
-            &base,
+            &Self::base(),
         ));
         let c = Arc::new(CompiledRules::new(rules));
         if let Ok(mut guard) = self.compiled.lock() {

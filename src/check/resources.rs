@@ -34,10 +34,12 @@ impl PreparedCrd {
         kube_version: KubeVersion,
         built: Option<&StructuralSink>,
     ) -> PreparedCrd {
-        PreparedCrd {
-            compiled: CompiledCrd::new_reusing(crd, kube_version, built),
-            rules: CrdRules::new(kube_version),
+        let mut compiled = CompiledCrd::new_reusing(crd, kube_version, built);
+        let rules = CrdRules::new(kube_version);
+        for (version, schema, results) in compiled.take_compiled_rules() {
+            rules.prefill(version, schema, results);
         }
+        PreparedCrd { compiled, rules }
     }
 
     /// Runs the create pipeline on one resource: its findings.
@@ -105,5 +107,73 @@ impl RuleEvaluator for CelEvaluator<'_> {
             .with_span(n.span)
         }));
         diagnostics
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crd::Options as CrdOptions;
+    use crate::source::yaml::{Limits, parse};
+
+    const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.x.io}
+spec:
+  group: x.io
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: self.replicas <= self.max
+              message: too many replicas
+            properties:
+              replicas: {type: integer}
+              max: {type: integer}
+";
+
+    const WIDGET: &str = "apiVersion: x.io/v1
+kind: Widget
+metadata: {name: a, namespace: b}
+spec: {replicas: 5, max: 3}
+";
+
+    fn root(text: &str) -> Node {
+        parse(text, &Limits::default()).documents.remove(0).root
+    }
+
+    /// The rules CRD validation compiled are handed on: the prepared CRD starts with
+    /// them cached and finds what a CRD prepared on its own finds.
+    #[test]
+    fn rules_compiled_by_validation_are_reused_for_resources() {
+        let crd = root(CRD);
+        let (model, decode_errors) = crate::model::crd::decode(&crd);
+        let sink = StructuralSink::default();
+        let options = CrdOptions {
+            structurals: Some(&sink),
+            ..CrdOptions::default()
+        };
+        let findings = crate::crd::validate_decoded(&crd, &model, decode_errors, &options);
+        assert!(findings.is_empty(), "{findings:?}");
+        let reused = PreparedCrd::from_model(&model, KubeVersion::NEWEST, Some(&sink));
+        assert_eq!(reused.rules.cached(), 1);
+        let alone = PreparedCrd::new(&crd, KubeVersion::NEWEST);
+        assert_eq!(alone.rules.cached(), 0);
+
+        let widget = root(WIDGET);
+        let found = reused.check(&widget, UnknownFields::Error);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].message, "spec: Invalid value: too many replicas");
+        let expected = alone.check(&widget, UnknownFields::Error);
+        assert_eq!(format!("{found:?}"), format!("{expected:?}"));
     }
 }

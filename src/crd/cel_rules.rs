@@ -27,7 +27,7 @@ pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> SchemaCelFindings {
     let results = cel::compile_rules_with(input.structural, input.kube_version, input.path, stored);
     let cost = cel::cost::estimate_compiled(input.structural, &results, input.path);
     let mut out: Vec<NodeCelFindings> = Vec::new();
-    for r in results {
+    for r in &results {
         if r.diagnostics.is_empty() {
             continue;
         }
@@ -36,7 +36,7 @@ pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> SchemaCelFindings {
         let diagnostics = r
             .diagnostics
             .iter()
-            .map(|d| point_into_rule(d.clone(), &r, rule_schema, input.source))
+            .map(|d| point_into_rule(d.clone(), r, rule_schema, input.source))
             .collect();
         match out.last_mut() {
             Some(last) if last.node == node_path => last.diagnostics.extend(diagnostics),
@@ -49,6 +49,9 @@ pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> SchemaCelFindings {
     SchemaCelFindings {
         nodes: out,
         cost: Some(cost),
+        // Only the paths of findings depend on where the schema stands; the programs
+        // are those evaluating resources compiles.
+        compiled: stored.is_none().then_some(results),
     }
 }
 

@@ -51,6 +51,9 @@ pub struct SchemaCelFindings {
     /// keeps the nodes the server compiles (no schema errors at or below them) and
     /// checks the limits on those ([`super::cel_rules::cost_limit_findings`]).
     pub cost: Option<crate::cel::cost::SchemaCost>,
+    /// The compile results, when they are what evaluating resources needs (no stored
+    /// expressions); handed on with the structural schema.
+    pub compiled: Option<Vec<crate::cel::RuleCompileResult>>,
 }
 
 /// Compiles every rule of one version schema once, for both its compile errors and

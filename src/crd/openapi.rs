@@ -216,6 +216,7 @@ pub fn validate(
     let mut compiled: std::collections::HashMap<String, Vec<crate::diag::Diagnostic>> =
         std::collections::HashMap::new();
     let mut cost = None;
+    let mut compiled_rules = None;
     if cel_allowed && let (Some(compile), Some(ss)) = (hooks.cel_rules, structural_ok.as_ref()) {
         let input = CelSchemaInput {
             schema,
@@ -227,6 +228,7 @@ pub fn validate(
         };
         let found = compile(&input);
         cost = found.cost;
+        compiled_rules = found.compiled;
         for node in found.nodes {
             compiled
                 .entry(node.node.as_str().to_string())
@@ -271,7 +273,13 @@ pub fn validate(
         ));
     }
     if let (Some(sink), Some(ss)) = (options.structurals, structural_ok) {
-        sink.put(schema, ss);
+        sink.put(
+            schema,
+            crate::schema::structural::sink::Built {
+                structural: ss,
+                rules: compiled_rules.map(|r| (options.kube_version, r)),
+            },
+        );
     }
 }
 

@@ -6,7 +6,7 @@
 //!
 //! Build a [`CompiledCrd`] once per CRD and share it; [`CompiledCrd::check`] is cheap.
 
-use crate::cel::KubeVersion;
+use crate::cel::{KubeVersion, RuleCompileResult};
 use crate::diag::{BadValue, Diagnostic, FieldError, FieldPath, Severity};
 use crate::model::crd::{Crd, Version};
 use crate::source::{Node, Span, Value};
@@ -102,6 +102,9 @@ struct CompiledVersion {
     deprecation_warning: Option<String>,
     structural: Option<Structural>,
     validator: Option<Validator>,
+    /// The rules of `structural` as CRD validation compiled them, until the CRD's
+    /// rule cache takes them ([`CompiledCrd::take_compiled_rules`]).
+    compiled_rules: Option<Vec<RuleCompileResult>>,
     has_rules: bool,
     status_subresource: bool,
     scale: Option<ScalePaths>,
@@ -139,11 +142,16 @@ fn compile_version(
     kube_version: KubeVersion,
     built: Option<&StructuralSink>,
 ) -> CompiledVersion {
-    let structural = v.schema.as_ref().and_then(|s| {
-        built
-            .and_then(|b| b.take(s))
-            .or_else(|| structural::from_props(s).ok())
-    });
+    let (structural, compiled_rules) = match v.schema.as_ref() {
+        Some(s) => match built.and_then(|b| b.take(s)) {
+            Some(b) => {
+                let rules = b.rules.filter(|(v, _)| *v == kube_version).map(|(_, r)| r);
+                (Some(b.structural), rules)
+            }
+            None => (structural::from_props(s).ok(), None),
+        },
+        None => (None, None),
+    };
     let has_rules = structural.as_ref().is_some_and(has_rules);
     let scale = v
         .subresources
@@ -164,6 +172,7 @@ fn compile_version(
             .as_ref()
             .map(|s| Validator::new_at(s, kube_version)),
         structural,
+        compiled_rules,
         has_rules,
         status_subresource: v.subresources.as_ref().is_some_and(|s| s.status.is_some()),
         scale,
@@ -222,6 +231,17 @@ impl CompiledCrd {
                 .and_then(|c| c.strategy.as_ref())
                 .is_some_and(|s| s.value == "Webhook"),
         }
+    }
+
+    /// The rules CRD validation compiled, by version name and structural schema, taken
+    /// out (once).
+    pub fn take_compiled_rules(
+        &mut self,
+    ) -> impl Iterator<Item = (&str, &Structural, Vec<RuleCompileResult>)> {
+        self.versions.iter_mut().filter_map(|v| {
+            let rules = v.compiled_rules.take()?;
+            Some((v.name.as_str(), v.structural.as_ref()?, rules))
+        })
     }
 
     /// Whether this CRD defines the resource's group and kind.

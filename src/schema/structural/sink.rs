@@ -1,15 +1,26 @@
-//! Structural schemas handed from CRD validation to resource preparation.
+//! Structural schemas (and their compiled CEL rules) handed from CRD validation to
+//! resource preparation.
 
 use std::sync::Mutex;
 
 use super::Structural;
+use crate::cel::{KubeVersion, RuleCompileResult};
 use crate::model::schema::SchemaProps;
+
+/// What CRD validation built from one version schema.
+pub struct Built {
+    pub structural: Structural,
+    /// Its rules compiled as [`crate::cel::compile_rules`] compiles them for a server
+    /// of this version, when validation compiled them that way (not on a CRD update,
+    /// whose stored expressions compile in another environment).
+    pub rules: Option<(KubeVersion, Vec<RuleCompileResult>)>,
+}
 
 /// Structural schemas built by CRD validation, by the model schema they were built
 /// from, so that preparing the same decoded CRD for resources does not convert them
-/// again.
+/// (or compile their rules) again.
 #[derive(Default)]
-pub struct StructuralSink(Mutex<Vec<(usize, Structural)>>);
+pub struct StructuralSink(Mutex<Vec<(usize, Built)>>);
 
 impl StructuralSink {
     // The caller decodes the CRD model once, before validation, and keeps it alive and
@@ -20,14 +31,14 @@ impl StructuralSink {
         schema as *const _ as usize
     }
 
-    pub fn put(&self, schema: &SchemaProps, structural: Structural) {
+    pub fn put(&self, schema: &SchemaProps, structural: Built) {
         if let Ok(mut built) = self.0.lock() {
             built.push((Self::key(schema), structural));
         }
     }
 
-    /// The structural schema built from `schema`, taken out of the sink.
-    pub fn take(&self, schema: &SchemaProps) -> Option<Structural> {
+    /// What was built from `schema`, taken out of the sink.
+    pub fn take(&self, schema: &SchemaProps) -> Option<Built> {
         let key = Self::key(schema);
         let mut built = self.0.lock().ok()?;
         let at = built.iter().position(|(k, _)| *k == key)?;
@@ -50,10 +61,14 @@ mod tests {
     fn hands_each_schema_its_own_structural_once() {
         let (a, b, c) = (props("object"), props("string"), props("integer"));
         let sink = StructuralSink::default();
-        sink.put(&a, super::super::from_props(&a).unwrap());
-        sink.put(&b, super::super::from_props(&b).unwrap());
-        assert_eq!(sink.take(&b).unwrap().generic.type_, "string");
-        assert_eq!(sink.take(&a).unwrap().generic.type_, "object");
+        let built = |p: &SchemaProps| Built {
+            structural: super::super::from_props(p).unwrap(),
+            rules: None,
+        };
+        sink.put(&a, built(&a));
+        sink.put(&b, built(&b));
+        assert_eq!(sink.take(&b).unwrap().structural.generic.type_, "string");
+        assert_eq!(sink.take(&a).unwrap().structural.generic.type_, "object");
         assert!(sink.take(&a).is_none());
         assert!(sink.take(&c).is_none());
     }
