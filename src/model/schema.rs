@@ -210,12 +210,19 @@ pub fn decode(node: &Node, path: &FieldPath) -> (SchemaProps, Vec<Diagnostic>) {
 /// Decodes a `JSONSchemaProps` value (an object; anything else is a type error of the
 /// enclosing field, reported by the caller's decoder).
 pub(crate) fn decode_with(dec: &mut Decoder, node: &Node, at: &At) -> Option<SchemaProps> {
-    let entries = dec.object_known(node, at, "v1.JSONSchemaProps", KEYWORDS)?;
-    let mut p = SchemaProps {
-        span: node.span,
-        keywords: Vec::with_capacity(entries.len()),
-        ..SchemaProps::default()
+    let mut p = SchemaProps::default();
+    decode_into(dec, node, at, &mut p).then_some(p)
+}
+
+/// [`decode_with`] into a default `p` where it stands (a schema is 800 bytes: the
+/// lists of subschemas are filled in place instead of moving each one into them);
+/// `false`, with `p` untouched, when `node` is not an object.
+fn decode_into(dec: &mut Decoder, node: &Node, at: &At, p: &mut SchemaProps) -> bool {
+    let Some(entries) = dec.object_known(node, at, "v1.JSONSchemaProps", KEYWORDS) else {
+        return false;
     };
+    p.span = node.span;
+    p.keywords = Vec::with_capacity(entries.len());
     for (key, e) in entries {
         let v = &e.value;
         let fat = at.field(JSP, key);
@@ -309,7 +316,7 @@ pub(crate) fn decode_with(dec: &mut Decoder, node: &Node, at: &At) -> Option<Sch
             _ => {}
         }
     }
-    Some(p)
+    true
 }
 
 /// `JSON` fields take any value; `null` means absent.
@@ -319,18 +326,15 @@ fn raw(v: &Node) -> Option<Node> {
 
 fn decode_list(dec: &mut Decoder, v: &Node, at: &At) -> Option<Vec<SchemaProps>> {
     let items = dec.array(v, at, "[]v1.JSONSchemaProps")?;
-    let mut out = Vec::with_capacity(items.len());
+    let mut out: Vec<SchemaProps> = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let at = at.index(i);
+        out.push(SchemaProps::default());
+        let Some(slot) = out.last_mut() else { break };
         if item.is_null() {
-            out.push(SchemaProps {
-                span: item.span,
-                ..SchemaProps::default()
-            });
-            continue;
-        }
-        if let Some(p) = decode_with(dec, item, &at) {
-            out.push(p);
+            slot.span = item.span;
+        } else if !decode_into(dec, item, &at, slot) {
+            out.pop();
         }
     }
     Some(out)
@@ -343,21 +347,17 @@ fn decode_map(
     go_type: &str,
 ) -> Option<Vec<(String, SchemaProps)>> {
     let entries = dec.map(v, at, go_type)?;
-    let mut out = Vec::with_capacity(entries.len());
+    let mut out: Vec<(String, SchemaProps)> = Vec::with_capacity(entries.len());
     for e in entries {
         let at = at.key(&e.key);
+        out.push((e.key.clone(), SchemaProps::default()));
+        let Some((_, slot)) = out.last_mut() else {
+            break;
+        };
         if e.value.is_null() {
-            out.push((
-                e.key.clone(),
-                SchemaProps {
-                    span: e.value.span,
-                    ..SchemaProps::default()
-                },
-            ));
-            continue;
-        }
-        if let Some(p) = decode_with(dec, &e.value, &at) {
-            out.push((e.key.clone(), p));
+            slot.span = e.value.span;
+        } else if !decode_into(dec, &e.value, &at, slot) {
+            out.pop();
         }
     }
     Some(out)
@@ -370,9 +370,10 @@ fn decode_items(dec: &mut Decoder, v: &Node, at: &At) -> Option<SchemaOrArray> {
     match &v.value {
         Value::Object(_) => {
             let inner = dec.enter_lenient(at);
-            let p = decode_with(dec, v, &inner);
+            let mut p = Box::<SchemaProps>::default();
+            let decoded = decode_into(dec, v, &inner, &mut p);
             dec.exit_lenient();
-            p.map(|p| SchemaOrArray::Schema(Box::new(p)))
+            decoded.then_some(SchemaOrArray::Schema(p))
         }
         Value::Array(_) => {
             let inner = dec.enter_lenient(at);
@@ -393,9 +394,10 @@ fn decode_or_bool(dec: &mut Decoder, v: &Node, at: &At) -> Option<SchemaOrBool> 
         Value::Bool(b) => Some(SchemaOrBool::Bool(*b, v.span)),
         Value::Object(_) => {
             let inner = dec.enter_lenient(at);
-            let p = decode_with(dec, v, &inner);
+            let mut p = Box::<SchemaProps>::default();
+            let decoded = decode_into(dec, v, &inner, &mut p);
             dec.exit_lenient();
-            p.map(|p| SchemaOrBool::Schema(Box::new(p)))
+            decoded.then_some(SchemaOrBool::Schema(p))
         }
         _ => {
             dec.fatal_message(at, v.span, "boolean or JSON schema expected");
