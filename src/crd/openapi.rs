@@ -3,7 +3,7 @@
 //! restrictions, forbidden keywords, structural rules, defaults, `x-kubernetes-*`
 //! extensions and the non-CEL parts of `x-kubernetes-validations`.
 
-use crate::diag::{BadValue, ErrorType, FieldError, FieldPath};
+use crate::diag::{BadValue, ErrorType, FieldError, FieldPath, LazyPath};
 use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::schema::property_index::PropertyIndex;
 use crate::schema::structural::{self, Structural};
@@ -248,7 +248,7 @@ pub fn validate(
         disallow_reason: String::new(),
         inside_resource_meta: false,
     };
-    walker.walk(schema, &root_path, &ssv, true, 0);
+    walker.walk(schema, &LazyPath::At(&root_path), &ssv, true, 0);
     let cel_out = std::mem::take(&mut walker.cel_out);
     let compilable = std::mem::take(&mut walker.compilable);
     f.prebuilt.extend(cel_out);
@@ -389,12 +389,12 @@ impl Walker<'_> {
     }
 
     /// `ssv.validate`: keywords forbidden in CRD schemas.
-    fn forbidden(&mut self, s: &SchemaProps, path: &FieldPath, ssv: &Ssv) {
+    fn forbidden(&mut self, s: &SchemaProps, path: &LazyPath<'_>, ssv: &Ssv) {
         let ty = s.type_.as_deref().unwrap_or("");
         if self.req.valid_property_type && !ty.is_empty() && !TYPES.contains(&ty) {
             self.push(
                 SCHEMA_INVALID_TYPE,
-                FieldError::not_supported(path.child("type"), ty, TYPES),
+                FieldError::not_supported(path.to_path().child("type"), ty, TYPES),
                 "OpenAPI v3 types are array, boolean, integer, number, object and string",
             );
         }
@@ -406,14 +406,14 @@ impl Walker<'_> {
             }
             self.push(
                 SCHEMA_INVALID_DEFAULT,
-                FieldError::forbidden(path.child("default"), detail),
+                FieldError::forbidden(path.to_path().child("default"), detail),
                 "remove this default; defaults are not allowed in metadata (except via name/generateName rules)",
             );
         }
         let forbid = |w: &mut Self, key: &str, detail: &str| {
             w.push(
                 SCHEMA_FORBIDDEN_FIELD,
-                FieldError::forbidden(path.child(key), detail),
+                FieldError::forbidden(path.to_path().child(key), detail),
                 &format!("remove `{key}`: CRD schemas do not support it"),
             );
         };
@@ -439,7 +439,7 @@ impl Walker<'_> {
         if s.reference.is_some() {
             self.push(
                 SCHEMA_FORBIDDEN_FIELD,
-                FieldError::forbidden(path.child("$ref"), "$ref is not supported"),
+                FieldError::forbidden(path.to_path().child("$ref"), "$ref is not supported"),
                 "CRD schemas must be self-contained: inline the referenced schema instead of $ref",
             );
         }
@@ -447,7 +447,7 @@ impl Walker<'_> {
             self.push(
                 SCHEMA_FORBIDDEN_FIELD,
                 FieldError::forbidden(
-                    path.child("type"),
+                    path.to_path().child("type"),
                     "type cannot be set to null, use nullable as an alternative",
                 ),
                 "use nullable: true on a typed schema instead of type: null",
@@ -459,7 +459,7 @@ impl Walker<'_> {
             self.push(
                 SCHEMA_FORBIDDEN_FIELD,
                 FieldError::forbidden(
-                    path.child("items"),
+                    path.to_path().child("items"),
                     "items must be a schema object and not an array",
                 ),
                 "write items as one schema object (tuples are not supported)",
@@ -469,7 +469,7 @@ impl Walker<'_> {
             self.push(
                 SCHEMA_EXTENSION,
                 FieldError::forbidden(
-                    path.child("x-kubernetes-embedded-resource"),
+                    path.to_path().child("x-kubernetes-embedded-resource"),
                     "must not be used inside of resource meta",
                 ),
                 "remove x-kubernetes-embedded-resource from metadata/apiVersion/kind schemas",
@@ -477,7 +477,14 @@ impl Walker<'_> {
         }
     }
 
-    fn walk(&mut self, s: &SchemaProps, path: &FieldPath, ssv: &Ssv, is_root: bool, depth: usize) {
+    fn walk(
+        &mut self,
+        s: &SchemaProps,
+        path: &LazyPath<'_>,
+        ssv: &Ssv,
+        is_root: bool,
+        depth: usize,
+    ) {
         if depth > 1000 {
             return;
         }
@@ -486,7 +493,7 @@ impl Walker<'_> {
         if s.unique_items {
             self.push(
                 SCHEMA_FORBIDDEN_FIELD,
-                FieldError::forbidden(path.child("uniqueItems"), "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"),
+                FieldError::forbidden(path.to_path().child("uniqueItems"), "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"),
                 "remove uniqueItems; use x-kubernetes-list-type: set (or map) for unique list items",
             );
         }
@@ -496,7 +503,7 @@ impl Walker<'_> {
             if has_props && disallows {
                 self.push(
                     SCHEMA_FORBIDDEN_FIELD,
-                    FieldError::forbidden(path.child("additionalProperties"), "additionalProperties and properties are mutual exclusive"),
+                    FieldError::forbidden(path.to_path().child("additionalProperties"), "additionalProperties and properties are mutual exclusive"),
                     "use properties for structs or additionalProperties for maps, not both (unknown fields are pruned anyway)",
                 );
             }
@@ -510,7 +517,7 @@ impl Walker<'_> {
                 };
                 self.walk(
                     sub,
-                    &path.child("additionalProperties"),
+                    &LazyPath::Child(path, "additionalProperties"),
                     &sub_ssv,
                     false,
                     depth + 1,
@@ -531,7 +538,7 @@ impl Walker<'_> {
                 }
                 self.walk(
                     sub,
-                    &path.child("properties").key(name),
+                    &LazyPath::Key(&LazyPath::Child(path, "properties"), name),
                     &sub_ssv,
                     false,
                     depth + 1,
@@ -539,7 +546,7 @@ impl Walker<'_> {
             }
         }
         if let Some(not) = &s.not {
-            self.walk(not, &path.child("not"), ssv, false, depth + 1);
+            self.walk(not, &LazyPath::Child(path, "not"), ssv, false, depth + 1);
         }
         for (key, list) in [
             ("allOf", &s.all_of),
@@ -547,14 +554,20 @@ impl Walker<'_> {
             ("anyOf", &s.any_of),
         ] {
             for (i, sub) in list.iter().flatten().enumerate() {
-                self.walk(sub, &path.child(key).index(i), ssv, false, depth + 1);
+                self.walk(
+                    sub,
+                    &LazyPath::Index(&LazyPath::Child(path, key), i),
+                    ssv,
+                    false,
+                    depth + 1,
+                );
             }
         }
         if let Some(defs) = &s.definitions {
             for (name, sub) in defs {
                 self.walk(
                     sub,
-                    &path.child("definitions").key(name),
+                    &LazyPath::Key(&LazyPath::Child(path, "definitions"), name),
                     ssv,
                     false,
                     depth + 1,
@@ -565,13 +578,19 @@ impl Walker<'_> {
             let sub_ssv = ssv.clone();
             match items {
                 SchemaOrArray::Schema(sub) => {
-                    self.walk(sub, &path.child("items"), &sub_ssv, false, depth + 1);
+                    self.walk(
+                        sub,
+                        &LazyPath::Child(path, "items"),
+                        &sub_ssv,
+                        false,
+                        depth + 1,
+                    );
                 }
                 SchemaOrArray::Array(list) => {
                     for (i, sub) in list.iter().enumerate() {
                         self.walk(
                             sub,
-                            &path.child("items").index(i),
+                            &LazyPath::Index(&LazyPath::Child(path, "items"), i),
                             &sub_ssv,
                             false,
                             depth + 1,
@@ -586,11 +605,11 @@ impl Walker<'_> {
                 if e.value.as_object().is_some() {
                     let (sub, _) = crate::model::schema::decode(
                         &e.value,
-                        &path.child("dependencies").key(&e.key),
+                        &path.to_path().child("dependencies").key(&e.key),
                     );
                     self.walk(
                         &sub,
-                        &path.child("dependencies").key(&e.key),
+                        &LazyPath::Key(&LazyPath::Child(path, "dependencies"), &e.key),
                         ssv,
                         false,
                         depth + 1,
@@ -605,11 +624,11 @@ impl Walker<'_> {
         let schema_errors_here = self.f.len() > start;
         if !schema_errors_here {
             if s.x_validations.as_ref().is_some_and(|r| !r.is_empty()) {
-                self.compilable.insert(path.as_str().to_string());
+                self.compilable.insert(path.to_path().as_str().to_string());
             }
             // (Most schemas compile cleanly: no path to hash.)
             if !self.compiled.is_empty()
-                && let Some(found) = self.compiled.remove(path.as_str())
+                && let Some(found) = self.compiled.remove(path.to_path().as_str())
             {
                 self.cel_out.extend(found);
             }
@@ -617,13 +636,13 @@ impl Walker<'_> {
     }
 
     #[allow(clippy::collapsible_match, clippy::collapsible_if)]
-    fn extensions(&mut self, s: &SchemaProps, path: &FieldPath) {
+    fn extensions(&mut self, s: &SchemaProps, path: &LazyPath<'_>) {
         let ty = s.type_.as_deref().unwrap_or("");
         if s.x_preserve_unknown_fields == Some(false) {
             self.push(
                 SCHEMA_EXTENSION,
                 FieldError::invalid(
-                    path.child("x-kubernetes-preserve-unknown-fields"),
+                    path.to_path().child("x-kubernetes-preserve-unknown-fields"),
                     false,
                     "must be true or undefined",
                 ),
@@ -636,7 +655,7 @@ impl Walker<'_> {
                     self.push(
                         SCHEMA_EXTENSION,
                         FieldError::required(
-                            path.child("type"),
+                            path.to_path().child("type"),
                             "must be object if x-kubernetes-map-type is specified",
                         ),
                         "x-kubernetes-map-type applies to type: object",
@@ -645,7 +664,7 @@ impl Walker<'_> {
                     self.push(
                         SCHEMA_EXTENSION,
                         FieldError::invalid(
-                            path.child("type"),
+                            path.to_path().child("type"),
                             ty,
                             "must be object if x-kubernetes-map-type is specified",
                         ),
@@ -657,7 +676,7 @@ impl Walker<'_> {
                 self.push(
                     SCHEMA_EXTENSION,
                     FieldError::not_supported(
-                        path.child("x-kubernetes-map-type"),
+                        path.to_path().child("x-kubernetes-map-type"),
                         mt,
                         &["atomic", "granular"],
                     ),
@@ -671,7 +690,7 @@ impl Walker<'_> {
                 self.push(
                     SCHEMA_EXTENSION,
                     FieldError::required(
-                        path.child("type"),
+                        path.to_path().child("type"),
                         "must be array if x-kubernetes-list-type is specified",
                     ),
                     "x-kubernetes-list-type applies to type: array",
@@ -680,7 +699,7 @@ impl Walker<'_> {
                 self.push(
                     SCHEMA_EXTENSION,
                     FieldError::invalid(
-                        path.child("type"),
+                        path.to_path().child("type"),
                         ty,
                         "must be array if x-kubernetes-list-type is specified",
                     ),
@@ -696,7 +715,7 @@ impl Walker<'_> {
                     if is.x_list_type.as_deref().is_some_and(|l| l != "atomic") {
                         self.push(
                             SCHEMA_EXTENSION,
-                            FieldError::invalid(path.child("items").child("x-kubernetes-list-type"), json_opt_str(is.x_list_type.as_deref()), "must be atomic as item of a list with x-kubernetes-list-type=set"),
+                            FieldError::invalid(path.to_path().child("items").child("x-kubernetes-list-type"), json_opt_str(is.x_list_type.as_deref()), "must be atomic as item of a list with x-kubernetes-list-type=set"),
                             "items of a set must be atomic: set x-kubernetes-list-type: atomic on the item arrays",
                         );
                     }
@@ -705,7 +724,7 @@ impl Walker<'_> {
                     if is.x_map_type.as_deref() != Some("atomic") {
                         self.push(
                             SCHEMA_EXTENSION,
-                            FieldError::invalid(path.child("items").child("x-kubernetes-map-type"), json_opt_str(is.x_list_type.as_deref()), "must be atomic as item of a list with x-kubernetes-list-type=set"),
+                            FieldError::invalid(path.to_path().child("items").child("x-kubernetes-map-type"), json_opt_str(is.x_list_type.as_deref()), "must be atomic as item of a list with x-kubernetes-list-type=set"),
                             "items of a set must be atomic: set x-kubernetes-map-type: atomic on the item objects (or use x-kubernetes-list-type: map)",
                         );
                     }
@@ -721,7 +740,7 @@ impl Walker<'_> {
             self.push(
                 SCHEMA_EXTENSION,
                 FieldError::not_supported(
-                    path.child("x-kubernetes-list-type"),
+                    path.to_path().child("x-kubernetes-list-type"),
                     lt,
                     &["atomic", "set", "map"],
                 ),
@@ -734,7 +753,7 @@ impl Walker<'_> {
                 None => self.push(
                     SCHEMA_EXTENSION,
                     FieldError::required(
-                        path.child("x-kubernetes-list-type"),
+                        path.to_path().child("x-kubernetes-list-type"),
                         "must be map if x-kubernetes-list-map-keys is non-empty",
                     ),
                     "add x-kubernetes-list-type: map",
@@ -743,7 +762,7 @@ impl Walker<'_> {
                 Some(other) => self.push(
                     SCHEMA_EXTENSION,
                     FieldError::invalid(
-                        path.child("x-kubernetes-list-type"),
+                        path.to_path().child("x-kubernetes-list-type"),
                         other,
                         "must be map if x-kubernetes-list-map-keys is non-empty",
                     ),
@@ -756,7 +775,7 @@ impl Walker<'_> {
                 self.push(
                     SCHEMA_EXTENSION,
                     FieldError::required(
-                        path.child("x-kubernetes-list-map-keys"),
+                        path.to_path().child("x-kubernetes-list-map-keys"),
                         "must not be empty if x-kubernetes-list-type is map",
                     ),
                     "name the key properties in x-kubernetes-list-map-keys, e.g. [name]",
@@ -766,7 +785,7 @@ impl Walker<'_> {
                 None => self.push(
                     SCHEMA_EXTENSION,
                     FieldError::required(
-                        path.child("items"),
+                        path.to_path().child("items"),
                         "must have a schema if x-kubernetes-list-type is map",
                     ),
                     "map lists need an items schema of type object",
@@ -789,7 +808,7 @@ impl Walker<'_> {
                     self.push(
                         SCHEMA_EXTENSION,
                         FieldError::invalid(
-                            path.child("items"),
+                            path.to_path().child("items"),
                             BadValue::Raw(v),
                             "must only have a single schema if x-kubernetes-list-type is map",
                         ),
@@ -802,7 +821,7 @@ impl Walker<'_> {
                         self.push(
                             SCHEMA_EXTENSION,
                             FieldError::invalid(
-                                path.child("items").child("type"),
+                                path.to_path().child("items").child("type"),
                                 ity,
                                 "must be object if parent array's x-kubernetes-list-type is map",
                             ),
@@ -816,13 +835,13 @@ impl Walker<'_> {
                             match index.find(props, k).map(|(_, p)| p) {
                                 Some(p) => {
                                     if matches!(p.type_.as_deref(), Some("array" | "object")) {
-                                        self.push(SCHEMA_EXTENSION, FieldError::invalid(path.child("items").child("properties").key(k).child("type"), ity, "must be a scalar type if parent array's x-kubernetes-list-type is map"), "list map keys must be scalars (string, integer, number, boolean)");
+                                        self.push(SCHEMA_EXTENSION, FieldError::invalid(path.to_path().child("items").child("properties").key(k).child("type"), ity, "must be a scalar type if parent array's x-kubernetes-list-type is map"), "list map keys must be scalars (string, integer, number, boolean)");
                                     }
                                 }
                                 None => self.push(
                                     SCHEMA_EXTENSION,
                                     FieldError::invalid(
-                                        path.child("x-kubernetes-list-map-keys"),
+                                        path.to_path().child("x-kubernetes-list-map-keys"),
                                         json_strings(keys),
                                         "entries must all be names of item properties",
                                     ),
@@ -833,7 +852,7 @@ impl Walker<'_> {
                                 self.push(
                                     SCHEMA_EXTENSION,
                                     FieldError::invalid(
-                                        path.child("x-kubernetes-list-map-keys"),
+                                        path.to_path().child("x-kubernetes-list-map-keys"),
                                         json_strings(keys),
                                         "must not contain duplicate entries",
                                     ),
@@ -853,7 +872,7 @@ impl Walker<'_> {
                 self.push(
                     SCHEMA_EXTENSION,
                     FieldError::forbidden(
-                        path.child("items").child("nullable"),
+                        path.to_path().child("items").child("nullable"),
                         format!("cannot be nullable when x-kubernetes-list-type is {lt}"),
                     ),
                     "remove nullable from the items schema",
@@ -871,10 +890,10 @@ impl Walker<'_> {
                         continue;
                     };
                     if !required.contains(k.as_str()) && p.default.is_none() {
-                        self.push(SCHEMA_EXTENSION, FieldError::required(path.child("items").child("properties").key(k).child("default"), "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property"), "add the key to the items' required list, or give it a default");
+                        self.push(SCHEMA_EXTENSION, FieldError::required(path.to_path().child("items").child("properties").key(k).child("default"), "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property"), "add the key to the items' required list, or give it a default");
                     }
                     if p.nullable {
-                        self.push(SCHEMA_EXTENSION, FieldError::forbidden(path.child("items").child("properties").key(k).child("nullable"), "this property is in x-kubernetes-list-map-keys, so it cannot be nullable"), "list map keys cannot be nullable");
+                        self.push(SCHEMA_EXTENSION, FieldError::forbidden(path.to_path().child("items").child("properties").key(k).child("nullable"), "this property is in x-kubernetes-list-map-keys, so it cannot be nullable"), "list map keys cannot be nullable");
                     }
                 }
             }
@@ -883,12 +902,12 @@ impl Walker<'_> {
 
     /// The structural checks of `x-kubernetes-validations` (CEL compilation is the CEL
     /// module's, through the hook).
-    fn rules(&mut self, s: &SchemaProps, path: &FieldPath) {
+    fn rules(&mut self, s: &SchemaProps, path: &LazyPath<'_>) {
         let Some(rules) = &s.x_validations else {
             return;
         };
         for (i, rule) in rules.iter().enumerate() {
-            let rp = path.child("x-kubernetes-validations").index(i);
+            let rp = path.to_path().child("x-kubernetes-validations").index(i);
             let trimmed_rule = rule.rule.trim();
             let message = rule.message.as_deref().unwrap_or("");
             let trimmed_msg = message.trim();

@@ -5,7 +5,7 @@
 //! their text, as the server sorts them.
 
 use crate::cel::KubeVersion;
-use crate::diag::{FieldError, FieldPath};
+use crate::diag::{FieldError, FieldPath, LazyPath};
 
 use super::{NestedValueValidation, Structural, ValueValidation};
 
@@ -42,7 +42,7 @@ pub fn validate_structural_at(
         docs_are_generic: version >= KubeVersion::new(1, 36),
     };
     let mut errs = Vec::new();
-    invariants(s, Level::Root, path, &mut errs, rules, 0);
+    invariants(s, Level::Root, &LazyPath::At(path), &mut errs, rules, 0);
     completeness(s, path, &mut errs);
     errs.sort_by_cached_key(|e| e.to_string());
     errs
@@ -84,7 +84,7 @@ fn is_empty_extensions(x: &super::Extensions) -> bool {
 fn invariants(
     s: &Structural,
     lvl: Level,
-    path: &FieldPath,
+    path: &LazyPath<'_>,
     errs: &mut Vec<FieldError>,
     rules: Rules,
     depth: usize,
@@ -95,7 +95,7 @@ fn invariants(
     let ty = s.generic.type_.as_ref();
     if ty == "array" && s.items.is_none() {
         errs.push(FieldError::required(
-            path.child("items"),
+            path.to_path().child("items"),
             "must be specified",
         ));
     }
@@ -103,7 +103,7 @@ fn invariants(
         invariants(
             items,
             Level::Item,
-            &path.child("items"),
+            &LazyPath::Child(path, "items"),
             errs,
             rules,
             depth + 1,
@@ -113,7 +113,7 @@ fn invariants(
         invariants(
             v,
             Level::Field,
-            &path.child("properties").key(k),
+            &LazyPath::Key(&LazyPath::Child(path, "properties"), k),
             errs,
             rules,
             depth + 1,
@@ -122,7 +122,7 @@ fn invariants(
     if let Some(ap) = &s.additional_properties {
         if lvl == Level::Root {
             errs.push(FieldError::forbidden(
-                path.child("additionalProperties"),
+                path.to_path().child("additionalProperties"),
                 "must not be used at the root",
             ));
         }
@@ -130,7 +130,7 @@ fn invariants(
             invariants(
                 sub,
                 Level::Field,
-                &path.child("additionalProperties"),
+                &LazyPath::Child(path, "additionalProperties"),
                 errs,
                 rules,
                 depth + 1,
@@ -140,14 +140,14 @@ fn invariants(
     let x = &s.extensions;
     if x.x_int_or_string && x.x_preserve_unknown_fields {
         errs.push(FieldError::invalid(
-            path.child("x-kubernetes-preserve-unknown-fields"),
+            path.to_path().child("x-kubernetes-preserve-unknown-fields"),
             true,
             "must be false if x-kubernetes-int-or-string is true",
         ));
     }
     if x.x_int_or_string && x.x_embedded_resource {
         errs.push(FieldError::invalid(
-            path.child("x-kubernetes-embedded-resource"),
+            path.to_path().child("x-kubernetes-embedded-resource"),
             true,
             "must be false if x-kubernetes-int-or-string is true",
         ));
@@ -172,12 +172,12 @@ fn invariants(
     if x.x_embedded_resource && ty != "object" {
         if ty.is_empty() {
             errs.push(FieldError::required(
-                path.child("type"),
+                path.to_path().child("type"),
                 "must be object if x-kubernetes-embedded-resource is true",
             ));
         } else {
             errs.push(FieldError::invalid(
-                path.child("type"),
+                path.to_path().child("type"),
                 ty,
                 "must be object if x-kubernetes-embedded-resource is true",
             ));
@@ -188,17 +188,17 @@ fn invariants(
             Level::Item => "must not be empty for specified array items",
             Level::Field => "must not be empty for specified object fields",
         };
-        errs.push(FieldError::required(path.child("type"), detail));
+        errs.push(FieldError::required(path.to_path().child("type"), detail));
     }
     if x.x_embedded_resource && s.additional_properties.is_some() {
         errs.push(FieldError::forbidden(
-            path.child("additionalProperties"),
+            path.to_path().child("additionalProperties"),
             "must not be used if x-kubernetes-embedded-resource is set",
         ));
     }
     if lvl == Level::Root && !ty.is_empty() && ty != "object" {
         errs.push(FieldError::invalid(
-            path.child("type"),
+            path.to_path().child("type"),
             ty,
             "must be object at the root",
         ));
@@ -209,7 +209,7 @@ fn invariants(
                 && p.generic.type_ != "string"
             {
                 errs.push(FieldError::invalid(
-                    path.child("properties").key(key).child("type"),
+                    path.to_path().child("properties").key(key).child("type"),
                     p.generic.type_.as_ref(),
                     "must be string",
                 ));
@@ -221,14 +221,14 @@ fn invariants(
             metadata,
             check_metadata,
             lvl,
-            &path.child("properties").key("metadata"),
+            &LazyPath::Key(&LazyPath::Child(path, "properties"), "metadata"),
             errs,
             rules,
         );
     }
     if x.x_embedded_resource && !x.x_preserve_unknown_fields && s.properties.is_empty() {
         errs.push(FieldError::required(
-            path.child("properties"),
+            path.to_path().child("properties"),
             "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
         ));
     }
@@ -238,13 +238,13 @@ fn metadata_invariants(
     s: &Structural,
     check_metadata: bool,
     lvl: Level,
-    path: &FieldPath,
+    path: &LazyPath<'_>,
     errs: &mut Vec<FieldError>,
     rules: Rules,
 ) {
     if check_metadata && s.generic.type_ != "object" {
         errs.push(FieldError::invalid(
-            path.child("type"),
+            path.to_path().child("type"),
             s.generic.type_.as_ref(),
             "must be object",
         ));
@@ -276,7 +276,7 @@ fn metadata_invariants(
             .is_none_or(ValueValidation::is_empty);
     if !clean {
         errs.push(FieldError::forbidden(
-            path.clone(),
+            path.to_path(),
             "must not specify anything other than name and generateName, but metadata is implicitly specified",
         ));
     }
@@ -288,7 +288,7 @@ fn value_validation(
     skip_any_of: bool,
     skip_first_all_of_any_of: bool,
     lvl: Level,
-    path: &FieldPath,
+    path: &LazyPath<'_>,
     errs: &mut Vec<FieldError>,
     depth: usize,
 ) {
@@ -301,7 +301,7 @@ fn value_validation(
                 n,
                 false,
                 lvl,
-                &path.child("anyOf").index(i),
+                &LazyPath::Index(&LazyPath::Child(path, "anyOf"), i),
                 errs,
                 depth + 1,
             );
@@ -309,26 +309,40 @@ fn value_validation(
     }
     for (i, n) in v.all_of.iter().enumerate() {
         let skip = skip_first_all_of_any_of && i == 0;
-        nested(n, skip, lvl, &path.child("allOf").index(i), errs, depth + 1);
+        nested(
+            n,
+            skip,
+            lvl,
+            &LazyPath::Index(&LazyPath::Child(path, "allOf"), i),
+            errs,
+            depth + 1,
+        );
     }
     for (i, n) in v.one_of.iter().enumerate() {
         nested(
             n,
             false,
             lvl,
-            &path.child("oneOf").index(i),
+            &LazyPath::Index(&LazyPath::Child(path, "oneOf"), i),
             errs,
             depth + 1,
         );
     }
     if let Some(n) = &v.not {
-        nested(n, false, lvl, &path.child("not"), errs, depth + 1);
+        nested(
+            n,
+            false,
+            lvl,
+            &LazyPath::Child(path, "not"),
+            errs,
+            depth + 1,
+        );
     }
     if !v.pattern.is_empty()
         && let Some(e) = crate::schema::regex::go_error(&v.pattern)
     {
         errs.push(FieldError::invalid(
-            path.child("pattern"),
+            path.to_path().child("pattern"),
             v.pattern.as_str(),
             format!("must be a valid regular expression, but isn't: {e}"),
         ));
@@ -339,7 +353,7 @@ fn nested(
     v: &NestedValueValidation,
     skip_any_of: bool,
     lvl: Level,
-    path: &FieldPath,
+    path: &LazyPath<'_>,
     errs: &mut Vec<FieldError>,
     depth: usize,
 ) {
@@ -356,14 +370,21 @@ fn nested(
         depth,
     );
     if let Some(items) = &v.items {
-        nested(items, false, lvl, &path.child("items"), errs, depth + 1);
+        nested(
+            items,
+            false,
+            lvl,
+            &LazyPath::Child(path, "items"),
+            errs,
+            depth + 1,
+        );
     }
     for (k, f) in &v.properties {
         nested(
             f,
             false,
             Level::Field,
-            &path.child("properties").key(k),
+            &LazyPath::Key(&LazyPath::Child(path, "properties"), k),
             errs,
             depth + 1,
         );
@@ -371,86 +392,86 @@ fn nested(
     let g = &v.forbidden_generics;
     if !g.type_.is_empty() {
         errs.push(FieldError::forbidden(
-            path.child("type"),
+            path.to_path().child("type"),
             "must be empty to be structural",
         ));
     }
     if v.additional_properties.is_some() {
         errs.push(FieldError::forbidden(
-            path.child("additionalProperties"),
+            path.to_path().child("additionalProperties"),
             "must be undefined to be structural",
         ));
     }
     if g.default.is_some() {
         errs.push(FieldError::forbidden(
-            path.child("default"),
+            path.to_path().child("default"),
             "must be undefined to be structural",
         ));
     }
     if !g.title.is_empty() {
         errs.push(FieldError::forbidden(
-            path.child("title"),
+            path.to_path().child("title"),
             "must be empty to be structural",
         ));
     }
     if g.has_description {
         errs.push(FieldError::forbidden(
-            path.child("description"),
+            path.to_path().child("description"),
             "must be empty to be structural",
         ));
     }
     if g.nullable {
         errs.push(FieldError::forbidden(
-            path.child("nullable"),
+            path.to_path().child("nullable"),
             "must be false to be structural",
         ));
     }
     let x = &v.forbidden_extensions;
     if x.x_preserve_unknown_fields {
         errs.push(FieldError::forbidden(
-            path.child("x-kubernetes-preserve-unknown-fields"),
+            path.to_path().child("x-kubernetes-preserve-unknown-fields"),
             "must be false to be structural",
         ));
     }
     if x.x_embedded_resource {
         errs.push(FieldError::forbidden(
-            path.child("x-kubernetes-embedded-resource"),
+            path.to_path().child("x-kubernetes-embedded-resource"),
             "must be false to be structural",
         ));
     }
     if x.x_int_or_string {
         errs.push(FieldError::forbidden(
-            path.child("x-kubernetes-int-or-string"),
+            path.to_path().child("x-kubernetes-int-or-string"),
             "must be false to be structural",
         ));
     }
     if !x.x_list_map_keys.is_empty() {
         errs.push(FieldError::forbidden(
-            path.child("x-kubernetes-list-map-keys"),
+            path.to_path().child("x-kubernetes-list-map-keys"),
             "must be empty to be structural",
         ));
     }
     if x.x_list_type.is_some() {
         errs.push(FieldError::forbidden(
-            path.child("x-kubernetes-list-type"),
+            path.to_path().child("x-kubernetes-list-type"),
             "must be undefined to be structural",
         ));
     }
     if x.x_map_type.is_some() {
         errs.push(FieldError::forbidden(
-            path.child("x-kubernetes-map-type"),
+            path.to_path().child("x-kubernetes-map-type"),
             "must be undefined to be structural",
         ));
     }
     if !v.x_validations.is_empty() {
         errs.push(FieldError::forbidden(
-            path.child("x-kubernetes-validations"),
+            path.to_path().child("x-kubernetes-validations"),
             "must be empty to be structural",
         ));
     }
     if v.properties.contains_key("metadata") {
         errs.push(FieldError::forbidden(
-            path.child("properties").key("metadata"),
+            path.to_path().child("properties").key("metadata"),
             "must not be specified in a nested context",
         ));
     }
