@@ -56,7 +56,7 @@ fn non_zero_fields(s: &SchemaProps) -> Vec<&'static str> {
     add(ne(&s.schema), "Schema");
     add(s.reference.is_some(), "Ref");
     add(ne(&s.description), "Description");
-    add(ne(&s.type_), "Type");
+    add(s.type_.as_deref().is_some_and(|v| !v.is_empty()), "Type");
     add(s.nullable, "Nullable");
     add(ne(&s.format), "Format");
     add(ne(&s.title), "Title");

@@ -161,14 +161,12 @@ fn props_differ(a: &SchemaProps, b: &SchemaProps, depth: usize) -> bool {
     if depth > 1000 {
         return false;
     }
-    let differs = |x: &Option<String>, y: &Option<String>| {
-        x.as_deref().unwrap_or("") != y.as_deref().unwrap_or("")
-    };
-    if differs(&a.type_, &b.type_)
-        || differs(&a.description, &b.description)
-        || differs(&a.format, &b.format)
-        || differs(&a.pattern, &b.pattern)
-        || differs(&a.title, &b.title)
+    let differs = |x: Option<&str>, y: Option<&str>| x.unwrap_or("") != y.unwrap_or("");
+    if differs(a.type_.as_deref(), b.type_.as_deref())
+        || differs(a.description.as_deref(), b.description.as_deref())
+        || differs(a.format.as_deref(), b.format.as_deref())
+        || differs(a.pattern.as_deref(), b.pattern.as_deref())
+        || differs(a.title.as_deref(), b.title.as_deref())
     {
         return true;
     }

@@ -480,6 +480,18 @@ impl Decoder {
         }
     }
 
+    /// [`Decoder::string`], borrowed from the tree.
+    pub fn str<'n>(&mut self, node: &'n Node, at: &At, go_type: &str) -> Option<&'n str> {
+        match &node.value {
+            Value::Null => None,
+            Value::String(s) => Some(s),
+            _ => {
+                self.type_error(at, node, go_type);
+                None
+            }
+        }
+    }
+
     pub fn boolean(&mut self, node: &Node, at: &At) -> Option<bool> {
         match &node.value {
             Value::Null => None,

@@ -5,6 +5,7 @@
 //! defaulting and CEL work on the [`crate::schema::structural::Structural`] derived
 //! from it.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::diag::{Diagnostic, FieldPath};
@@ -24,7 +25,8 @@ pub struct SchemaProps {
     pub schema: Option<String>,
     pub reference: Option<String>,
     pub description: Option<String>,
-    pub type_: Option<String>,
+    /// The standard type names are borrowed: one allocation less per schema node.
+    pub type_: Option<Cow<'static, str>>,
     pub format: Option<String>,
     pub title: Option<String>,
     pub default: Option<Box<Node>>,
@@ -137,6 +139,20 @@ impl SchemaProps {
     }
 }
 
+/// A schema's `type`, borrowed when it is one of the standard names.
+pub fn type_name(written: &str) -> Cow<'static, str> {
+    match written {
+        "" => Cow::Borrowed(""),
+        "object" => Cow::Borrowed("object"),
+        "array" => Cow::Borrowed("array"),
+        "string" => Cow::Borrowed("string"),
+        "integer" => Cow::Borrowed("integer"),
+        "number" => Cow::Borrowed("number"),
+        "boolean" => Cow::Borrowed("boolean"),
+        other => Cow::Owned(other.to_string()),
+    }
+}
+
 /// The JSON keys of `JSONSchemaProps` (apiextensions v1), in declaration order.
 pub const KEYWORDS: &[&str] = &[
     "id",
@@ -236,7 +252,7 @@ fn decode_into(dec: &mut Decoder, node: &Node, at: &At, p: &mut SchemaProps) -> 
             "$schema" => p.schema = dec.string(v, &fat, "v1.JSONSchemaURL"),
             "$ref" => p.reference = dec.string(v, &fat, "string"),
             "description" => p.description = dec.string(v, &fat, "string"),
-            "type" => p.type_ = dec.string(v, &fat, "string"),
+            "type" => p.type_ = dec.str(v, &fat, "string").map(type_name),
             "format" => p.format = dec.string(v, &fat, "string"),
             "title" => p.title = dec.string(v, &fat, "string"),
             "default" => p.default = raw(v).map(Box::new),

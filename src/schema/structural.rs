@@ -288,23 +288,10 @@ fn generic(s: &SchemaProps) -> Generic {
             || s.x_list_map_keys.as_ref().is_some_and(Vec::is_empty)
             || s.x_validations.as_ref().is_some_and(Vec::is_empty),
         has_example_or_external_docs: s.example.is_some() || s.external_docs.is_some(),
-        type_: type_name(s.type_.as_deref().unwrap_or_default()),
+        type_: s.type_.clone().unwrap_or_default(),
         title: s.title.clone().unwrap_or_default(),
         default: s.default.clone(),
         nullable: s.nullable,
-    }
-}
-
-fn type_name(written: &str) -> Cow<'static, str> {
-    match written {
-        "" => Cow::Borrowed(""),
-        "object" => Cow::Borrowed("object"),
-        "array" => Cow::Borrowed("array"),
-        "string" => Cow::Borrowed("string"),
-        "integer" => Cow::Borrowed("integer"),
-        "number" => Cow::Borrowed("number"),
-        "boolean" => Cow::Borrowed("boolean"),
-        other => Cow::Owned(other.to_string()),
     }
 }
 

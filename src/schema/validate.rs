@@ -284,7 +284,7 @@ impl Validator {
             Some(t) => static_type(t),
         };
         let unknown_type_name = match (types, &s.type_) {
-            (["unknown"], Some(written)) => Some(written.as_str().into()),
+            (["unknown"], Some(written)) => Some(written.as_ref().into()),
             _ => None,
         };
         let single_type = if types.len() == 1 { types[0] } else { "" };

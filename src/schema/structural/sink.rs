@@ -52,7 +52,7 @@ mod tests {
 
     fn props(ty: &str) -> SchemaProps {
         SchemaProps {
-            type_: Some(ty.to_string()),
+            type_: Some(ty.to_string().into()),
             ..SchemaProps::default()
         }
     }
