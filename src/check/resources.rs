@@ -173,7 +173,10 @@ spec: {replicas: 5, max: 3}
         let found = reused.check(&widget, UnknownFields::Error);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].message, "spec: Invalid value: too many replicas");
+        // The check found the prefilled programs: nothing was compiled again.
+        assert_eq!(reused.rules.cached(), 1);
         let expected = alone.check(&widget, UnknownFields::Error);
         assert_eq!(format!("{found:?}"), format!("{expected:?}"));
+        assert_eq!(alone.rules.cached(), 1);
     }
 }
