@@ -836,8 +836,7 @@ impl CrdRules {
         {
             return c.clone();
         }
-        let base = Self::base();
-        let rules = super::compile::compile_rules(schema, self.kube_version, &base);
+        let rules = super::compile::compile_rules(schema, self.kube_version, &Self::base());
         self.insert(key, schema, rules)
     }
 

@@ -622,14 +622,14 @@ impl Walker<'_> {
         // CEL is compiled only where this node and everything below it is free of
         // schema errors (CEL findings of children do not count).
         let schema_errors_here = self.f.len() > start;
-        if !schema_errors_here {
-            if s.x_validations.as_ref().is_some_and(|r| !r.is_empty()) {
-                self.compilable.insert(path.to_path().as_str().to_string());
+        let has_rules = s.x_validations.as_ref().is_some_and(|r| !r.is_empty());
+        // (Most schemas compile cleanly and have no rules: no path to make.)
+        if !schema_errors_here && (has_rules || !self.compiled.is_empty()) {
+            let here = path.to_path();
+            if has_rules {
+                self.compilable.insert(here.as_str().to_string());
             }
-            // (Most schemas compile cleanly: no path to hash.)
-            if !self.compiled.is_empty()
-                && let Some(found) = self.compiled.remove(path.to_path().as_str())
-            {
+            if let Some(found) = self.compiled.remove(here.as_str()) {
                 self.cel_out.extend(found);
             }
         }
