@@ -172,3 +172,81 @@ fn crds_sources_resolve_resources_without_being_reported() {
     );
     assert_eq!(status, 1);
 }
+
+/// The read pass keeps texts within budgets, and the CRD pass drops a CRD file's text
+/// when no finding points into it (a late `duplicate-crd` reads it back). Findings and
+/// their positions must not depend on either: here every text is read twice (budgets
+/// of zero) and compared with the default run.
+#[test]
+fn texts_read_again_or_dropped_give_the_same_findings() {
+    use crdlint::check::{CheckOptions, KeptText, run};
+    use crdlint::report::{Format, render};
+
+    let dir = tempfile::tempdir().unwrap();
+    let widgets = CRD
+        .replace("gadgets", "widgets")
+        .replace("Gadget", "Widget");
+    let files = [
+        // A finding of its own: its text stays.
+        ("a.yaml", CRD.replace("Namespaced", "Sideways")),
+        // Clean, so dropped; a second definition of a.yaml's CRD reads it back.
+        ("b.yaml", CRD.to_string()),
+        // Clean, so dropped; the second definition points back into the same file.
+        ("c.yaml", format!("{widgets}---\n{widgets}")),
+        // A resource next to its CRD keeps the text for the check pass.
+        (
+            "d.yaml",
+            format!(
+                "{}---\n{}",
+                CRD.replace("gadgets.", "things.")
+                    .replace("Gadget", "Thing")
+                    .replace("gadgets", "things"),
+                gadget("g", 11).replace("Gadget", "Thing")
+            ),
+        ),
+        // Resources in a file of their own.
+        ("e.yaml", gadget("big", 12)),
+    ];
+    let mut paths = Vec::new();
+    for (name, text) in &files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+        paths.push(dir.path().join(name));
+    }
+    let outputs: Vec<(String, String, String)> =
+        [KeptText::default(), KeptText { crds: 0, others: 0 }]
+            .into_iter()
+            .map(|kept_text| {
+                let result = run(&CheckOptions {
+                    paths: paths.clone(),
+                    kept_text,
+                    ..CheckOptions::default()
+                });
+                let short = render(Format::Short, &result.diagnostics, &result.summary, false);
+                let json = render(Format::Json, &result.diagnostics, &result.summary, false);
+                let human = render(Format::Human, &result.diagnostics, &result.summary, false);
+                (
+                    short.replace(&format!("{}/", dir.path().display()), ""),
+                    json,
+                    human,
+                )
+            })
+            .collect();
+    assert_eq!(outputs[0], outputs[1]);
+    assert_eq!(
+        outputs[1].0,
+        "a.yaml:8:10: error[crd-scope]: spec.scope: Unsupported value: \"Sideways\": supported values: \"Cluster\", \"Namespaced\"\n\
+         b.yaml:4:9: warning[duplicate-crd]: CustomResourceDefinition \"gadgets.example.com\" is defined more than once; this definition replaces the one in a.yaml\n\
+         c.yaml:25:9: warning[duplicate-crd]: CustomResourceDefinition \"widgets.example.com\" is defined more than once; this definition replaces the one in c.yaml\n\
+         d.yaml:27:9: error[schema-violation]: spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10\n\
+         e.yaml:6:9: error[schema-violation]: spec.size: Invalid value: 12: spec.size in body should be less than or equal to 10\n\
+         5 files, 7 documents (5 CRDs, 2 custom resources): 3 errors, 2 warnings\n"
+    );
+    // The second definition in c.yaml points back at the first, shown from the text
+    // read back.
+    let human = &outputs[1].2;
+    let at = human.find("first defined here").expect(human);
+    assert!(
+        human[..at].contains("4 │   name: widgets.example.com"),
+        "{human}"
+    );
+}

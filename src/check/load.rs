@@ -1,11 +1,12 @@
 //! Reading and parsing one input into documents, turning every problem on the way
 //! into a diagnostic for that file (the run goes on with other files).
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use super::timings::{self, Stage};
 use crate::diag::Diagnostic;
-use crate::source::read::{ReadError, read_input};
+use crate::source::read::{ReadError, read_input, read_input_into};
 use crate::source::walk::Input;
 use crate::source::yaml::{self, Limits, ParsedDocument, YamlErrorKind};
 use crate::source::{self as src, SourceFile};
@@ -30,6 +31,38 @@ pub fn load(input: &Input, max_file_size: u64, limits: &Limits) -> LoadedFile {
 pub fn read(input: &Input, max_file_size: u64) -> Result<String, Box<LoadedFile>> {
     timings::time(Stage::Read, || read_input(input, max_file_size))
         .map_err(|error| Box::new(unreadable(input.display(), error)))
+}
+
+thread_local! {
+    /// The buffer of a text this thread no longer needs (see [`recycle`]).
+    static SPARE: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// [`read`] into this thread's spare buffer when it has one. Texts read only to be
+/// scanned, or dropped after their file is done, are [`recycle`]d: the next read on
+/// the thread fills memory already mapped instead of memory the kernel must fault in
+/// and zero page by page (on the corpus, the CRD texts were ~7,500 of ~23,800 page
+/// faults).
+pub fn read_reusing(input: &Input, max_file_size: u64) -> Result<String, Box<LoadedFile>> {
+    let buffer = SPARE.with(Cell::take);
+    timings::time(Stage::Read, || {
+        read_input_into(input, max_file_size, buffer)
+    })
+    .map_err(|error| Box::new(unreadable(input.display(), error)))
+}
+
+/// Keeps `text`'s buffer for this thread's next [`read_reusing`] (the larger one, when
+/// the thread already keeps one: one buffer per thread, at most the largest file).
+pub fn recycle(text: String) {
+    let buffer = text.into_bytes();
+    SPARE.with(|spare| {
+        let kept = spare.take();
+        spare.set(if kept.capacity() >= buffer.capacity() {
+            kept
+        } else {
+            buffer
+        });
+    });
 }
 
 /// Parses the text read from `input`.
@@ -127,7 +160,7 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
 /// break: a text without a final break is parsed as if it had one. (It matters for a
 /// block scalar on the last line: a last line of indentation only is then an empty
 /// line, not content.) Offsets into the text do not move.
-fn line_terminated(mut text: String) -> String {
+pub fn line_terminated(mut text: String) -> String {
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }

@@ -61,6 +61,27 @@ pub struct CheckOptions {
     /// schemas and validators of the CRDs resources may use) is left to the OS instead of
     /// freed node by node. Library callers keep `false`.
     pub exit_after: bool,
+    /// Bytes of file texts the read pass keeps for the passes that parse them; files
+    /// beyond are read again.
+    pub kept_text: KeptText,
+}
+
+/// See [`CheckOptions::kept_text`].
+#[derive(Clone, Copy, Debug)]
+pub struct KeptText {
+    /// Texts of files that may define CRDs, kept for the CRD pass.
+    pub crds: usize,
+    /// Texts of other files, kept for the check pass.
+    pub others: usize,
+}
+
+impl Default for KeptText {
+    fn default() -> Self {
+        KeptText {
+            crds: pipeline::KEPT_CRD_TEXT_BUDGET,
+            others: pipeline::KEPT_TEXT_BUDGET,
+        }
+    }
 }
 
 impl Default for CheckOptions {
@@ -77,6 +98,7 @@ impl Default for CheckOptions {
             severities: policy::Severities::default(),
             old_paths: Vec::new(),
             exit_after: false,
+            kept_text: KeptText::default(),
         }
     }
 }

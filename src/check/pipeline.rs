@@ -3,12 +3,13 @@
 //!
 //! 1. *read*: every file is read (in parallel). A file whose text mentions
 //!    `CustomResourceDefinition` may define CRDs. Any other file cannot (short of
-//!    escapes, see below), so it is only remembered — with its text while the texts
-//!    kept stay under [`KEPT_TEXT_BUDGET`], else to be read again. The kinds each text
-//!    mentions are noted ([`kinds`]).
+//!    escapes, see below), so it is only remembered. Texts are kept while they stay
+//!    under [`KEPT_CRD_TEXT_BUDGET`] and [`KEPT_TEXT_BUDGET`], else read again. The
+//!    kinds each text mentions are noted ([`kinds`]).
 //! 2. *crds* (in parallel): the CRD files are parsed; each CRD is validated and, when
 //!    some file mentions its kind, prepared for resources (structural schemas,
-//!    validators, CEL) while its tree is fresh; then the tree is dropped.
+//!    validators, CEL) while its tree is fresh; then the tree is dropped, and the text
+//!    too unless a finding points into it ([`evict_text`]).
 //! 3. *registry*: the CRDs are classified in input order (the last definition of a name
 //!    wins, as on a server) and indexed by (group, kind).
 //! 4. *check* (in parallel): the other documents of CRD files and every remaining
@@ -46,7 +47,14 @@ use crate::source::{Node, SourceFile, Span};
 /// beyond it are read a second time instead (from the page cache: cheap). Small, as it
 /// adds to the peak memory of large runs: at 64 MiB, 100,000 resources in 10,000 files
 /// peaked at 85 MB, against 30 MB at 8 MiB.
-const KEPT_TEXT_BUDGET: usize = 8 << 20;
+pub(super) const KEPT_TEXT_BUDGET: usize = 8 << 20;
+
+/// Texts of CRD files kept between the scan and the CRD pass, in bytes; files beyond
+/// it are read a second time instead. Large enough for the corpus's 218 CRDs (29 MB),
+/// where reading every CRD file twice cost more CPU than the page faults it saved; it
+/// bounds the memory of runs over more CRDs, whose texts are also dropped after the
+/// CRD pass ([`evict_text`]).
+pub(super) const KEPT_CRD_TEXT_BUDGET: usize = 32 << 20;
 
 /// The text that marks a file as a possible CRD definition.
 const CRD_MARKER: &str = "CustomResourceDefinition";
@@ -157,34 +165,63 @@ struct Plan {
 enum Scanned {
     /// It could not be read: its diagnostic.
     Unreadable(LoadedFile),
-    /// It may define CRDs: parsed in the CRD pass.
-    Crds(String),
+    /// It may define CRDs: parsed in the CRD pass, which reads it again (`None`) unless
+    /// it cannot be read twice (stdin).
+    Crds(Option<String>),
     /// Checked in the check pass; its text when kept.
     Deferred(Option<String>),
 }
 
 /// Reads one file and notes the kinds its text mentions.
+/// Bytes of texts kept by the read pass, against the budgets of
+/// [`CheckOptions::kept_text`] ([`KEPT_CRD_TEXT_BUDGET`] and [`KEPT_TEXT_BUDGET`] by
+/// default).
+#[derive(Default)]
+struct Kept {
+    others: AtomicUsize,
+    crds: AtomicUsize,
+}
+
+/// Whether `size` more bytes fit in `budget` (and are then counted).
+fn fits(kept: &AtomicUsize, size: usize, budget: usize) -> bool {
+    if kept.fetch_add(size, Ordering::Relaxed) + size <= budget {
+        true
+    } else {
+        kept.fetch_sub(size, Ordering::Relaxed);
+        false
+    }
+}
+
 fn read(
     source: &Source,
     options: &CheckOptions,
     plan: Plan,
-    kept: &AtomicUsize,
+    kept: &Kept,
 ) -> (Scanned, kinds::Kinds) {
     let mut mentioned = kinds::Kinds::default();
-    let text = match load::read(&source.input, options.max_file_size) {
+    let text = match load::read_reusing(&source.input, options.max_file_size) {
         Ok(text) => text,
         Err(unreadable) => return (Scanned::Unreadable(*unreadable), mentioned),
     };
     if plan.parse_all || memchr::memmem::find(text.as_bytes(), CRD_MARKER.as_bytes()).is_some() {
         kinds::top_level(&text, &mut mentioned);
-        return (Scanned::Crds(text), mentioned);
+        // Beyond the budget, the CRD pass reads it again (from the page cache) into a
+        // buffer it recycles: the texts of all CRD files are never in memory at once.
+        let keep = matches!(source.input, Input::Stdin)
+            || fits(&kept.crds, text.len(), options.kept_text.crds);
+        let kept_text = if keep {
+            Some(text)
+        } else {
+            load::recycle(text);
+            None
+        };
+        return (Scanned::Crds(kept_text), mentioned);
     }
     kinds::mentioned(&text, &mut mentioned);
-    let size = text.len();
-    let kept_text = if kept.fetch_add(size, Ordering::Relaxed) + size <= KEPT_TEXT_BUDGET {
+    let kept_text = if fits(&kept.others, text.len(), options.kept_text.others) {
         Some(text)
     } else {
-        kept.fetch_sub(size, Ordering::Relaxed);
+        load::recycle(text);
         None
     };
     (Scanned::Deferred(kept_text), mentioned)
@@ -193,7 +230,11 @@ fn read(
 /// A CRD of the run, as resolving and checking resources needs it. Its tree is
 /// dropped once it is validated and prepared.
 struct CrdEntry {
+    /// Its file; without its text when nothing needed it after the CRD pass
+    /// ([`evict_text`]).
     file: Arc<SourceFile>,
+    /// The file's text was dropped: its length, to read it back for a late finding.
+    evicted: Option<usize>,
     /// The document's index in its file and its identity, for findings.
     index: usize,
     object: ObjectRef,
@@ -226,6 +267,8 @@ struct Registry {
     /// group → kind → indices of the CRDs defining it, in input order. (Nested so that
     /// a resource's lookup borrows its group and kind instead of building a key.)
     kinds: HashMap<String, HashMap<String, Vec<usize>>>,
+    /// Dropped CRD file texts read back for late findings, by path (once per file).
+    restored: HashMap<String, Option<Arc<SourceFile>>>,
 }
 
 impl Registry {
@@ -251,9 +294,15 @@ impl Registry {
         self.kinds.get(&meta.group)?.get(&meta.kind)
     }
 
-    /// Adds a v1 CRD (the last definition of a name wins).
-    fn register(&mut self, entry: CrdEntry, diagnostics: &mut Vec<Diagnostic>) {
+    /// Adds a v1 CRD read from `source` (the last definition of a name wins).
+    fn register(
+        &mut self,
+        entry: CrdEntry,
+        source: &Source,
+        max_file_size: u64,
+    ) -> Option<Diagnostic> {
         let index = self.crds.len();
+        let mut finding = None;
         if let Some(previous) = self.by_name.insert(entry.name.clone(), index)
             && entry.reported
             && !entry.name.is_empty()
@@ -265,7 +314,29 @@ impl Registry {
                 (&previous.file, previous.name_span),
                 &entry.file,
             );
-            diagnostics.push(entry.diagnostic(d));
+            finding = Some(match entry.evicted {
+                None => entry.diagnostic(d),
+                Some(length) => {
+                    let file = self
+                        .restored
+                        .entry(entry.file.path.clone())
+                        .or_insert_with(|| {
+                            restore_text(&source.input, &entry.file.path, length, max_file_size)
+                        });
+                    let spans = d.span.iter().chain(d.related.iter().map(|l| &l.span));
+                    match file {
+                        Some(file) if spans_fit(&file.text, spans) => {
+                            d.in_document(file, entry.index).for_object(&entry.object)
+                        }
+                        _ => {
+                            let mut d = entry.diagnostic(d);
+                            d.span = None;
+                            d.related.clear();
+                            d
+                        }
+                    }
+                }
+            });
         }
         if let (Some(group), Some(kind)) = (&entry.group, &entry.kind) {
             self.kinds
@@ -276,6 +347,7 @@ impl Registry {
                 .push(index);
         }
         self.crds.push(entry);
+        finding
     }
 }
 
@@ -346,10 +418,16 @@ struct CrdPass<'a> {
 
 impl CrdPass<'_> {
     fn file(&self, source: &Source, loaded: LoadedFile) -> CrdFile {
+        let LoadedFile {
+            file,
+            documents,
+            diagnostics,
+            io_error,
+        } = loaded;
         let mut out = CrdFile {
-            file: loaded.file.clone(),
-            io_error: loaded.io_error,
-            diagnostics: loaded.diagnostics,
+            file,
+            io_error,
+            diagnostics,
             summary: Summary::default(),
             crds: Vec::new(),
             objects: Vec::new(),
@@ -357,12 +435,7 @@ impl CrdPass<'_> {
         if source.reported {
             out.summary.files += 1;
         }
-        let documents = documents_of(
-            &loaded.file,
-            loaded.documents,
-            source.reported,
-            &out.diagnostics,
-        );
+        let documents = documents_of(&out.file, documents, source.reported, &out.diagnostics);
         let mut crds = Vec::new();
         for mut doc in documents {
             match class_of(&doc, &mut out.summary, &mut out.diagnostics) {
@@ -385,6 +458,7 @@ impl CrdPass<'_> {
             out.crds.push(entry);
             out.diagnostics.extend(findings);
         }
+        evict_text(source, &mut out);
         out
     }
 
@@ -445,6 +519,7 @@ impl CrdPass<'_> {
             served,
             prepared,
             file: doc.file,
+            evicted: None,
             index: doc.index,
             object: doc.object,
             reported: doc.reported,
@@ -623,6 +698,54 @@ impl Context<'_> {
     }
 }
 
+/// Drops the text of a CRD file once nothing can point into it: no finding was made in
+/// it, no other document of it waits for the check pass, it has no suppression comment
+/// (and it can be read again). Only a second definition of one of its CRDs' names can
+/// still need it; the registry reads it back then ([`restore_text`]). Its buffer is
+/// recycled for the next file this thread reads: memory stays bounded by the largest
+/// files in flight instead of growing with every CRD file of the run.
+fn evict_text(source: &Source, out: &mut CrdFile) {
+    let evictable = matches!(source.input, Input::Path(_))
+        && out.diagnostics.is_empty()
+        && out.objects.is_empty()
+        && !out.crds.is_empty()
+        && memchr::memmem::find(out.file.text.as_bytes(), suppress::MARKER.as_bytes()).is_none();
+    if !evictable {
+        return;
+    }
+    let length = out.file.text.len();
+    let stub = SourceFile::new(out.file.path.clone(), String::new());
+    for entry in &mut out.crds {
+        entry.file = stub.clone();
+        entry.evicted = Some(length);
+    }
+    let file = std::mem::replace(&mut out.file, stub);
+    // Every other reference (documents, trees' findings) is gone by now; if one were
+    // not, the text would simply be freed later.
+    if let Ok(file) = Arc::try_unwrap(file) {
+        load::recycle(file.text);
+    }
+}
+
+/// The text of an evicted CRD file (`length` bytes), read back for a late finding:
+/// `None` when it can no longer be read as it was (the finding then goes without a
+/// position).
+fn restore_text(
+    input: &Input,
+    path: &str,
+    length: usize,
+    max_file_size: u64,
+) -> Option<Arc<SourceFile>> {
+    let text = load::line_terminated(load::read(input, max_file_size).ok()?);
+    // A file changed since: its positions would point at the wrong text.
+    (text.len() == length).then(|| SourceFile::new(path.to_string(), text))
+}
+
+/// Whether every span lies in `text` on character boundaries.
+fn spans_fit<'a>(text: &str, mut spans: impl Iterator<Item = &'a Span>) -> bool {
+    spans.all(|s| text.get(s.start..s.end).is_some())
+}
+
 fn add_summary(total: &mut Summary, part: &Summary) {
     total.files += part.files;
     total.documents += part.documents;
@@ -637,7 +760,7 @@ fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()>
     drop(phase);
 
     let phase = timings::phase("read");
-    let kept = AtomicUsize::new(0);
+    let kept = Kept::default();
     let read: Vec<(Scanned, kinds::Kinds)> = sources
         .par_iter()
         .with_max_len(1)
@@ -676,8 +799,17 @@ fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()>
             Scanned::Deferred(text) => Err(text),
             Scanned::Unreadable(loaded) => Ok(crd_pass.file(source, loaded)),
             Scanned::Crds(text) => {
-                let loaded = load::parse_text(&source.input, text, &crd_pass.options.limits);
-                Ok(crd_pass.file(source, loaded))
+                let text = match text {
+                    Some(text) => Ok(text),
+                    None => load::read_reusing(&source.input, crd_pass.options.max_file_size),
+                };
+                Ok(match text {
+                    Ok(text) => crd_pass.file(
+                        source,
+                        load::parse_text(&source.input, text, &crd_pass.options.limits),
+                    ),
+                    Err(unreadable) => crd_pass.file(source, *unreadable),
+                })
             }
         })
         .collect();
@@ -697,6 +829,7 @@ fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()>
         crds: Vec::new(),
         by_name: BTreeMap::new(),
         kinds: HashMap::new(),
+        restored: HashMap::new(),
     };
     // CRD files whose findings are reported (their suppressions apply at the end).
     let mut crd_files: Vec<Arc<SourceFile>> = Vec::new();
@@ -716,7 +849,7 @@ fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()>
         add_summary(&mut summary, &crd_file.summary);
         diagnostics.extend(crd_file.diagnostics);
         for entry in crd_file.crds {
-            registry.register(entry, &mut diagnostics);
+            diagnostics.extend(registry.register(entry, source, options.max_file_size));
         }
         pending.push(Ok(crd_file.objects));
     }
@@ -817,5 +950,29 @@ fn mark_load_failures(documents: &mut [Document], load_diagnostics: &[Diagnostic
         if failed.contains(&doc.index) {
             doc.load_failed = true;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dropped_text_is_read_back_only_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crd.yaml");
+        std::fs::write(&path, "metadata:\n  name: a\n").unwrap();
+        let input = Input::Path(path);
+        let file = restore_text(&input, "crd.yaml", 20, 1 << 20).unwrap();
+        assert_eq!(file.text, "metadata:\n  name: a\n");
+        assert!(spans_fit(&file.text, [Span::new(18, 19)].iter()));
+        // A position the text does not have.
+        assert!(!spans_fit(&file.text, [Span::new(18, 30)].iter()));
+        // Another length: the file changed since it was checked.
+        assert!(restore_text(&input, "crd.yaml", 21, 1 << 20).is_none());
+        // Now too large, or gone.
+        assert!(restore_text(&input, "crd.yaml", 20, 10).is_none());
+        std::fs::remove_file(dir.path().join("crd.yaml")).unwrap();
+        assert!(restore_text(&input, "crd.yaml", 20, 1 << 20).is_none());
     }
 }

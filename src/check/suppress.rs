@@ -14,7 +14,7 @@ crate::declare_codes! {
     INVALID_SUPPRESSION = "invalid-suppression", Warning, "A `# crdlint-ignore` comment names no code, or a code crdlint does not have";
 }
 
-const MARKER: &str = "crdlint-ignore";
+pub(super) const MARKER: &str = "crdlint-ignore";
 
 /// One code named by one comment.
 #[derive(Clone, Debug, PartialEq, Eq)]

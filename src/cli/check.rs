@@ -199,6 +199,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         severities,
         old_paths: args.old.clone(),
         exit_after: true,
+        kept_text: Default::default(),
     };
     crate::schema::regex::set_match_size_limit_mib(args.max_regex_size);
     let result = crate::check::run(&options);

@@ -44,8 +44,14 @@ impl ReadError {
 
 /// Reads `input` completely, if it is at most `max_size` bytes of UTF-8 text.
 pub fn read_input(input: &Input, max_size: u64) -> Result<String, ReadError> {
+    read_input_into(input, max_size, Vec::new())
+}
+
+/// [`read_input`] into `buffer` (cleared first): a buffer kept from an earlier read is
+/// filled again instead of fresh memory, which the kernel must zero page by page.
+pub fn read_input_into(input: &Input, max_size: u64, buffer: Vec<u8>) -> Result<String, ReadError> {
     let bytes = match input {
-        Input::Stdin => read_limited(std::io::stdin().lock(), max_size, 0)?,
+        Input::Stdin => read_limited(std::io::stdin().lock(), max_size, 0, buffer)?,
         Input::Path(path) => {
             let meta = std::fs::metadata(path).map_err(|e| ReadError::Io(describe_io_error(&e)))?;
             if let Some(kind) = special_file_kind(&meta) {
@@ -59,14 +65,20 @@ pub fn read_input(input: &Input, max_size: u64) -> Result<String, ReadError> {
             }
             let file = File::open(path).map_err(|e| ReadError::Io(describe_io_error(&e)))?;
             // The size read at open is a good guess (one read call instead of a dozen).
-            read_limited(file, max_size, meta.len())?
+            read_limited(file, max_size, meta.len(), buffer)?
         }
     };
     into_text(bytes)
 }
 
-fn read_limited(reader: impl Read, max_size: u64, size_hint: u64) -> Result<Vec<u8>, ReadError> {
-    let mut bytes = Vec::with_capacity(size_hint.min(max_size) as usize + 1);
+fn read_limited(
+    reader: impl Read,
+    max_size: u64,
+    size_hint: u64,
+    mut bytes: Vec<u8>,
+) -> Result<Vec<u8>, ReadError> {
+    bytes.clear();
+    bytes.reserve(size_hint.min(max_size) as usize + 1);
     reader
         .take(max_size.saturating_add(1))
         .read_to_end(&mut bytes)
