@@ -178,24 +178,37 @@ pub fn from_props(props: &SchemaProps) -> Result<Structural, StructuralError> {
 const MAX_DEPTH: usize = 1000;
 
 fn from_props_depth(s: &SchemaProps, depth: usize) -> Result<Structural, StructuralError> {
+    let mut out = Structural::default();
+    from_props_into(s, depth, &mut out)?;
+    Ok(out)
+}
+
+/// [`from_props_depth`] into a default `out` where it stands: a `Structural` is 248
+/// bytes, and the properties of a schema are filled in their list instead of being
+/// built, returned and moved in.
+fn from_props_into(
+    s: &SchemaProps,
+    depth: usize,
+    out: &mut Structural,
+) -> Result<(), StructuralError> {
     if depth > MAX_DEPTH {
         return Err(err("schema nesting is too deep", s.span));
     }
     check_unsupported(s)?;
-    let value_validation = value_validation(s, depth)?;
-    let mut out = Structural {
-        span: s.span,
-        items: None,
-        properties: Vec::new(),
-        property_index: PropertyIndex::default(),
-        additional_properties: None,
-        generic: generic(s),
-        extensions: extensions(s)?,
-        x_validations: s.x_validations.clone().unwrap_or_default(),
-        // Most schema nodes have no value validation: `None` keeps them 328 bytes
-        // smaller (a used CRD's structural schemas live for the whole run).
-        value_validation: (!value_validation.is_empty()).then(|| Box::new(value_validation)),
-    };
+    // Most schema nodes have no value validation: `None` keeps them 328 bytes smaller
+    // (a used CRD's structural schemas live for the whole run), and they skip building
+    // an empty one.
+    if writes_value_validation(s) {
+        let value_validation = value_validation(s, depth)?;
+        out.value_validation = (!value_validation.is_empty()).then(|| Box::new(value_validation));
+    } else {
+        // Every test build checks the shortcut against the full conversion.
+        debug_assert!(value_validation(s, depth).is_ok_and(|v| v.is_empty()));
+    }
+    out.span = s.span;
+    out.generic = generic(s);
+    out.extensions = extensions(s)?;
+    out.x_validations = s.x_validations.clone().unwrap_or_default();
     match &s.items {
         Some(SchemaOrArray::Array(list)) if !list.is_empty() => {
             return Err(err(
@@ -211,8 +224,11 @@ fn from_props_depth(s: &SchemaProps, depth: usize) -> Result<Structural, Structu
     if let Some(props) = &s.properties {
         out.properties.reserve_exact(props.len());
         for (name, p) in props {
-            out.properties
-                .push((name.clone(), from_props_depth(p, depth + 1)?));
+            out.properties.push((name.clone(), Structural::default()));
+            let Some((_, slot)) = out.properties.last_mut() else {
+                break;
+            };
+            from_props_into(p, depth + 1, slot)?;
         }
         out.property_index = PropertyIndex::new(&out.properties);
     }
@@ -227,7 +243,34 @@ fn from_props_depth(s: &SchemaProps, depth: usize) -> Result<Structural, Structu
         }
         None => {}
     }
-    Ok(out)
+    Ok(())
+}
+
+/// Whether `s` writes a value validation [`value_validation`] would not find empty
+/// (and so might fail on): the same fields, tested on the schema as written.
+fn writes_value_validation(s: &SchemaProps) -> bool {
+    let text = |v: &Option<String>| v.as_deref().is_some_and(|t| !t.is_empty());
+    let list = |v: &Option<Vec<SchemaProps>>| v.as_ref().is_some_and(|l| !l.is_empty());
+    text(&s.format)
+        || s.maximum.is_some()
+        || s.exclusive_maximum
+        || s.minimum.is_some()
+        || s.exclusive_minimum
+        || s.max_length.is_some()
+        || s.min_length.is_some()
+        || text(&s.pattern)
+        || s.max_items.is_some()
+        || s.min_items.is_some()
+        || s.unique_items
+        || s.multiple_of.is_some()
+        || s.enum_.as_ref().is_some_and(|e| !e.is_empty())
+        || s.max_properties.is_some()
+        || s.min_properties.is_some()
+        || s.required.as_ref().is_some_and(|r| !r.is_empty())
+        || list(&s.all_of)
+        || list(&s.one_of)
+        || list(&s.any_of)
+        || s.not.is_some()
 }
 
 fn check_unsupported(s: &SchemaProps) -> Result<(), StructuralError> {
