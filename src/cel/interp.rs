@@ -61,7 +61,7 @@ type R = Result<Val, EvalError>;
 
 /// A Go regular expression for `matches`, `find` and `findAll`; Go's compile error
 /// becomes the runtime error (after `prefix`, as the Kubernetes library words it).
-fn go_regex(pattern: &str, prefix: &str) -> Result<regex::Regex, EvalError> {
+fn go_regex(pattern: &str, prefix: &str) -> Result<std::sync::Arc<regex::Regex>, EvalError> {
     use crate::schema::regex::{RegexError, compile_go};
     compile_go(pattern).map_err(|e| match e {
         RegexError::Invalid(text) => err(format!("{prefix}{text}")),

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use regex::Regex;
 
@@ -114,16 +114,19 @@ pub fn go_error(pattern: &str) -> Option<String> {
 /// Compiled patterns are cached for the process: CRDs repeat the same patterns many
 /// times (condition types, names, quantities), CRD validation and the resource
 /// validators both compile them, and building a regex costs far more than a lookup.
+/// Every user shares the one compiled regex, and so its match caches: a clone of a
+/// `Regex` starts a cache of its own (a lazy DFA built again on first use, ~5,700
+/// clones on the corpus).
 /// The cache is bounded by an estimate of the memory its regexes hold, since a short
 /// pattern can compile to tens of megabytes (`\p{L}{1,300}`).
-pub fn compile_go(pattern: &str) -> Result<Regex, RegexError> {
+pub fn compile_go(pattern: &str) -> Result<Arc<Regex>, RegexError> {
     /// Entries kept at most.
     const CACHE_CAPACITY: usize = 4096;
     /// Estimated bytes the cached regexes may hold.
     const CACHE_BUDGET: usize = 256 << 20;
     #[derive(Default)]
     struct Cache {
-        entries: HashMap<String, Result<Regex, RegexError>>,
+        entries: HashMap<String, Result<Arc<Regex>, RegexError>>,
         charged: usize,
     }
     static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
@@ -160,7 +163,7 @@ pub fn was_too_large_to_match(pattern: &str) -> bool {
 /// Compiles `pattern` and returns an upper bound of the compiled size: the smallest of
 /// growing size limits it fits in (a failed attempt stops at its limit, so the tiers
 /// cost little), or 0 for an error.
-fn compile_uncached(pattern: &str) -> (Result<Regex, RegexError>, usize) {
+fn compile_uncached(pattern: &str) -> (Result<Arc<Regex>, RegexError>, usize) {
     let translated = match translate(pattern) {
         Ok(t) => t,
         Err(e) => return (Err(RegexError::Invalid(e.to_string())), 0),
@@ -175,7 +178,7 @@ fn compile_uncached(pattern: &str) -> (Result<Regex, RegexError>, usize) {
             .nest_limit(u32::MAX)
             .build();
         if let Ok(re) = built {
-            return (Ok(re), limit);
+            return (Ok(Arc::new(re)), limit);
         }
         if limit == full {
             break;

@@ -7,6 +7,8 @@
 //! filtered the way the server filters them and patterns compiled as Go regexps.
 
 use super::property_index::PropertyIndex;
+use std::sync::Arc;
+
 use regex::Regex;
 
 use crate::cel::KubeVersion;
@@ -142,7 +144,7 @@ struct Junctors {
     one_of: Vec<Validator>,
     any_of: Vec<Validator>,
     not: Option<Box<Validator>>,
-    pattern_properties: Vec<(String, Option<Regex>, Validator)>,
+    pattern_properties: Vec<(String, Option<Arc<Regex>>, Validator)>,
 }
 
 static NO_JUNCTORS: Junctors = Junctors {
@@ -172,7 +174,7 @@ struct Bounds {
     exclusive_minimum: bool,
     max_length: Option<i64>,
     min_length: Option<i64>,
-    pattern: Option<(String, Result<Regex, super::regex::RegexError>)>,
+    pattern: Option<(String, Result<Arc<Regex>, super::regex::RegexError>)>,
     max_items: Option<i64>,
     min_items: Option<i64>,
     unique_items: bool,
