@@ -664,34 +664,6 @@ impl Decoder {
         }
     }
 
-    /// [`Decoder::object`] that also gives each entry's name from `known` (a
-    /// `'static` copy of the key: callers keep names without allocating).
-    pub fn object_known<'n>(
-        &mut self,
-        node: &'n Node,
-        at: &At,
-        go_type: &str,
-        known: &[&'static str],
-    ) -> Option<Vec<(&'static str, &'n crate::source::Entry)>> {
-        match &node.value {
-            Value::Null => None,
-            Value::Object(map) => {
-                let mut out = Vec::with_capacity(map.entries.len());
-                for e in &map.entries {
-                    match known.iter().find(|k| **k == e.key) {
-                        Some(name) => out.push((*name, e)),
-                        None => self.unknown_field(at, &e.key, e.key_span),
-                    }
-                }
-                Some(out)
-            }
-            _ => {
-                self.type_error(at, node, go_type);
-                None
-            }
-        }
-    }
-
     /// A JSON array decoded into the Go slice type `go_type`.
     pub fn array<'n>(&mut self, node: &'n Node, at: &At, go_type: &str) -> Option<&'n [Node]> {
         match &node.value {

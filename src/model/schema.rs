@@ -153,7 +153,8 @@ pub fn type_name(written: &str) -> Cow<'static, str> {
     }
 }
 
-/// The JSON keys of `JSONSchemaProps` (apiextensions v1), in declaration order.
+/// The JSON keys of `JSONSchemaProps` (apiextensions v1), in declaration order: the
+/// keys [`decode_into`] knows (a test holds them equal).
 pub const KEYWORDS: &[&str] = &[
     "id",
     "$schema",
@@ -234,70 +235,158 @@ pub(crate) fn decode_with(dec: &mut Decoder, node: &Node, at: &At) -> Option<Sch
 /// lists of subschemas are filled in place instead of moving each one into them);
 /// `false`, with `p` untouched, when `node` is not an object.
 fn decode_into(dec: &mut Decoder, node: &Node, at: &At, p: &mut SchemaProps) -> bool {
-    let Some(entries) = dec.object_known(node, at, "v1.JSONSchemaProps", KEYWORDS) else {
+    // One pass over the keys, as Go's decoder makes: each arm decodes its keyword and
+    // names it ('static, so the keyword list borrows nothing); any other key is an
+    // unknown field.
+    let Some(entries) = dec.map(node, at, "v1.JSONSchemaProps") else {
         return false;
     };
     p.span = node.span;
     p.keywords = Vec::with_capacity(entries.len());
-    for (key, e) in entries {
+    for e in entries {
         let v = &e.value;
-        let fat = at.field(JSP, key);
-        p.keywords.push(Keyword {
-            name: key,
-            key_span: e.key_span,
-            value_span: v.span,
-        });
-        match key {
-            "id" => p.id = dec.string(v, &fat, "string"),
-            "$schema" => p.schema = dec.string(v, &fat, "v1.JSONSchemaURL"),
-            "$ref" => p.reference = dec.string(v, &fat, "string"),
-            "description" => p.description = dec.string(v, &fat, "string"),
-            "type" => p.type_ = dec.str(v, &fat, "string").map(type_name),
-            "format" => p.format = dec.string(v, &fat, "string"),
-            "title" => p.title = dec.string(v, &fat, "string"),
-            "default" => p.default = raw(v).map(Box::new),
-            "maximum" => p.maximum = dec.float(v, &fat),
-            "exclusiveMaximum" => p.exclusive_maximum = dec.boolean(v, &fat).unwrap_or(false),
-            "minimum" => p.minimum = dec.float(v, &fat),
-            "exclusiveMinimum" => p.exclusive_minimum = dec.boolean(v, &fat).unwrap_or(false),
-            "maxLength" => p.max_length = dec.int(v, &fat, "int64"),
-            "minLength" => p.min_length = dec.int(v, &fat, "int64"),
-            "pattern" => p.pattern = dec.string(v, &fat, "string"),
-            "maxItems" => p.max_items = dec.int(v, &fat, "int64"),
-            "minItems" => p.min_items = dec.int(v, &fat, "int64"),
-            "uniqueItems" => p.unique_items = dec.boolean(v, &fat).unwrap_or(false),
-            "multipleOf" => p.multiple_of = dec.float(v, &fat),
+        let fat = at.field(JSP, &e.key);
+        let name: &'static str = match e.key.as_str() {
+            "id" => {
+                p.id = dec.string(v, &fat, "string");
+                "id"
+            }
+            "$schema" => {
+                p.schema = dec.string(v, &fat, "v1.JSONSchemaURL");
+                "$schema"
+            }
+            "$ref" => {
+                p.reference = dec.string(v, &fat, "string");
+                "$ref"
+            }
+            "description" => {
+                p.description = dec.string(v, &fat, "string");
+                "description"
+            }
+            "type" => {
+                p.type_ = dec.str(v, &fat, "string").map(type_name);
+                "type"
+            }
+            "format" => {
+                p.format = dec.string(v, &fat, "string");
+                "format"
+            }
+            "title" => {
+                p.title = dec.string(v, &fat, "string");
+                "title"
+            }
+            "default" => {
+                p.default = raw(v).map(Box::new);
+                "default"
+            }
+            "maximum" => {
+                p.maximum = dec.float(v, &fat);
+                "maximum"
+            }
+            "exclusiveMaximum" => {
+                p.exclusive_maximum = dec.boolean(v, &fat).unwrap_or(false);
+                "exclusiveMaximum"
+            }
+            "minimum" => {
+                p.minimum = dec.float(v, &fat);
+                "minimum"
+            }
+            "exclusiveMinimum" => {
+                p.exclusive_minimum = dec.boolean(v, &fat).unwrap_or(false);
+                "exclusiveMinimum"
+            }
+            "maxLength" => {
+                p.max_length = dec.int(v, &fat, "int64");
+                "maxLength"
+            }
+            "minLength" => {
+                p.min_length = dec.int(v, &fat, "int64");
+                "minLength"
+            }
+            "pattern" => {
+                p.pattern = dec.string(v, &fat, "string");
+                "pattern"
+            }
+            "maxItems" => {
+                p.max_items = dec.int(v, &fat, "int64");
+                "maxItems"
+            }
+            "minItems" => {
+                p.min_items = dec.int(v, &fat, "int64");
+                "minItems"
+            }
+            "uniqueItems" => {
+                p.unique_items = dec.boolean(v, &fat).unwrap_or(false);
+                "uniqueItems"
+            }
+            "multipleOf" => {
+                p.multiple_of = dec.float(v, &fat);
+                "multipleOf"
+            }
             "enum" => {
                 p.enum_ = dec.array(v, &fat, "[]v1.JSON").map(|items| items.to_vec());
+                "enum"
             }
-            "maxProperties" => p.max_properties = dec.int(v, &fat, "int64"),
-            "minProperties" => p.min_properties = dec.int(v, &fat, "int64"),
+            "maxProperties" => {
+                p.max_properties = dec.int(v, &fat, "int64");
+                "maxProperties"
+            }
+            "minProperties" => {
+                p.min_properties = dec.int(v, &fat, "int64");
+                "minProperties"
+            }
             "required" => {
                 p.required = dec
                     .strings(v, &fat, "[]string")
                     .map(|items| items.into_iter().map(|f| f.value).collect());
+                "required"
             }
-            "items" => p.items = decode_items(dec, v, &fat),
-            "allOf" => p.all_of = decode_list(dec, v, &fat),
-            "oneOf" => p.one_of = decode_list(dec, v, &fat),
-            "anyOf" => p.any_of = decode_list(dec, v, &fat),
-            "not" => p.not = decode_with(dec, v, &fat).map(Box::new),
+            "items" => {
+                p.items = decode_items(dec, v, &fat);
+                "items"
+            }
+            "allOf" => {
+                p.all_of = decode_list(dec, v, &fat);
+                "allOf"
+            }
+            "oneOf" => {
+                p.one_of = decode_list(dec, v, &fat);
+                "oneOf"
+            }
+            "anyOf" => {
+                p.any_of = decode_list(dec, v, &fat);
+                "anyOf"
+            }
+            "not" => {
+                p.not = decode_with(dec, v, &fat).map(Box::new);
+                "not"
+            }
             "properties" => {
                 p.properties = decode_map(dec, v, &fat, "map[string]v1.JSONSchemaProps");
+                "properties"
             }
-            "additionalProperties" => p.additional_properties = decode_or_bool(dec, v, &fat),
+            "additionalProperties" => {
+                p.additional_properties = decode_or_bool(dec, v, &fat);
+                "additionalProperties"
+            }
             "patternProperties" => {
                 p.pattern_properties = decode_map(dec, v, &fat, "map[string]v1.JSONSchemaProps")
                     .map(|m| m.into_iter().collect());
+                "patternProperties"
             }
             "dependencies" => {
                 decode_dependencies(dec, v, &fat);
                 p.dependencies = raw(v).map(Box::new);
+                "dependencies"
             }
-            "additionalItems" => p.additional_items = decode_or_bool(dec, v, &fat),
+            "additionalItems" => {
+                p.additional_items = decode_or_bool(dec, v, &fat);
+                "additionalItems"
+            }
             "definitions" => {
                 p.definitions = decode_map(dec, v, &fat, "v1.JSONSchemaDefinitions")
                     .map(|m| m.into_iter().collect());
+                "definitions"
             }
             "externalDocs" => {
                 if let Some(entries) =
@@ -309,28 +398,56 @@ fn decode_into(dec: &mut Decoder, node: &Node, at: &At, p: &mut SchemaProps) -> 
                     }
                     p.external_docs = Some(Box::new(v.clone()));
                 }
+                "externalDocs"
             }
-            "example" => p.example = raw(v).map(Box::new),
-            "nullable" => p.nullable = dec.boolean(v, &fat).unwrap_or(false),
+            "example" => {
+                p.example = raw(v).map(Box::new);
+                "example"
+            }
+            "nullable" => {
+                p.nullable = dec.boolean(v, &fat).unwrap_or(false);
+                "nullable"
+            }
             "x-kubernetes-preserve-unknown-fields" => {
                 p.x_preserve_unknown_fields = dec.boolean(v, &fat);
+                "x-kubernetes-preserve-unknown-fields"
             }
             "x-kubernetes-embedded-resource" => {
                 p.x_embedded_resource = dec.boolean(v, &fat).unwrap_or(false);
+                "x-kubernetes-embedded-resource"
             }
             "x-kubernetes-int-or-string" => {
                 p.x_int_or_string = dec.boolean(v, &fat).unwrap_or(false);
+                "x-kubernetes-int-or-string"
             }
             "x-kubernetes-list-map-keys" => {
                 p.x_list_map_keys = dec
                     .strings(v, &fat, "[]string")
                     .map(|items| items.into_iter().map(|f| f.value).collect());
+                "x-kubernetes-list-map-keys"
             }
-            "x-kubernetes-list-type" => p.x_list_type = dec.string(v, &fat, "string"),
-            "x-kubernetes-map-type" => p.x_map_type = dec.string(v, &fat, "string"),
-            "x-kubernetes-validations" => p.x_validations = decode_rules(dec, v, &fat),
-            _ => {}
-        }
+            "x-kubernetes-list-type" => {
+                p.x_list_type = dec.string(v, &fat, "string");
+                "x-kubernetes-list-type"
+            }
+            "x-kubernetes-map-type" => {
+                p.x_map_type = dec.string(v, &fat, "string");
+                "x-kubernetes-map-type"
+            }
+            "x-kubernetes-validations" => {
+                p.x_validations = decode_rules(dec, v, &fat);
+                "x-kubernetes-validations"
+            }
+            _ => {
+                dec.unknown_field(at, &e.key, e.key_span);
+                continue;
+            }
+        };
+        p.keywords.push(Keyword {
+            name,
+            key_span: e.key_span,
+            value_span: v.span,
+        });
     }
     true
 }
@@ -499,4 +616,30 @@ fn decode_rules(dec: &mut Decoder, v: &Node, at: &At) -> Option<Vec<ValidationRu
         out.push(rule);
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_keyword_is_decoded_and_no_other() {
+        let mut text: String = KEYWORDS
+            .iter()
+            .map(|k| format!("\"{k}\": null\n"))
+            .collect();
+        text.push_str("unknownKeyword: 1\n");
+        let parsed = crate::source::yaml::parse(&text, &Default::default());
+        let root = &parsed.documents[0].root;
+        let (props, diagnostics) = decode(root, &FieldPath::root("schema"));
+        let names: Vec<&str> = props.keywords.iter().map(|k| k.name).collect();
+        assert_eq!(names, KEYWORDS);
+        let unknown: Vec<String> = diagnostics.iter().map(|d| d.message.clone()).collect();
+        assert_eq!(
+            unknown,
+            [
+                "CustomResourceDefinition in version \"v1\" cannot be handled as a CustomResourceDefinition: strict decoding error: unknown field \"schema.unknownKeyword\""
+            ]
+        );
+    }
 }
