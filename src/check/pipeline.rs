@@ -417,7 +417,8 @@ struct CrdPass<'a> {
 }
 
 impl CrdPass<'_> {
-    fn file(&self, source: &Source, loaded: LoadedFile) -> CrdFile {
+    /// `suppresses`: the text has a suppression comment (it is then kept).
+    fn file(&self, source: &Source, loaded: LoadedFile, suppresses: bool) -> CrdFile {
         let LoadedFile {
             file,
             documents,
@@ -458,7 +459,9 @@ impl CrdPass<'_> {
             out.crds.push(entry);
             out.diagnostics.extend(findings);
         }
-        evict_text(source, &mut out);
+        if !suppresses {
+            evict_text(source, &mut out);
+        }
         out
     }
 
@@ -698,9 +701,9 @@ impl Context<'_> {
     }
 }
 
-/// Drops the text of a CRD file once nothing can point into it: no finding was made in
-/// it, no other document of it waits for the check pass, it has no suppression comment
-/// (and it can be read again). Only a second definition of one of its CRDs' names can
+/// Drops the text of a CRD file without suppression comments once nothing can point
+/// into it: no finding was made in it, no other document of it waits for the check
+/// pass (and it can be read again). Only a second definition of one of its CRDs' names can
 /// still need it; the registry reads it back then ([`restore_text`]). Its buffer is
 /// recycled for the next file this thread reads: memory stays bounded by the largest
 /// files in flight instead of growing with every CRD file of the run.
@@ -708,8 +711,7 @@ fn evict_text(source: &Source, out: &mut CrdFile) {
     let evictable = matches!(source.input, Input::Path(_))
         && out.diagnostics.is_empty()
         && out.objects.is_empty()
-        && !out.crds.is_empty()
-        && memchr::memmem::find(out.file.text.as_bytes(), suppress::MARKER.as_bytes()).is_none();
+        && !out.crds.is_empty();
     if !evictable {
         return;
     }
@@ -797,18 +799,24 @@ fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()>
         .with_max_len(1)
         .map(|(source, scanned)| match scanned {
             Scanned::Deferred(text) => Err(text),
-            Scanned::Unreadable(loaded) => Ok(crd_pass.file(source, loaded)),
+            Scanned::Unreadable(loaded) => Ok(crd_pass.file(source, loaded, true)),
             Scanned::Crds(text) => {
                 let text = match text {
                     Some(text) => Ok(text),
                     None => load::read_reusing(&source.input, crd_pass.options.max_file_size),
                 };
                 Ok(match text {
-                    Ok(text) => crd_pass.file(
-                        source,
-                        load::parse_text(&source.input, text, &crd_pass.options.limits),
-                    ),
-                    Err(unreadable) => crd_pass.file(source, *unreadable),
+                    Ok(text) => {
+                        // Looked for now, while the parser is about to read the text
+                        // anyway: after the CRD pass it is out of the caches.
+                        let suppresses =
+                            memchr::memmem::find(text.as_bytes(), suppress::MARKER.as_bytes())
+                                .is_some();
+                        let loaded =
+                            load::parse_text(&source.input, text, &crd_pass.options.limits);
+                        crd_pass.file(source, loaded, suppresses)
+                    }
+                    Err(unreadable) => crd_pass.file(source, *unreadable, true),
                 })
             }
         })

@@ -13,60 +13,66 @@ use crate::model::decode::{At, Decoder};
 use crate::source::{Node, Span, Value};
 
 /// One JSON Schema node of an `openAPIV3Schema`.
+///
+/// `repr(C)` keeps the fields in the order written here: what every walk over a
+/// schema reads (the subschemas, the type, the flags, the keywords forbidden in CRDs)
+/// comes first, so that a walk touches three or four of the struct's thirteen cache
+/// lines instead of most of them (the walks over ~140,000 nodes missed the L2 cache
+/// several times per node).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct SchemaProps {
-    /// Span of the whole schema object (the mapping).
-    pub span: Span,
-    /// Every keyword present in the source, with the spans of its key and value, in
-    /// source order. Use [`SchemaProps::key_span`] / [`SchemaProps::value_span`].
-    pub keywords: Vec<Keyword>,
-
-    pub id: Option<String>,
-    pub schema: Option<String>,
-    pub reference: Option<String>,
-    pub description: Option<String>,
-    /// The standard type names are borrowed: one allocation less per schema node.
-    pub type_: Option<Cow<'static, str>>,
-    pub format: Option<String>,
-    pub title: Option<String>,
-    pub default: Option<Box<Node>>,
-    pub maximum: Option<f64>,
-    pub exclusive_maximum: bool,
-    pub minimum: Option<f64>,
-    pub exclusive_minimum: bool,
-    pub max_length: Option<i64>,
-    pub min_length: Option<i64>,
-    pub pattern: Option<String>,
-    pub max_items: Option<i64>,
-    pub min_items: Option<i64>,
-    pub unique_items: bool,
-    pub multiple_of: Option<f64>,
-    pub enum_: Option<Vec<Node>>,
-    pub max_properties: Option<i64>,
-    pub min_properties: Option<i64>,
-    pub required: Option<Vec<String>>,
     pub items: Option<SchemaOrArray>,
+    /// In source order; keys are unique (the loader rejects duplicates).
+    pub properties: Option<Vec<(String, SchemaProps)>>,
+    pub additional_properties: Option<SchemaOrBool>,
     pub all_of: Option<Vec<SchemaProps>>,
     pub one_of: Option<Vec<SchemaProps>>,
     pub any_of: Option<Vec<SchemaProps>>,
     pub not: Option<Box<SchemaProps>>,
-    /// In source order; keys are unique (the loader rejects duplicates).
-    pub properties: Option<Vec<(String, SchemaProps)>>,
-    pub additional_properties: Option<SchemaOrBool>,
-    pub pattern_properties: Option<BTreeMap<String, SchemaProps>>,
-    pub dependencies: Option<Box<Node>>,
-    pub additional_items: Option<SchemaOrBool>,
-    pub definitions: Option<BTreeMap<String, SchemaProps>>,
-    pub external_docs: Option<Box<Node>>,
-    pub example: Option<Box<Node>>,
+    /// The standard type names are borrowed: one allocation less per schema node.
+    pub type_: Option<Cow<'static, str>>,
+    /// Span of the whole schema object (the mapping).
+    pub span: Span,
     pub nullable: bool,
     pub x_preserve_unknown_fields: Option<bool>,
     pub x_embedded_resource: bool,
     pub x_int_or_string: bool,
-    pub x_list_map_keys: Option<Vec<String>>,
+    pub exclusive_maximum: bool,
+    pub exclusive_minimum: bool,
+    pub unique_items: bool,
+    pub default: Option<Box<Node>>,
+    pub pattern_properties: Option<BTreeMap<String, SchemaProps>>,
+    pub additional_items: Option<SchemaOrBool>,
+    pub definitions: Option<BTreeMap<String, SchemaProps>>,
+    pub dependencies: Option<Box<Node>>,
+    pub id: Option<String>,
+    pub schema: Option<String>,
+    pub reference: Option<String>,
+    pub x_validations: Option<Vec<ValidationRule>>,
     pub x_list_type: Option<String>,
     pub x_map_type: Option<String>,
-    pub x_validations: Option<Vec<ValidationRule>>,
+    pub x_list_map_keys: Option<Vec<String>>,
+    pub format: Option<String>,
+    pub enum_: Option<Vec<Node>>,
+    pub required: Option<Vec<String>>,
+    pub pattern: Option<String>,
+    pub maximum: Option<f64>,
+    pub minimum: Option<f64>,
+    pub multiple_of: Option<f64>,
+    pub max_length: Option<i64>,
+    pub min_length: Option<i64>,
+    pub max_items: Option<i64>,
+    pub min_items: Option<i64>,
+    pub max_properties: Option<i64>,
+    pub min_properties: Option<i64>,
+    /// Every keyword present in the source, with the spans of its key and value, in
+    /// source order. Use [`SchemaProps::key_span`] / [`SchemaProps::value_span`].
+    pub keywords: Vec<Keyword>,
+    pub description: Option<String>,
+    pub title: Option<String>,
+    pub external_docs: Option<Box<Node>>,
+    pub example: Option<Box<Node>>,
 }
 
 /// A keyword as written: `type: string` has key span over `type` and value span over
