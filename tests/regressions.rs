@@ -244,3 +244,37 @@ fn a_blanked_comment_that_saphyr_reads_as_content_fails_its_chunk() {
     assert_eq!(root.get("a").and_then(|n| n.as_str()), Some("x#y\n"));
     assert_eq!(root.get("b").and_then(|n| n.as_str()), Some("z"));
 }
+
+/// yaml_spans: a `%` line after a lone CR (a YAML line break) was not taken for a
+/// directive line, so it was not hidden from saphyr, which miscounts positions after a
+/// directive name with a multi-byte character: every later span was three bytes late,
+/// `o` was given the span of the emoji's middle bytes.
+#[test]
+fn a_directive_after_a_lone_carriage_return_keeps_later_spans_in_place() {
+    let text = "\r%\u{1F600}\n---\ne\n...\ro\n\u{1F600}";
+    let out = parse(text, &Limits::default());
+    let spans: Vec<(Span, &Value)> = out
+        .documents
+        .iter()
+        .map(|d| (d.root.span, &d.root.value))
+        .collect();
+    assert_eq!(
+        spans,
+        [
+            (Span::new(11, 12), &Value::String("e".into())),
+            (Span::new(17, 18), &Value::String("o".into())),
+        ]
+    );
+    let errors: Vec<(Span, String)> = out
+        .errors
+        .iter()
+        .map(|e| (e.span, e.message.clone()))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            (Span::new(1, 1), "could not find expected directive name".to_string()),
+            (Span::new(19, 19), "kubectl never reads this: it reads one document per `---` section, and this is after the first".to_string()),
+        ]
+    );
+}
