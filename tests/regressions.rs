@@ -245,10 +245,10 @@ fn a_blanked_comment_that_saphyr_reads_as_content_fails_its_chunk() {
     assert_eq!(root.get("b").and_then(|n| n.as_str()), Some("z"));
 }
 
-/// yaml_spans: a `%` line after a lone CR (a YAML line break) was not taken for a
-/// directive line, so it was not hidden from saphyr, which miscounts positions after a
-/// directive name with a multi-byte character: every later span was three bytes late,
-/// `o` was given the span of the emoji's middle bytes.
+/// yaml_spans: a `%` line after a lone CR (a YAML line break), or after a `...` line,
+/// was not taken for a directive line, so it was not hidden from saphyr, which miscounts
+/// positions after a directive name with a multi-byte character: every later span was
+/// three bytes late, `o` was given the span of the emoji's middle bytes.
 #[test]
 fn a_directive_after_a_lone_carriage_return_keeps_later_spans_in_place() {
     let text = "\r%\u{1F600}\n---\ne\n...\ro\n\u{1F600}";
@@ -275,6 +275,38 @@ fn a_directive_after_a_lone_carriage_return_keeps_later_spans_in_place() {
         [
             (Span::new(1, 1), "could not find expected directive name".to_string()),
             (Span::new(19, 19), "kubectl never reads this: it reads one document per `---` section, and this is after the first".to_string()),
+        ]
+    );
+}
+
+/// yaml_spans (the same finding's second cause): a directive after a `...` line. (`y`
+/// and `n` are YAML 1.1 booleans, as go-yaml reads them.)
+#[test]
+fn a_directive_after_a_document_end_keeps_later_spans_in_place() {
+    let text = "\r...\r%\u{1F600}\n---\ny\n...\rn\n\u{1F600}";
+    let out = parse(text, &Limits::default());
+    let spans: Vec<(Span, &Value)> = out
+        .documents
+        .iter()
+        .map(|d| (d.root.span, &d.root.value))
+        .collect();
+    assert_eq!(
+        spans,
+        [
+            (Span::new(15, 16), &Value::Bool(true)),
+            (Span::new(21, 22), &Value::Bool(false)),
+        ]
+    );
+    let errors: Vec<(Span, String)> = out
+        .errors
+        .iter()
+        .map(|e| (e.span, e.message.clone()))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            (Span::new(5, 5), "could not find expected directive name".to_string()),
+            (Span::new(23, 23), "kubectl never reads this: it reads one document per `---` section, and this is after the first".to_string()),
         ]
     );
 }

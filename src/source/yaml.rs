@@ -640,9 +640,10 @@ struct Directive {
 /// document of their own, so even `%YAML 1.1` fails there ("did not find expected
 /// <document start>"); other directives fail as go-yaml's scanner words it.
 ///
-/// Lines end as YAML breaks them, at LF, CRLF or a lone CR: saphyr (and go-yaml) read a
-/// `%` after a lone CR as a directive too, and saphyr then miscounts the positions after
-/// it (found by fuzzing: `\r%😀` shifted every later span by three bytes).
+/// Lines end as YAML breaks them, at LF, CRLF or a lone CR, and a `...` line starts a
+/// prologue as `---` does: saphyr (and go-yaml) read such `%` lines as directives too,
+/// and saphyr then miscounts the positions after them (found by fuzzing: `\r%😀` and
+/// `...\r%😀` shifted every later span by three bytes).
 fn directive_lines(text: &str) -> Vec<Directive> {
     let bytes = text.as_bytes();
     if !bytes.starts_with(b"%")
@@ -659,7 +660,11 @@ fn directive_lines(text: &str) -> Vec<Directive> {
         let content = &text[line..end];
         let crlf = bytes.get(end) == Some(&b'\r') && bytes.get(end + 1) == Some(&b'\n');
         let next = if crlf { end + 2 } else { end + 1 };
-        if content.starts_with("---") {
+        // A document start or end marker begins a prologue: directives may follow.
+        let document_end = content
+            .strip_prefix("...")
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']));
+        if content.starts_with("---") || document_end {
             in_prologue = true;
         } else if in_prologue && content.starts_with('%') {
             out.push(Directive {
