@@ -310,3 +310,35 @@ fn a_directive_after_a_document_end_keeps_later_spans_in_place() {
         ]
     );
 }
+
+/// yaml_spans (the same finding's third cause): a directive after a byte order mark at
+/// the start of the stream.
+#[test]
+fn a_directive_after_a_byte_order_mark_keeps_later_spans_in_place() {
+    let text = "\u{FEFF}%\u{1F600}\n---\na\n...\r.\n\u{1F600}";
+    let out = parse(text, &Limits::default());
+    let spans: Vec<(Span, &Value)> = out
+        .documents
+        .iter()
+        .map(|d| (d.root.span, &d.root.value))
+        .collect();
+    assert_eq!(
+        spans,
+        [
+            (Span::new(13, 14), &Value::String("a".into())),
+            (Span::new(19, 20), &Value::String(".".into())),
+        ]
+    );
+    let errors: Vec<(Span, String)> = out
+        .errors
+        .iter()
+        .map(|e| (e.span, e.message.clone()))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            (Span::new(3, 3), "could not find expected directive name".to_string()),
+            (Span::new(21, 21), "kubectl never reads this: it reads one document per `---` section, and this is after the first".to_string()),
+        ]
+    );
+}

@@ -640,15 +640,17 @@ struct Directive {
 /// document of their own, so even `%YAML 1.1` fails there ("did not find expected
 /// <document start>"); other directives fail as go-yaml's scanner words it.
 ///
-/// Lines end as YAML breaks them, at LF, CRLF or a lone CR, and a `...` line starts a
-/// prologue as `---` does: saphyr (and go-yaml) read such `%` lines as directives too,
-/// and saphyr then miscounts the positions after them (found by fuzzing: `\r%😀` and
-/// `...\r%😀` shifted every later span by three bytes).
+/// Lines end as YAML breaks them, at LF, CRLF or a lone CR; a `...` line starts a
+/// prologue as `---` does; a byte order mark may start a line: saphyr reads such `%`
+/// lines as directives too, and then miscounts the positions after them (found by
+/// fuzzing: `\r%😀`, `...\r%😀` and `\u{FEFF}%😀` shifted every later span by three
+/// bytes).
 fn directive_lines(text: &str) -> Vec<Directive> {
     let bytes = text.as_bytes();
     if !bytes.starts_with(b"%")
         && memchr::memmem::find(bytes, b"\n%").is_none()
         && memchr::memmem::find(bytes, b"\r%").is_none()
+        && memchr::memmem::find(bytes, "\u{FEFF}%".as_bytes()).is_none()
     {
         return Vec::new();
     }
@@ -657,7 +659,14 @@ fn directive_lines(text: &str) -> Vec<Directive> {
     let mut line = 0;
     while line < text.len() {
         let end = memchr::memchr2(b'\n', b'\r', &bytes[line..]).map_or(text.len(), |i| line + i);
-        let content = &text[line..end];
+        // saphyr takes a byte order mark at the start of a line as a token of its own
+        // and reads what follows as the line's start.
+        let bom = if text[line..end].starts_with('\u{FEFF}') {
+            3
+        } else {
+            0
+        };
+        let content = &text[line + bom..end];
         let crlf = bytes.get(end) == Some(&b'\r') && bytes.get(end + 1) == Some(&b'\n');
         let next = if crlf { end + 2 } else { end + 1 };
         // A document start or end marker begins a prologue: directives may follow.
@@ -668,8 +677,8 @@ fn directive_lines(text: &str) -> Vec<Directive> {
             in_prologue = true;
         } else if in_prologue && content.starts_with('%') {
             out.push(Directive {
-                start: line,
-                end: line + content.len(),
+                start: line + bom,
+                end,
                 message: directive_error(&content[1..]),
             });
         } else if !content.trim().is_empty() && !content.trim_start().starts_with('#') {
