@@ -166,16 +166,9 @@ fn check_tree(crd: &Crd, tree: Option<&Node>, options: &Options<'_>) -> Findings
     }
     spec::validate_group_scope(&d, &mut f);
     let has_defaults = crd.versions.iter().any(|v| {
-        v.schema.as_ref().is_some_and(|s| {
-            let mut found = false;
-            warnings::visit(
-                s,
-                &crate::diag::LazyPath::Root,
-                &mut |n, _| found |= n.default.is_some(),
-                0,
-            );
-            found
-        })
+        v.schema
+            .as_ref()
+            .is_some_and(|s| warnings::any_node(s, &mut |n| n.default.is_some(), 0))
     });
     // Pruning unknown fields, defaults and `x-kubernetes-*` extensions need structural
     // schemas whatever the old object was.
@@ -218,12 +211,10 @@ fn has_kubernetes_extensions(crd: &Crd) -> bool {
         .iter()
         .filter_map(|v| v.schema.as_ref())
         .any(|s| {
-            let mut found = false;
-            warnings::visit(
+            warnings::any_node(
                 s,
-                &crate::diag::LazyPath::Root,
-                &mut |n, _| {
-                    found |= n.x_embedded_resource
+                &mut |n| {
+                    n.x_embedded_resource
                         || n.x_preserve_unknown_fields.is_some()
                         || n.x_int_or_string
                         || n.x_list_map_keys.as_ref().is_some_and(|k| !k.is_empty())
@@ -231,8 +222,7 @@ fn has_kubernetes_extensions(crd: &Crd) -> bool {
                         || n.x_validations.as_ref().is_some_and(|v| !v.is_empty())
                 },
                 0,
-            );
-            found
+            )
         })
 }
 

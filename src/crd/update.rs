@@ -347,14 +347,7 @@ fn stored_schemas(crd: &Crd, hoisted: Hoisted) -> Vec<&SchemaProps> {
 /// `SchemaHas`: whether `pred` holds at a node reached through items, junctors, `not`,
 /// properties, additionalProperties, patternProperties, additionalItems, definitions.
 fn schema_has(s: &SchemaProps, pred: &dyn Fn(&SchemaProps) -> bool, depth: usize) -> bool {
-    let mut found = false;
-    super::warnings::visit(
-        s,
-        &crate::diag::LazyPath::Root,
-        &mut |n, _| found = found || pred(n),
-        depth,
-    );
-    found
+    super::warnings::any_node(s, &mut |n| pred(n), depth)
 }
 
 fn collect_expressions(s: &SchemaProps, out: &mut Preexisting, depth: usize) {

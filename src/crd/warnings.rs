@@ -99,6 +99,39 @@ pub fn visit<'a>(
     }
 }
 
+/// Whether some node [`visit`] would visit satisfies `found`: the same walk, without
+/// paths, that stops at the first such node.
+pub fn any_node(
+    s: &SchemaProps,
+    found: &mut dyn FnMut(&SchemaProps) -> bool,
+    depth: usize,
+) -> bool {
+    if depth > 1000 {
+        return false;
+    }
+    if found(s) {
+        return true;
+    }
+    let mut any = |c: &SchemaProps| any_node(c, found, depth + 1);
+    let items = match &s.items {
+        Some(SchemaOrArray::Schema(i)) => any(i),
+        Some(SchemaOrArray::Array(list)) => list.iter().any(&mut any),
+        Some(SchemaOrArray::Neither) | None => false,
+    };
+    items
+        || [&s.all_of, &s.any_of, &s.one_of]
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(&mut any)
+        || s.not.as_deref().is_some_and(&mut any)
+        || s.properties.iter().flatten().any(|(_, p)| any(p))
+        || matches!(&s.additional_properties, Some(SchemaOrBool::Schema(ap)) if any(ap))
+        || s.pattern_properties.iter().flatten().any(|(_, p)| any(p))
+        || matches!(&s.additional_items, Some(SchemaOrBool::Schema(ai)) if any(ai))
+        || s.definitions.iter().flatten().any(|(_, p)| any(p))
+}
+
 /// The warnings for one version schema at `path` (`…openAPIV3Schema`).
 pub fn schema_warnings(
     schema: &SchemaProps,
@@ -176,6 +209,23 @@ pub fn schema_warnings(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `any_node` reaches every node `visit` reaches (and only those).
+    #[test]
+    fn any_node_walks_what_visit_walks() {
+        let text = "type: object\nproperties:\n  a:\n    items: [{type: string}, {default: 1}]\n    allOf: [{not: {minimum: 1}}]\n    anyOf: [{}]\n    oneOf: [{}]\n  m:\n    additionalProperties: {patternProperties: {x: {}}}\n    additionalItems: {definitions: {d: {}}}\n";
+        let parsed = crate::source::yaml::parse(text, &Default::default());
+        let (schema, _) =
+            crate::model::schema::decode(&parsed.documents[0].root, &FieldPath::root("s"));
+        let mut spans = Vec::new();
+        visit(&schema, &LazyPath::Root, &mut |n, _| spans.push(n.span), 0);
+        assert_eq!(spans.len(), 13);
+        for span in &spans {
+            assert!(any_node(&schema, &mut |n| n.span == *span, 0), "{span:?}");
+        }
+        assert!(!any_node(&schema, &mut |n| n.span.start == 1, 0));
+        assert!(any_node(&schema, &mut |n| n.default.is_some(), 0));
+    }
 
     /// 1.35 facts recorded from crdoracle (apiextensions-apiserver v0.35): only
     /// `type: string` formats are checked; 1.36 (v0.36.0 source) checks every type.

@@ -77,9 +77,17 @@ pub(super) fn section_end(text: &str, at: usize) -> usize {
 
 /// The first `...` line of each chunk (a JSON stream, which kubectl does not read in
 /// chunks, has none).
+///
+/// Chunks are cut at `---` lines as kubectl's reader cuts them, at LF line breaks; a
+/// `...` marker is found where go-yaml finds one, at the start of any line, also after a
+/// lone CR (found by fuzzing: `\r...\r%😀` left a directive to saphyr that kubectl never
+/// reads, and saphyr misplaced every later span).
 pub(super) fn document_ends(text: &str) -> Vec<DocumentEnd> {
     let b = text.as_bytes();
-    if !b.starts_with(b"...") && memchr::memmem::find(b, b"\n...").is_none() {
+    if !b.starts_with(b"...")
+        && memchr::memmem::find(b, b"\n...").is_none()
+        && memchr::memmem::find(b, b"\r...").is_none()
+    {
         return Vec::new();
     }
     if text.trim_start().starts_with('{') {
@@ -95,14 +103,25 @@ pub(super) fn document_ends(text: &str) -> Vec<DocumentEnd> {
     let mut content_before = false;
     let mut ended = false;
     let mut line = 0;
+    // Whether `line` starts a line of kubectl's reader (after an LF, or the first).
+    let mut reader_line = true;
     while line < b.len() {
-        let next = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |i| line + i + 1);
+        let next = memchr::memchr2(b'\n', b'\r', &b[line..]).map_or(b.len(), |i| {
+            let at = line + i;
+            if b[at] == b'\r' && b.get(at + 1) == Some(&b'\n') {
+                at + 2
+            } else {
+                at + 1
+            }
+        });
         let rest = &text[line..next];
         let trimmed = rest.trim_start();
         let is_content = !trimmed.is_empty() && !trimmed.starts_with('#');
         let is_marker = rest.starts_with("...")
             && matches!(b.get(line + 3), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
-        if rest.starts_with("---") {
+        let separator = reader_line && rest.starts_with("---");
+        reader_line = b[..next].ends_with(b"\n");
+        if separator {
             if buffer_empty {
                 explicit_start = true;
                 buffer_empty = false;
@@ -182,6 +201,20 @@ mod tests {
         assert_eq!(ends[0].ignored_content, Some(8));
         // After a separator that ended a chunk, `...` starts the next one: it fails.
         assert!(document_ends("x: 1\n---\n...\n")[0].without_content);
+    }
+
+    #[test]
+    fn a_marker_after_a_lone_carriage_return_counts_but_a_separator_does_not() {
+        // go-yaml breaks lines at a lone CR: `...` there ends the document.
+        let ends = document_ends("a: 1\r...\rb: 2\n");
+        assert_eq!(ends.len(), 1);
+        assert_eq!(ends[0].marker, 5);
+        assert_eq!(ends[0].ignored_content, Some(9));
+        // kubectl's reader cuts chunks at LF lines only: this `---` is inside the chunk
+        // kubectl never reads after `...`, so there is one chunk and one marker.
+        let ends = document_ends("a: 1\n...\n\r---\n...\nb: 2\n");
+        assert_eq!(ends.len(), 1);
+        assert_eq!(ends[0].blanked, Span::new(9, 23));
     }
 
     #[test]
