@@ -314,3 +314,24 @@ fn assert_parsed(text: &str, documents: &[(Span, Value)], errors: &[(Span, &str)
         .collect();
     assert_eq!(got, errors);
 }
+
+/// yaml_spans: a block scalar header with an anchor before its indentation indicator,
+/// alone on its line under its key. The re-scan took the indentation from the content
+/// (two spaces, so no content) instead of from the key's column, and decoded "" where
+/// the loader read " \n".
+#[test]
+fn properties_before_an_indentation_indicator_under_its_key_count_from_the_key() {
+    let text = "t:\n &a |1\n  ";
+    let out = parse(text, &Limits::default());
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let Value::Object(map) = &out.documents[0].root.value else {
+        panic!("{:?}", out.documents[0].root.value)
+    };
+    let node = &map.entries[0].value;
+    assert_eq!(node.value, Value::String(" \n".into()));
+    assert_eq!(node.span, Span::new(7, 9));
+    let (decoded, offsets, end) = decode_with_offsets(text, node.span, node.style).unwrap();
+    assert_eq!(Value::String(decoded), node.value);
+    assert_eq!(offsets, [11, 12]);
+    assert_eq!(end, 12);
+}

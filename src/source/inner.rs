@@ -600,8 +600,10 @@ fn parent_indent(b: &[u8], indicator: usize) -> Option<isize> {
     if has_value_indicator {
         Some((i - line) as isize)
     } else if rest.iter().all(|&c| c != b':') {
-        // Only properties before the indicator (`- !!str |1`).
-        parent
+        // Only properties before the indicator: in a sequence entry (`- !!str |1`), or
+        // alone on the header line under the key that ends the previous line (`key:`
+        // then ` &a |1`, found by the yaml_spans fuzz target).
+        parent.or_else(|| key_column_above(b, line))
     } else {
         None
     }
