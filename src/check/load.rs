@@ -41,14 +41,24 @@ thread_local! {
 /// [`read`] into this thread's spare buffer when it has one. Texts read only to be
 /// scanned, or dropped after their file is done, are [`recycle`]d: the next read on
 /// the thread fills memory already mapped instead of memory the kernel must fault in
-/// and zero page by page (on the corpus, the CRD texts were ~7,500 of ~23,800 page
-/// faults).
+/// and zero page by page (the corpus's CRD texts alone would be ~7,500 page faults).
 pub fn read_reusing(input: &Input, max_file_size: u64) -> Result<String, Box<LoadedFile>> {
     let buffer = SPARE.with(Cell::take);
     timings::time(Stage::Read, || {
         read_input_into(input, max_file_size, buffer)
     })
     .map_err(|error| Box::new(unreadable(input.display(), error)))
+}
+
+/// `text` without most of a recycled buffer's spare capacity, for a text that is kept:
+/// the budgets count text lengths, so a small file read into a large buffer must not
+/// keep the buffer.
+pub fn fitted(mut text: String) -> String {
+    if text.capacity() > 2 * text.len() + (64 << 10) {
+        // One byte to spare: a text without a final line break gets one.
+        text.shrink_to(text.len() + 1);
+    }
+    text
 }
 
 /// Keeps `text`'s buffer for this thread's next [`read_reusing`] (the larger one, when
@@ -196,5 +206,23 @@ fn unreadable(name: String, error: ReadError) -> LoadedFile {
         documents: Vec::new(),
         diagnostics: vec![diagnostic],
         io_error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_text_does_not_keep_a_recycled_buffer() {
+        let mut big = String::with_capacity(1 << 20);
+        big.push_str("a: 1");
+        let kept = fitted(big);
+        assert_eq!(kept, "a: 1");
+        assert!(kept.capacity() < 1 << 10, "{}", kept.capacity());
+        // A buffer about the text's size stays as it is.
+        let mut near = String::with_capacity(100);
+        near.push_str("b: 2");
+        assert_eq!(fitted(near).capacity(), 100);
     }
 }

@@ -165,14 +165,13 @@ struct Plan {
 enum Scanned {
     /// It could not be read: its diagnostic.
     Unreadable(LoadedFile),
-    /// It may define CRDs: parsed in the CRD pass, which reads it again (`None`) unless
-    /// it cannot be read twice (stdin).
+    /// It may define CRDs: parsed in the CRD pass, from its text when kept, else read
+    /// again (`None`: beyond the budget; stdin's text is always kept).
     Crds(Option<String>),
     /// Checked in the check pass; its text when kept.
     Deferred(Option<String>),
 }
 
-/// Reads one file and notes the kinds its text mentions.
 /// Bytes of texts kept by the read pass, against the budgets of
 /// [`CheckOptions::kept_text`] ([`KEPT_CRD_TEXT_BUDGET`] and [`KEPT_TEXT_BUDGET`] by
 /// default).
@@ -192,6 +191,7 @@ fn fits(kept: &AtomicUsize, size: usize, budget: usize) -> bool {
     }
 }
 
+/// Reads one file and notes the kinds its text mentions.
 fn read(
     source: &Source,
     options: &CheckOptions,
@@ -210,7 +210,7 @@ fn read(
         let keep = matches!(source.input, Input::Stdin)
             || fits(&kept.crds, text.len(), options.kept_text.crds);
         let kept_text = if keep {
-            Some(text)
+            Some(load::fitted(text))
         } else {
             load::recycle(text);
             None
@@ -219,7 +219,7 @@ fn read(
     }
     kinds::mentioned(&text, &mut mentioned);
     let kept_text = if fits(&kept.others, text.len(), options.kept_text.others) {
-        Some(text)
+        Some(load::fitted(text))
     } else {
         load::recycle(text);
         None
@@ -803,7 +803,9 @@ fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()>
             Scanned::Crds(text) => {
                 let text = match text {
                     Some(text) => Ok(text),
-                    None => load::read_reusing(&source.input, crd_pass.options.max_file_size),
+                    // (Fitted: a text with findings is kept to the end of the run.)
+                    None => load::read_reusing(&source.input, crd_pass.options.max_file_size)
+                        .map(load::fitted),
                 };
                 Ok(match text {
                     Ok(text) => {
