@@ -335,3 +335,21 @@ fn properties_before_an_indentation_indicator_under_its_key_count_from_the_key()
     assert_eq!(offsets, [11, 12]);
     assert_eq!(end, 12);
 }
+
+/// yaml_spans: a top-level folded scalar followed by a line that starts with a byte
+/// order mark and `...`. saphyr ends the scalar at the mark (a token of its own) and
+/// loads "", but the re-scan read the mark and the dots as content, mapping characters
+/// past the scalar's span.
+#[test]
+fn a_top_level_block_scalar_ends_at_a_byte_order_mark() {
+    let text = "\u{FEFF}...\n%\u{1F600}\n---\r\n\r>\r\u{FEFF}...";
+    let out = parse(text, &Limits::default());
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let root = &out.documents[0].root;
+    assert_eq!(root.value, Value::String(String::new()));
+    assert_eq!(root.style, ScalarStyle::Folded);
+    assert_eq!(root.span, Span::new(19, 26));
+    let (decoded, offsets, _) = decode_with_offsets(text, root.span, root.style).unwrap();
+    assert_eq!(decoded, "");
+    assert!(offsets.is_empty());
+}
