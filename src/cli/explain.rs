@@ -524,22 +524,22 @@ pub fn facts(schema: &SchemaProps) -> Vec<String> {
             if exclusive { " (exclusive)" } else { "" }
         )
     };
-    if let Some(min) = schema.minimum {
+    if let Some(min) = schema.rare().minimum {
         out.push(bound(min, schema.exclusive_minimum, "minimum"));
     }
-    if let Some(max) = schema.maximum {
+    if let Some(max) = schema.rare().maximum {
         out.push(bound(max, schema.exclusive_maximum, "maximum"));
     }
-    if let Some(m) = schema.multiple_of {
+    if let Some(m) = schema.rare().multiple_of {
         out.push(format!("multipleOf: {}", number(m)));
     }
     for (name, value) in [
-        ("minLength", schema.min_length),
-        ("maxLength", schema.max_length),
-        ("minItems", schema.min_items),
-        ("maxItems", schema.max_items),
-        ("minProperties", schema.min_properties),
-        ("maxProperties", schema.max_properties),
+        ("minLength", schema.rare().min_length),
+        ("maxLength", schema.rare().max_length),
+        ("minItems", schema.rare().min_items),
+        ("maxItems", schema.rare().max_items),
+        ("minProperties", schema.rare().min_properties),
+        ("maxProperties", schema.rare().max_properties),
     ] {
         if let Some(value) = value {
             out.push(format!("{name}: {value}"));

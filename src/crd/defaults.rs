@@ -545,10 +545,10 @@ fn children(s: &SchemaProps) -> impl Iterator<Item = &SchemaProps> {
         .into_iter()
         .chain(ap)
         .chain(s.properties.iter().flatten().map(|(_, p)| p))
-        .chain(s.all_of.iter().flatten())
-        .chain(s.one_of.iter().flatten())
-        .chain(s.any_of.iter().flatten())
-        .chain(s.not.as_deref())
+        .chain(s.rare().all_of.iter().flatten())
+        .chain(s.rare().one_of.iter().flatten())
+        .chain(s.rare().any_of.iter().flatten())
+        .chain(s.rare().not.as_deref())
 }
 
 fn has_int_or_string(s: &SchemaProps, depth: usize) -> bool {
@@ -573,17 +573,19 @@ fn without_int_or_string(s: &SchemaProps, depth: usize) -> SchemaProps {
     if let Some(props) = &s.properties {
         out.properties = Some(props.iter().map(|(k, p)| (k.clone(), fix(p))).collect());
     }
-    for (to, from) in [
-        (&mut out.all_of, &s.all_of),
-        (&mut out.one_of, &s.one_of),
-        (&mut out.any_of, &s.any_of),
-    ] {
-        if let Some(list) = from {
-            *to = Some(list.iter().map(fix).collect());
+    if let (Some(to), Some(from)) = (out.rare.as_deref_mut(), s.rare.as_deref()) {
+        for (to, from) in [
+            (&mut to.all_of, &from.all_of),
+            (&mut to.one_of, &from.one_of),
+            (&mut to.any_of, &from.any_of),
+        ] {
+            if let Some(list) = from {
+                *to = Some(list.iter().map(fix).collect());
+            }
         }
-    }
-    if let Some(n) = &s.not {
-        out.not = Some(Box::new(fix(n)));
+        if let Some(n) = &from.not {
+            to.not = Some(Box::new(fix(n)));
+        }
     }
     out
 }

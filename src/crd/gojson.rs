@@ -161,11 +161,11 @@ pub fn validation_rule(r: &ValidationRule) -> String {
 /// An internal `JSONSchemaProps`.
 pub fn schema(out: &mut String, s: &SchemaProps) {
     out.push_str("{\"ID\":");
-    string(out, s.id.as_deref().unwrap_or(""));
+    string(out, s.rare().id.as_deref().unwrap_or(""));
     out.push_str(",\"Schema\":");
-    string(out, s.schema.as_deref().unwrap_or(""));
+    string(out, s.rare().schema.as_deref().unwrap_or(""));
     out.push_str(",\"Ref\":");
-    opt_string(out, s.reference.as_deref());
+    opt_string(out, s.rare().reference.as_deref());
     out.push_str(",\"Description\":");
     string(out, s.description.as_deref().unwrap_or(""));
     out.push_str(",\"Type\":");
@@ -175,31 +175,31 @@ pub fn schema(out: &mut String, s: &SchemaProps) {
     out.push_str(",\"Format\":");
     string(out, s.format.as_deref().unwrap_or(""));
     out.push_str(",\"Title\":");
-    string(out, s.title.as_deref().unwrap_or(""));
+    string(out, s.rare().title.as_deref().unwrap_or(""));
     out.push_str(",\"Default\":");
     value(out, s.default.as_deref());
     out.push_str(",\"Maximum\":");
-    float(out, s.maximum);
+    float(out, s.rare().maximum);
     out.push_str(",\"ExclusiveMaximum\":");
     boolean(out, s.exclusive_maximum);
     out.push_str(",\"Minimum\":");
-    float(out, s.minimum);
+    float(out, s.rare().minimum);
     out.push_str(",\"ExclusiveMinimum\":");
     boolean(out, s.exclusive_minimum);
     out.push_str(",\"MaxLength\":");
-    int(out, s.max_length);
+    int(out, s.rare().max_length);
     out.push_str(",\"MinLength\":");
-    int(out, s.min_length);
+    int(out, s.rare().min_length);
     out.push_str(",\"Pattern\":");
     string(out, s.pattern.as_deref().unwrap_or(""));
     out.push_str(",\"MaxItems\":");
-    int(out, s.max_items);
+    int(out, s.rare().max_items);
     out.push_str(",\"MinItems\":");
-    int(out, s.min_items);
+    int(out, s.rare().min_items);
     out.push_str(",\"UniqueItems\":");
     boolean(out, s.unique_items);
     out.push_str(",\"MultipleOf\":");
-    float(out, s.multiple_of);
+    float(out, s.rare().multiple_of);
     out.push_str(",\"Enum\":");
     match &s.enum_ {
         None => out.push_str("null"),
@@ -215,9 +215,9 @@ pub fn schema(out: &mut String, s: &SchemaProps) {
         }
     }
     out.push_str(",\"MaxProperties\":");
-    int(out, s.max_properties);
+    int(out, s.rare().max_properties);
     out.push_str(",\"MinProperties\":");
-    int(out, s.min_properties);
+    int(out, s.rare().min_properties);
     out.push_str(",\"Required\":");
     strings(out, s.required.as_deref());
     out.push_str(",\"Items\":");
@@ -236,13 +236,13 @@ pub fn schema(out: &mut String, s: &SchemaProps) {
         Some(SchemaOrArray::Neither) => out.push_str("{\"Schema\":null,\"JSONSchemas\":null}"),
     }
     out.push_str(",\"AllOf\":");
-    schema_list(out, s.all_of.as_deref());
+    schema_list(out, s.rare().all_of.as_deref());
     out.push_str(",\"OneOf\":");
-    schema_list(out, s.one_of.as_deref());
+    schema_list(out, s.rare().one_of.as_deref());
     out.push_str(",\"AnyOf\":");
-    schema_list(out, s.any_of.as_deref());
+    schema_list(out, s.rare().any_of.as_deref());
     out.push_str(",\"Not\":");
-    match &s.not {
+    match &s.rare().not {
         Some(n) => schema(out, n),
         None => out.push_str("null"),
     }
@@ -254,15 +254,15 @@ pub fn schema(out: &mut String, s: &SchemaProps) {
     out.push_str(",\"AdditionalProperties\":");
     or_bool(out, s.additional_properties.as_ref());
     out.push_str(",\"PatternProperties\":");
-    schema_map(out, s.pattern_properties.as_ref().map(|m| m.iter()));
+    schema_map(out, s.rare().pattern_properties.as_ref().map(|m| m.iter()));
     out.push_str(",\"Dependencies\":");
-    dependencies(out, s.dependencies.as_deref());
+    dependencies(out, s.rare().dependencies.as_deref());
     out.push_str(",\"AdditionalItems\":");
-    or_bool(out, s.additional_items.as_ref());
+    or_bool(out, s.rare().additional_items.as_ref());
     out.push_str(",\"Definitions\":");
-    schema_map(out, s.definitions.as_ref().map(|m| m.iter()));
+    schema_map(out, s.rare().definitions.as_ref().map(|m| m.iter()));
     out.push_str(",\"ExternalDocs\":");
-    match &s.external_docs {
+    match &s.rare().external_docs {
         None => out.push_str("null"),
         Some(n) => {
             out.push_str("{\"Description\":");
@@ -276,7 +276,7 @@ pub fn schema(out: &mut String, s: &SchemaProps) {
         }
     }
     out.push_str(",\"Example\":");
-    value(out, s.example.as_deref());
+    value(out, s.rare().example.as_deref());
     out.push_str(",\"XPreserveUnknownFields\":");
     match s.x_preserve_unknown_fields {
         Some(b) => boolean(out, b),

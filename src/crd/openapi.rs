@@ -52,43 +52,43 @@ fn non_zero_fields(s: &SchemaProps) -> Vec<&'static str> {
         }
     };
     let ne = |o: &Option<String>| o.as_deref().is_some_and(|v| !v.is_empty());
-    add(ne(&s.id), "ID");
-    add(ne(&s.schema), "Schema");
-    add(s.reference.is_some(), "Ref");
+    add(ne(&s.rare().id), "ID");
+    add(ne(&s.rare().schema), "Schema");
+    add(s.rare().reference.is_some(), "Ref");
     add(ne(&s.description), "Description");
     add(s.type_.as_deref().is_some_and(|v| !v.is_empty()), "Type");
     add(s.nullable, "Nullable");
     add(ne(&s.format), "Format");
-    add(ne(&s.title), "Title");
+    add(ne(&s.rare().title), "Title");
     add(s.default.is_some(), "Default");
-    add(s.maximum.is_some(), "Maximum");
+    add(s.rare().maximum.is_some(), "Maximum");
     add(s.exclusive_maximum, "ExclusiveMaximum");
-    add(s.minimum.is_some(), "Minimum");
+    add(s.rare().minimum.is_some(), "Minimum");
     add(s.exclusive_minimum, "ExclusiveMinimum");
-    add(s.max_length.is_some(), "MaxLength");
-    add(s.min_length.is_some(), "MinLength");
+    add(s.rare().max_length.is_some(), "MaxLength");
+    add(s.rare().min_length.is_some(), "MinLength");
     add(ne(&s.pattern), "Pattern");
-    add(s.max_items.is_some(), "MaxItems");
-    add(s.min_items.is_some(), "MinItems");
+    add(s.rare().max_items.is_some(), "MaxItems");
+    add(s.rare().min_items.is_some(), "MinItems");
     add(s.unique_items, "UniqueItems");
-    add(s.multiple_of.is_some(), "MultipleOf");
+    add(s.rare().multiple_of.is_some(), "MultipleOf");
     add(s.enum_.is_some(), "Enum");
-    add(s.max_properties.is_some(), "MaxProperties");
-    add(s.min_properties.is_some(), "MinProperties");
+    add(s.rare().max_properties.is_some(), "MaxProperties");
+    add(s.rare().min_properties.is_some(), "MinProperties");
     add(s.required.is_some(), "Required");
     add(s.items.is_some(), "Items");
-    add(s.all_of.is_some(), "AllOf");
-    add(s.one_of.is_some(), "OneOf");
-    add(s.any_of.is_some(), "AnyOf");
-    add(s.not.is_some(), "Not");
+    add(s.rare().all_of.is_some(), "AllOf");
+    add(s.rare().one_of.is_some(), "OneOf");
+    add(s.rare().any_of.is_some(), "AnyOf");
+    add(s.rare().not.is_some(), "Not");
     add(s.properties.is_some(), "Properties");
     add(s.additional_properties.is_some(), "AdditionalProperties");
-    add(s.pattern_properties.is_some(), "PatternProperties");
-    add(s.dependencies.is_some(), "Dependencies");
-    add(s.additional_items.is_some(), "AdditionalItems");
-    add(s.definitions.is_some(), "Definitions");
-    add(s.external_docs.is_some(), "ExternalDocs");
-    add(s.example.is_some(), "Example");
+    add(s.rare().pattern_properties.is_some(), "PatternProperties");
+    add(s.rare().dependencies.is_some(), "Dependencies");
+    add(s.rare().additional_items.is_some(), "AdditionalItems");
+    add(s.rare().definitions.is_some(), "Definitions");
+    add(s.rare().external_docs.is_some(), "ExternalDocs");
+    add(s.rare().example.is_some(), "Example");
     add(
         s.x_preserve_unknown_fields.is_some(),
         "XPreserveUnknownFields",
@@ -417,26 +417,30 @@ impl Walker<'_> {
                 &format!("remove `{key}`: CRD schemas do not support it"),
             );
         };
-        if s.id.as_deref().is_some_and(|v| !v.is_empty()) {
+        if s.rare().id.as_deref().is_some_and(|v| !v.is_empty()) {
             forbid(self, "id", "id is not supported");
         }
-        if s.additional_items.is_some() {
+        if s.rare().additional_items.is_some() {
             forbid(self, "additionalItems", "additionalItems is not supported");
         }
-        if s.pattern_properties.as_ref().is_some_and(|m| !m.is_empty()) {
+        if s.rare()
+            .pattern_properties
+            .as_ref()
+            .is_some_and(|m| !m.is_empty())
+        {
             forbid(
                 self,
                 "patternProperties",
                 "patternProperties is not supported",
             );
         }
-        if s.definitions.as_ref().is_some_and(|m| !m.is_empty()) {
+        if s.rare().definitions.as_ref().is_some_and(|m| !m.is_empty()) {
             forbid(self, "definitions", "definitions is not supported");
         }
-        if s.dependencies.is_some() {
+        if s.rare().dependencies.is_some() {
             forbid(self, "dependencies", "dependencies is not supported");
         }
-        if s.reference.is_some() {
+        if s.rare().reference.is_some() {
             self.push(
                 SCHEMA_FORBIDDEN_FIELD,
                 FieldError::forbidden(path.to_path().child("$ref"), "$ref is not supported"),
@@ -545,13 +549,13 @@ impl Walker<'_> {
                 );
             }
         }
-        if let Some(not) = &s.not {
+        if let Some(not) = &s.rare().not {
             self.walk(not, &LazyPath::Child(path, "not"), ssv, false, depth + 1);
         }
         for (key, list) in [
-            ("allOf", &s.all_of),
-            ("oneOf", &s.one_of),
-            ("anyOf", &s.any_of),
+            ("allOf", &s.rare().all_of),
+            ("oneOf", &s.rare().one_of),
+            ("anyOf", &s.rare().any_of),
         ] {
             for (i, sub) in list.iter().flatten().enumerate() {
                 self.walk(
@@ -563,7 +567,7 @@ impl Walker<'_> {
                 );
             }
         }
-        if let Some(defs) = &s.definitions {
+        if let Some(defs) = &s.rare().definitions {
             for (name, sub) in defs {
                 self.walk(
                     sub,
@@ -600,7 +604,7 @@ impl Walker<'_> {
                 SchemaOrArray::Neither => {}
             }
         }
-        if let Some(deps) = s.dependencies.as_ref().and_then(|d| d.as_object()) {
+        if let Some(deps) = s.rare().dependencies.as_ref().and_then(|d| d.as_object()) {
             for e in &deps.entries {
                 if e.value.as_object().is_some() {
                     let (sub, _) = crate::model::schema::decode(

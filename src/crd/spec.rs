@@ -166,7 +166,7 @@ fn props_differ(a: &SchemaProps, b: &SchemaProps, depth: usize) -> bool {
         || differs(a.description.as_deref(), b.description.as_deref())
         || differs(a.format.as_deref(), b.format.as_deref())
         || differs(a.pattern.as_deref(), b.pattern.as_deref())
-        || differs(a.title.as_deref(), b.title.as_deref())
+        || differs(a.rare().title.as_deref(), b.rare().title.as_deref())
     {
         return true;
     }

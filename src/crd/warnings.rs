@@ -62,16 +62,16 @@ pub fn visit<'a>(
         Some(SchemaOrArray::Neither) | None => {}
     }
     for (key, list) in [
-        ("allOf", &s.all_of),
-        ("anyOf", &s.any_of),
-        ("oneOf", &s.one_of),
+        ("allOf", &s.rare().all_of),
+        ("anyOf", &s.rare().any_of),
+        ("oneOf", &s.rare().one_of),
     ] {
         let junctor = LazyPath::Child(path, key);
         for (n, i) in list.iter().flatten().enumerate() {
             visit(i, &LazyPath::Index(&junctor, n), f, depth + 1);
         }
     }
-    if let Some(n) = &s.not {
+    if let Some(n) = &s.rare().not {
         visit(n, &LazyPath::Child(path, "not"), f, depth + 1);
     }
     let properties = LazyPath::Child(path, "properties");
@@ -87,14 +87,14 @@ pub fn visit<'a>(
         );
     }
     let pattern_properties = LazyPath::Child(path, "patternProperties");
-    for (k, p) in s.pattern_properties.iter().flatten() {
+    for (k, p) in s.rare().pattern_properties.iter().flatten() {
         visit(p, &LazyPath::Key(&pattern_properties, k), f, depth + 1);
     }
-    if let Some(SchemaOrBool::Schema(ai)) = &s.additional_items {
+    if let Some(SchemaOrBool::Schema(ai)) = &s.rare().additional_items {
         visit(ai, &LazyPath::Child(path, "additionalItems"), f, depth + 1);
     }
     let definitions = LazyPath::Child(path, "definitions");
-    for (k, p) in s.definitions.iter().flatten() {
+    for (k, p) in s.rare().definitions.iter().flatten() {
         visit(p, &LazyPath::Key(&definitions, k), f, depth + 1);
     }
 }
@@ -119,17 +119,21 @@ pub fn any_node(
         Some(SchemaOrArray::Neither) | None => false,
     };
     items
-        || [&s.all_of, &s.any_of, &s.one_of]
+        || [&s.rare().all_of, &s.rare().any_of, &s.rare().one_of]
             .into_iter()
             .flatten()
             .flatten()
             .any(&mut any)
-        || s.not.as_deref().is_some_and(&mut any)
+        || s.rare().not.as_deref().is_some_and(&mut any)
         || s.properties.iter().flatten().any(|(_, p)| any(p))
         || matches!(&s.additional_properties, Some(SchemaOrBool::Schema(ap)) if any(ap))
-        || s.pattern_properties.iter().flatten().any(|(_, p)| any(p))
-        || matches!(&s.additional_items, Some(SchemaOrBool::Schema(ai)) if any(ai))
-        || s.definitions.iter().flatten().any(|(_, p)| any(p))
+        || s.rare()
+            .pattern_properties
+            .iter()
+            .flatten()
+            .any(|(_, p)| any(p))
+        || matches!(&s.rare().additional_items, Some(SchemaOrBool::Schema(ai)) if any(ai))
+        || s.rare().definitions.iter().flatten().any(|(_, p)| any(p))
 }
 
 /// The warnings for one version schema at `path` (`…openAPIV3Schema`).

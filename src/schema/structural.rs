@@ -252,54 +252,59 @@ fn writes_value_validation(s: &SchemaProps) -> bool {
     let text = |v: &Option<String>| v.as_deref().is_some_and(|t| !t.is_empty());
     let list = |v: &Option<Vec<SchemaProps>>| v.as_ref().is_some_and(|l| !l.is_empty());
     text(&s.format)
-        || s.maximum.is_some()
+        || s.rare().maximum.is_some()
         || s.exclusive_maximum
-        || s.minimum.is_some()
+        || s.rare().minimum.is_some()
         || s.exclusive_minimum
-        || s.max_length.is_some()
-        || s.min_length.is_some()
+        || s.rare().max_length.is_some()
+        || s.rare().min_length.is_some()
         || text(&s.pattern)
-        || s.max_items.is_some()
-        || s.min_items.is_some()
+        || s.rare().max_items.is_some()
+        || s.rare().min_items.is_some()
         || s.unique_items
-        || s.multiple_of.is_some()
+        || s.rare().multiple_of.is_some()
         || s.enum_.as_ref().is_some_and(|e| !e.is_empty())
-        || s.max_properties.is_some()
-        || s.min_properties.is_some()
+        || s.rare().max_properties.is_some()
+        || s.rare().min_properties.is_some()
         || s.required.as_ref().is_some_and(|r| !r.is_empty())
-        || list(&s.all_of)
-        || list(&s.one_of)
-        || list(&s.any_of)
-        || s.not.is_some()
+        || list(&s.rare().all_of)
+        || list(&s.rare().one_of)
+        || list(&s.rare().any_of)
+        || s.rare().not.is_some()
 }
 
 fn check_unsupported(s: &SchemaProps) -> Result<(), StructuralError> {
     let nonempty = |o: &Option<String>| o.as_deref().is_some_and(|v| !v.is_empty());
-    if nonempty(&s.id) {
+    if nonempty(&s.rare().id) {
         return Err(err(
             "OpenAPIV3Schema 'id' is not supported",
             s.key_span("id"),
         ));
     }
-    if nonempty(&s.schema) {
+    if nonempty(&s.rare().schema) {
         return Err(err(
             "OpenAPIV3Schema 'schema' is not supported",
             s.key_span("$schema"),
         ));
     }
-    if nonempty(&s.reference) {
+    if nonempty(&s.rare().reference) {
         return Err(err(
             "OpenAPIV3Schema '$ref' is not supported",
             s.key_span("$ref"),
         ));
     }
-    if s.pattern_properties.as_ref().is_some_and(|m| !m.is_empty()) {
+    if s.rare()
+        .pattern_properties
+        .as_ref()
+        .is_some_and(|m| !m.is_empty())
+    {
         return Err(err(
             "OpenAPIV3Schema 'patternProperties' is not supported",
             s.key_span("patternProperties"),
         ));
     }
-    if s.dependencies
+    if s.rare()
+        .dependencies
         .as_ref()
         .and_then(|d| d.as_object())
         .is_some_and(|m| !m.is_empty())
@@ -309,13 +314,13 @@ fn check_unsupported(s: &SchemaProps) -> Result<(), StructuralError> {
             s.key_span("dependencies"),
         ));
     }
-    if s.additional_items.is_some() {
+    if s.rare().additional_items.is_some() {
         return Err(err(
             "OpenAPIV3Schema 'additionalItems' is not supported",
             s.key_span("additionalItems"),
         ));
     }
-    if s.definitions.as_ref().is_some_and(|m| !m.is_empty()) {
+    if s.rare().definitions.as_ref().is_some_and(|m| !m.is_empty()) {
         return Err(err(
             "OpenAPIV3Schema 'definitions' is not supported",
             s.key_span("definitions"),
@@ -330,9 +335,10 @@ fn generic(s: &SchemaProps) -> Generic {
         has_empty_list: s.required.as_ref().is_some_and(Vec::is_empty)
             || s.x_list_map_keys.as_ref().is_some_and(Vec::is_empty)
             || s.x_validations.as_ref().is_some_and(Vec::is_empty),
-        has_example_or_external_docs: s.example.is_some() || s.external_docs.is_some(),
+        has_example_or_external_docs: s.rare().example.is_some()
+            || s.rare().external_docs.is_some(),
         type_: s.type_.clone().unwrap_or_default(),
-        title: s.title.clone().unwrap_or_default(),
+        title: s.rare().title.clone().unwrap_or_default(),
         default: s.default.clone(),
         nullable: s.nullable,
     }
@@ -365,25 +371,25 @@ fn value_validation(s: &SchemaProps, depth: usize) -> Result<ValueValidation, St
         };
     Ok(ValueValidation {
         format: s.format.clone().unwrap_or_default(),
-        maximum: s.maximum,
+        maximum: s.rare().maximum,
         exclusive_maximum: s.exclusive_maximum,
-        minimum: s.minimum,
+        minimum: s.rare().minimum,
         exclusive_minimum: s.exclusive_minimum,
-        max_length: s.max_length,
-        min_length: s.min_length,
+        max_length: s.rare().max_length,
+        min_length: s.rare().min_length,
         pattern: s.pattern.clone().unwrap_or_default(),
-        max_items: s.max_items,
-        min_items: s.min_items,
+        max_items: s.rare().max_items,
+        min_items: s.rare().min_items,
         unique_items: s.unique_items,
-        multiple_of: s.multiple_of,
+        multiple_of: s.rare().multiple_of,
         enum_: s.enum_.clone().unwrap_or_default(),
-        max_properties: s.max_properties,
-        min_properties: s.min_properties,
+        max_properties: s.rare().max_properties,
+        min_properties: s.rare().min_properties,
         required: s.required.clone().unwrap_or_default(),
-        all_of: nested_list(&s.all_of)?,
-        one_of: nested_list(&s.one_of)?,
-        any_of: nested_list(&s.any_of)?,
-        not: match &s.not {
+        all_of: nested_list(&s.rare().all_of)?,
+        one_of: nested_list(&s.rare().one_of)?,
+        any_of: nested_list(&s.rare().any_of)?,
+        not: match &s.rare().not {
             Some(n) => Some(Box::new(nested(n, depth + 1)?)),
             None => None,
         },

@@ -316,26 +316,27 @@ impl Validator {
             None => None,
         };
         let bounds = Bounds {
-            maximum: s.maximum,
+            maximum: s.rare().maximum,
             exclusive_maximum: s.exclusive_maximum,
-            minimum: s.minimum,
+            minimum: s.rare().minimum,
             exclusive_minimum: s.exclusive_minimum,
-            max_length: s.max_length,
-            min_length: s.min_length,
+            max_length: s.rare().max_length,
+            min_length: s.rare().min_length,
             pattern,
-            max_items: s.max_items,
-            min_items: s.min_items,
+            max_items: s.rare().max_items,
+            min_items: s.rare().min_items,
             unique_items: s.unique_items,
-            multiple_of: s.multiple_of,
-            max_properties: s.max_properties,
-            min_properties: s.min_properties,
+            multiple_of: s.rare().multiple_of,
+            max_properties: s.rare().max_properties,
+            min_properties: s.rare().min_properties,
         };
         let junctors = Junctors {
-            all_of: s.all_of.iter().flatten().map(build).collect(),
-            one_of: s.one_of.iter().flatten().map(build).collect(),
-            any_of: s.any_of.iter().flatten().map(build).collect(),
-            not: s.not.as_ref().map(|n| Box::new(build(n))),
+            all_of: s.rare().all_of.iter().flatten().map(build).collect(),
+            one_of: s.rare().one_of.iter().flatten().map(build).collect(),
+            any_of: s.rare().any_of.iter().flatten().map(build).collect(),
+            not: s.rare().not.as_ref().map(|n| Box::new(build(n))),
             pattern_properties: s
+                .rare()
                 .pattern_properties
                 .iter()
                 .flatten()
