@@ -353,3 +353,52 @@ fn a_top_level_block_scalar_ends_at_a_byte_order_mark() {
     assert_eq!(decoded, "");
     assert!(offsets.is_empty());
 }
+
+/// The block scalar of a sequence entry, whose header is alone on the line after the
+/// entry indicator and a comment (`- #`): found by yaml_spans. The re-scan did not
+/// recognise the entry through the comment, found no parent indentation, and decoded
+/// "" where the loader read " \n" (content indented 3 from the entry's column 0).
+#[test]
+fn a_comment_after_an_entry_indicator_keeps_the_entry_as_the_parent() {
+    let text = "- #\n |3\n    ";
+    let out = parse(text, &Limits::default());
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let Value::Array(items) = &out.documents[0].root.value else {
+        panic!("{:?}", out.documents[0].root.value)
+    };
+    let node = &items[0];
+    assert_eq!(node.value, Value::String(" \n".into()));
+    assert_eq!(node.span, Span::new(5, 7));
+    let (decoded, offsets, _) = decode_with_offsets(text, node.span, node.style).unwrap();
+    assert_eq!(Value::String(decoded), node.value);
+    assert_eq!(offsets, [11, 12]);
+}
+
+/// The same with a comment after a key (`k: # c`), found in review of the above: the
+/// re-scan read `c` as the end of the line and took no parent, decoding "x\n" where the
+/// loader read " x\n".
+#[test]
+fn a_comment_after_a_key_keeps_the_key_as_the_parent() {
+    for (text, start) in [
+        ("k: # c\n |1\n  x\n", 8),
+        ("\"k #\": # c\n |1\n  x\n", 12),
+        ("- k: # c\n   |1\n    x\n", 12),
+    ] {
+        let out = parse(text, &Limits::default());
+        assert!(out.errors.is_empty(), "{text:?}: {:?}", out.errors);
+        let root = &out.documents[0].root.value;
+        let map = match root {
+            Value::Object(map) => map,
+            Value::Array(items) => match &items[0].value {
+                Value::Object(map) => map,
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        };
+        let node = &map.entries[0].value;
+        assert_eq!(node.value, Value::String(" x\n".into()), "{text:?}");
+        assert_eq!(node.span.start, start, "{text:?}");
+        let (decoded, _, _) = decode_with_offsets(text, node.span, node.style).unwrap();
+        assert_eq!(Value::String(decoded), node.value, "{text:?}");
+    }
+}

@@ -550,19 +550,44 @@ fn key_column_above(b: &[u8], line: usize) -> Option<isize> {
                 i += 1;
             }
         }
-        if i == content_end {
-            // A line of entry indicators alone (`-` then `  |2`): the header is the
-            // entry's node, indented from the last indicator's column (found by the
-            // yaml_spans fuzz target).
+        if i == content_end || (entry.is_some() && b[i] == b'#') {
+            // A line of entry indicators alone (`-` then `  |2`), or followed by a
+            // comment only (`- #`): the header is the entry's node, indented from the
+            // last indicator's column (found by the yaml_spans fuzz target).
             return entry;
         }
-        let trimmed = text
+        // A comment after the key (`key: # note`) ends the line's content.
+        let content_end = comment_start(b, i, content_end).unwrap_or(content_end);
+        let trimmed = b[start..content_end]
             .iter()
             .rposition(|&c| !matches!(c, b' ' | b'\t'))
             .map_or(start, |p| start + p + 1);
         return (trimmed > i && b[trimmed - 1] == b':' && b[i] != b'#')
             .then_some((i - start) as isize);
     }
+}
+
+/// Where a comment starts on the line content `b[from..end]` (a `#` after a blank,
+/// outside quoted scalars), if it has one.
+fn comment_start(b: &[u8], from: usize, end: usize) -> Option<usize> {
+    let mut p = from;
+    while p < end {
+        match b[p] {
+            b'#' if p > from && matches!(b[p - 1], b' ' | b'\t') => return Some(p),
+            // A quoted scalar starts the line or follows a blank or an indicator.
+            q @ (b'"' | b'\'') if p == from || matches!(b[p - 1], b' ' | b'\t' | b':' | b'-') => {
+                p += 1;
+                while p < end && b[p] != q {
+                    // `\"` in double quotes; `''` in single quotes is two quotes in a row,
+                    // which this loop reads as a close and a reopen.
+                    p += if q == b'"' && b[p] == b'\\' { 2 } else { 1 };
+                }
+                p += 1;
+            }
+            _ => p += 1,
+        }
+    }
+    None
 }
 
 /// The indentation of the collection that holds the block scalar whose indicator is at
@@ -835,6 +860,11 @@ data:
         check("a:\n- \n  |1\n    e\n");
         check("- -\n    |2\n       e\n");
         check("?\n  |1\n   e\n: v\n");
+        check("- #\n |3\n    ");
+        check("k: # c\n |1\n  x\n");
+        check("\"k #\": # c\n |1\n  x\n");
+        check("'k ''#': # c\n |1\n  x\n");
+        check("- k: # c\n   |1\n    x\n");
         // (A tab before the key is refused, as go-yaml refuses it: see `yaml/tabs.rs`.)
         check("k: >\n  a\n  ");
         check("k: |+\n  a\n  ");
