@@ -402,3 +402,53 @@ fn a_comment_after_a_key_keeps_the_key_as_the_parent() {
         assert_eq!(Value::String(decoded), node.value, "{text:?}");
     }
 }
+
+/// A comment ends at a lone CR, as every YAML line does: the loader skipped properties
+/// and a comment up to the next LF, so a plain value after `k: &a !t # c` and a lone CR
+/// got an empty span past its text (found by the header sweep in `source::inner`).
+#[test]
+fn a_comment_before_a_value_ends_at_a_lone_carriage_return() {
+    let text = "k: &a !t # c\r    x\r";
+    let out = parse(text, &Limits::default());
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let Value::Object(map) = &out.documents[0].root.value else {
+        panic!("{:?}", out.documents[0].root.value)
+    };
+    let node = &map.entries[0].value;
+    assert_eq!(node.value, Value::String("x".into()));
+    assert_eq!(node.span, Span::new(17, 18));
+}
+
+/// Properties after an entry indicator (`- &a`), and a byte order mark before the line
+/// of the key: the header on the next line counts its indentation from the entry's or
+/// the key's column (found by the header sweep in `source::inner`).
+#[test]
+fn entry_properties_and_a_leading_byte_order_mark_keep_the_parent_column() {
+    let text = "a:\n  - &a\n    |1 # c\n     x\n";
+    let out = parse(text, &Limits::default());
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let Value::Object(map) = &out.documents[0].root.value else {
+        panic!()
+    };
+    let Value::Array(items) = &map.entries[0].value.value else {
+        panic!()
+    };
+    assert_eq!(items[0].value, Value::String("  x\n".into()));
+    let (decoded, offsets, _) = decode_with_offsets(text, items[0].span, items[0].style).unwrap();
+    assert_eq!(decoded, "  x\n");
+    assert_eq!(offsets, [24, 25, 26, 27]);
+
+    let text = "\u{feff}- k: # c\n   |1\n   \n    x\n";
+    let out = parse(text, &Limits::default());
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let Value::Array(items) = &out.documents[0].root.value else {
+        panic!()
+    };
+    let Value::Object(map) = &items[0].value else {
+        panic!()
+    };
+    let node = &map.entries[0].value;
+    assert_eq!(node.value, Value::String("\n x\n".into()));
+    let (decoded, _, _) = decode_with_offsets(text, node.span, node.style).unwrap();
+    assert_eq!(decoded, "\n x\n");
+}

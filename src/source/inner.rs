@@ -522,10 +522,16 @@ fn key_column_above(b: &[u8], line: usize) -> Option<isize> {
             }
             continue;
         }
-        if is_document_marker(b, start) {
+        // A byte order mark at the start of a line takes no column (saphyr skips it).
+        let origin = if b[start..].starts_with("\u{feff}".as_bytes()) {
+            start + 3
+        } else {
+            start
+        };
+        if is_document_marker(b, origin) {
             return Some(-1);
         }
-        let mut i = start;
+        let mut i = origin;
         while i < content_end && b[i] == b' ' {
             i += 1;
         }
@@ -544,26 +550,52 @@ fn key_column_above(b: &[u8], line: usize) -> Option<isize> {
             && matches!(b[i], b'-' | b'?')
             && (i + 1 == content_end || matches!(b[i + 1], b' ' | b'\t'))
         {
-            entry = Some((i - start) as isize);
+            entry = Some((i - origin) as isize);
             i += 1;
             while i < content_end && matches!(b[i], b' ' | b'\t') {
                 i += 1;
             }
         }
-        if i == content_end || (entry.is_some() && b[i] == b'#') {
-            // A line of entry indicators alone (`-` then `  |2`), or followed by a
-            // comment only (`- #`): the header is the entry's node, indented from the
-            // last indicator's column (found by the yaml_spans fuzz target).
+        // Properties of the entry's node (`- &a`, `- !!str`), which the header continues.
+        let mut rest = i;
+        while entry.is_some() && rest < content_end && matches!(b[rest], b'&' | b'!') {
+            while rest < content_end && !matches!(b[rest], b' ' | b'\t') {
+                rest += 1;
+            }
+            while rest < content_end && matches!(b[rest], b' ' | b'\t') {
+                rest += 1;
+            }
+        }
+        if rest == content_end || (entry.is_some() && b[rest] == b'#') {
+            // A line of entry indicators alone (`-` then `  |2`), or followed by
+            // properties or a comment only (`- &a`, `- #`): the header is the entry's
+            // node, indented from the last indicator's column (found by the yaml_spans
+            // fuzz target).
             return entry;
         }
         // A comment after the key (`key: # note`) ends the line's content.
         let content_end = comment_start(b, i, content_end).unwrap_or(content_end);
-        let trimmed = b[start..content_end]
-            .iter()
-            .rposition(|&c| !matches!(c, b' ' | b'\t'))
-            .map_or(start, |p| start + p + 1);
+        let trim = |end: usize| {
+            b[start..end]
+                .iter()
+                .rposition(|&c| !matches!(c, b' ' | b'\t'))
+                .map_or(start, |p| start + p + 1)
+        };
+        let mut trimmed = trim(content_end);
+        // Properties after the key (`key: &a`, `key: !!str`) belong to the node on the
+        // next line.
+        loop {
+            let token = b[i..trimmed]
+                .iter()
+                .rposition(|&c| matches!(c, b' ' | b'\t'))
+                .map_or(i, |p| i + p + 1);
+            if token == i || !matches!(b[token], b'&' | b'!') {
+                break;
+            }
+            trimmed = trim(token);
+        }
         return (trimmed > i && b[trimmed - 1] == b':' && b[i] != b'#')
-            .then_some((i - start) as isize);
+            .then_some((i - origin) as isize);
     }
 }
 
@@ -838,6 +870,85 @@ data:
         assert_eq!(r.len(), 10);
     }
 
+    /// Block scalar headers alone on the line after what opens their node (an entry
+    /// indicator, a key, properties, comments), in every combination of these shapes,
+    /// with LF and lone CR line breaks: wherever the re-scan answers, it reads what the
+    /// loader read. (The yaml_spans fuzz target found several of these one at a time;
+    /// this sweep found the rest: a comment or properties after `- ` or `key:`, a byte
+    /// order mark before the line, a comment ended by a lone CR.)
+    #[test]
+    fn headers_on_the_next_line_agree_with_the_loader() {
+        let openers = [
+            "- #",
+            "- &a",
+            "- !t #",
+            "- - &a",
+            "-\t#",
+            "k: # c",
+            "k: &a # c",
+            "k: &a !t",
+            "k: !!str # c",
+            "\"k #\": # c",
+            "'k ''#': #",
+            "- k: # c",
+            "? #",
+            "k:\t#",
+            "\u{feff}- k: # c",
+            "\u{feff}k: &a",
+        ];
+        let headers = ["|1", "|2", ">1", "|", "|+", "|1-", "&b |2", "|1 # c", "# c"];
+        let contents = ["", "x", "  x", "x\n y", "\n x", "#x"];
+        let (mut parsed, mut answered) = (0, 0);
+        for opener in openers {
+            for header in headers {
+                for header_indent in 0..3 {
+                    for content in contents {
+                        for content_indent in 0..4 {
+                            for eol in ["\n", "\r"] {
+                                let body: Vec<String> = content
+                                    .split('\n')
+                                    .map(|l| format!("{}{l}", " ".repeat(content_indent)))
+                                    .collect();
+                                let yaml = format!(
+                                    "{opener}{eol}{}{header}{eol}{}{eol}",
+                                    " ".repeat(header_indent),
+                                    body.join(eol)
+                                );
+                                let out = parse(&yaml, &Limits::default());
+                                if !out.errors.is_empty() {
+                                    continue;
+                                }
+                                parsed += 1;
+                                let mut all = Vec::new();
+                                for d in &out.documents {
+                                    strings(&d.root, &mut all);
+                                }
+                                for (value, span, style) in all {
+                                    let Some((decoded, offsets, _)) =
+                                        decode_with_offsets(&yaml, span, style)
+                                    else {
+                                        continue;
+                                    };
+                                    answered += 1;
+                                    assert_eq!(decoded, value, "{style:?} at {span:?} in {yaml:?}");
+                                    assert!(
+                                        offsets.iter().all(|&o| o >= span.start && o <= yaml.len()),
+                                        "{offsets:?} outside {span:?} in {yaml:?}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // The sweep is not vacuous: most shapes load, and the re-scan answers for them.
+        assert!(
+            parsed > 4_000 && answered > 4_000,
+            "{parsed} parsed, {answered} answered"
+        );
+    }
+
     #[test]
     fn harder_shapes() {
         check("a: >\r\n  one\r\n  two\r\n\r\n  three\r\n");
@@ -865,6 +976,11 @@ data:
         check("\"k #\": # c\n |1\n  x\n");
         check("'k ''#': # c\n |1\n  x\n");
         check("- k: # c\n   |1\n    x\n");
+        check("k: &a # c\n |1\n  \n");
+        check("k: !!str &a\n |1\n  x\n");
+        check("a:\n  - &a\n    |1 # c\n     x\n");
+        check("\u{feff}- k: # c\n   |1\n   \n    x\n");
+        check("k: &a !t # c\r    x\r");
         // (A tab before the key is refused, as go-yaml refuses it: see `yaml/tabs.rs`.)
         check("k: >\n  a\n  ");
         check("k: |+\n  a\n  ");

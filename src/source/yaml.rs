@@ -1567,7 +1567,7 @@ fn closing_bracket_end(bytes: &[u8], mut p: usize) -> Option<usize> {
             b']' | b'}' => return Some(p + 1),
             b',' | b' ' | b'\t' | b'\r' | b'\n' => p += 1,
             b'#' => {
-                while p < bytes.len() && bytes[p] != b'\n' {
+                while p < bytes.len() && bytes[p] != b'\n' && bytes[p] != b'\r' {
                     p += 1;
                 }
             }
@@ -1604,7 +1604,7 @@ fn skip_properties(bytes: &[u8], mut p: usize, limit: usize) -> usize {
             match bytes[p] {
                 b' ' | b'\t' | b'\r' | b'\n' => p += 1,
                 b'#' => {
-                    while p < limit && bytes[p] != b'\n' {
+                    while p < limit && bytes[p] != b'\n' && bytes[p] != b'\r' {
                         p += 1;
                     }
                 }
@@ -1639,7 +1639,7 @@ fn find_block_indicator(bytes: &[u8], from: usize, limit: usize) -> Option<usize
         match bytes[p] {
             b'|' | b'>' => return Some(p),
             b'#' if p == from || is_blank_or_break(bytes[p - 1]) => {
-                while p < limit && bytes[p] != b'\n' {
+                while p < limit && bytes[p] != b'\n' && bytes[p] != b'\r' {
                     p += 1;
                 }
             }

@@ -202,7 +202,7 @@ fn flow_end(b: &[u8], from: usize, mut open: usize) -> usize {
                 continue;
             }
             b'#' if p == 0 || is_blank_or_break(b[p - 1]) => {
-                while p < b.len() && b[p] != b'\n' {
+                while p < b.len() && b[p] != b'\n' && b[p] != b'\r' {
                     p += 1;
                 }
                 continue;
