@@ -981,6 +981,8 @@ data:
         check("a:\n  - &a\n    |1 # c\n     x\n");
         check("\u{feff}- k: # c\n   |1\n   \n    x\n");
         check("k: &a !t # c\r    x\r");
+        // An anchor whose name has a colon (yaml_spans, on the build before the sweep).
+        check("- &n:-\t \n   |1  \n    tt! pars|#ing\n");
         // (A tab before the key is refused, as go-yaml refuses it: see `yaml/tabs.rs`.)
         check("k: >\n  a\n  ");
         check("k: |+\n  a\n  ");
