@@ -318,7 +318,7 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
         blanks
             .iter()
             .flat_map(|b| &b.anchor_errors)
-            .map(|&at| (at, YamlErrorKind::AnchorName, ANCHOR_NAME)),
+            .map(|&(at, message)| (at, YamlErrorKind::AnchorName, message)),
     );
     drops.extend(
         document_ends
@@ -420,8 +420,7 @@ fn floor_char_boundary(text: &str, at: usize) -> usize {
     at
 }
 
-/// go-yaml's message for an anchor or alias name it does not read.
-const ANCHOR_NAME: &str = "did not find expected alphabetic or numeric character";
+use go_blanks::ANCHOR_NAME;
 
 /// saphyr's message for a comment without white space before it.
 const SAPHYR_ADJACENT_COMMENT: &str = "comments must be separated from other tokens by whitespace";

@@ -38,9 +38,10 @@ pub(super) struct GoBlanks {
     pub adjacent_comments: Vec<Span>,
     /// The first tab go-yaml fails on in each chunk, with its message.
     pub errors: Vec<(usize, &'static str)>,
-    /// The anchors and aliases whose names go-yaml fails on (one per chunk, as it stops
-    /// there): the offset of their `&` or `*`.
-    pub anchor_errors: Vec<usize>,
+    /// The anchors and aliases whose names go-yaml fails on, or ends where saphyr reads
+    /// on (one per chunk, as the outline stops there): the offset of their `&` or `*`,
+    /// and the message.
+    pub anchor_errors: Vec<(usize, &'static str)>,
     /// The chunks go-yaml fails on (a tab or an anchor name).
     failed_chunks: Vec<Span>,
 }
@@ -103,8 +104,8 @@ pub(super) fn scan(text: &str, forced: bool) -> Option<GoBlanks> {
                 out.errors.push((at, message));
                 out.failed_chunks.push(Span::new(start, end));
             }
-            Err(Stop::Anchor(at)) if !json => {
-                out.anchor_errors.push(at);
+            Err(Stop::Anchor(at, message)) if !json => {
+                out.anchor_errors.push((at, message));
                 out.failed_chunks.push(Span::new(start, end));
             }
             _ => {}
@@ -133,12 +134,19 @@ fn chunks(b: &[u8]) -> Vec<(usize, usize)> {
     out
 }
 
+/// go-yaml's message for an anchor or alias name it does not read.
+pub(super) const ANCHOR_NAME: &str = "did not find expected alphabetic or numeric character";
+
+/// crdlint's message for an anchor or alias name go-yaml ends before saphyr does.
+pub(super) const ANCHOR_NAME_DIVERGES: &str = "go-yaml (kubectl) ends this anchor or alias name before a character that crdlint's parser reads as part of it; crdlint cannot read this document as kubectl does";
+
 /// Why the outline stopped before the end of a chunk.
 enum Stop {
     /// go-yaml fails on the tab at this offset.
     Tab(usize, &'static str),
-    /// go-yaml fails on the anchor or alias name whose `&` or `*` is at this offset.
-    Anchor(usize),
+    /// go-yaml fails on the anchor or alias name whose `&` or `*` is at this offset, or
+    /// reads it otherwise than saphyr.
+    Anchor(usize, &'static str),
     /// go-yaml fails here for another reason, or stops reading (after `...`).
     Other,
 }
@@ -436,7 +444,14 @@ impl<'a> Scanner<'a> {
                         b'?' | b':' | b',' | b']' | b'}' | b'%' | b'@' | b'`'
                     );
                 if self.pos == start + 1 || !ends {
-                    return Err(Stop::Anchor(start));
+                    return Err(Stop::Anchor(start, ANCHOR_NAME));
+                }
+                // `&a:b`: go-yaml's name is `a`, and `:b` comes next; saphyr's name is
+                // `a:b`. The two read the rest differently (found by fuzzing: a tab
+                // go-yaml skips after `&n` was inside saphyr's block scalar), so the
+                // document is not read at all rather than read wrongly.
+                if matches!(self.at(self.pos), b'?' | b':' | b'%' | b'@' | b'`') {
+                    return Err(Stop::Anchor(start, ANCHOR_NAME_DIVERGES));
                 }
             }
             b'!' => {
