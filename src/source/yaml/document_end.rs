@@ -85,6 +85,7 @@ pub(super) fn section_end(text: &str, at: usize) -> usize {
 pub(super) fn document_ends(text: &str) -> Vec<DocumentEnd> {
     let b = text.as_bytes();
     if !b.starts_with(b"...")
+        && !b.starts_with("\u{FEFF}...".as_bytes())
         && memchr::memmem::find(b, b"\n...").is_none()
         && memchr::memmem::find(b, b"\r...").is_none()
     {
@@ -117,8 +118,15 @@ pub(super) fn document_ends(text: &str) -> Vec<DocumentEnd> {
         let rest = &text[line..next];
         let trimmed = rest.trim_start();
         let is_content = !trimmed.is_empty() && !trimmed.starts_with('#');
-        let is_marker = rest.starts_with("...")
-            && matches!(b.get(line + 3), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
+        // A byte order mark at the start of a line takes no column: go-yaml strips it
+        // at the start of a chunk, and saphyr reads it as a token of its own anywhere
+        // (found by fuzzing: `\u{FEFF}...\r%│` left a directive to saphyr).
+        let bom = if rest.starts_with('\u{FEFF}') { 3 } else { 0 };
+        let is_marker = rest[bom..].starts_with("...")
+            && matches!(
+                b.get(line + bom + 3),
+                None | Some(b' ' | b'\t' | b'\r' | b'\n')
+            );
         let separator = reader_line && rest.starts_with("---");
         reader_line = b[..next].ends_with(b"\n");
         if separator {
@@ -140,7 +148,7 @@ pub(super) fn document_ends(text: &str) -> Vec<DocumentEnd> {
             let without_content = !content_before && !explicit_start;
             let blanked_start = if without_content { chunk_start } else { next };
             out.push(DocumentEnd {
-                marker: line,
+                marker: line + bom,
                 blanked: Span::new(blanked_start, b.len()),
                 ignored_content: None,
                 without_content,
