@@ -534,3 +534,20 @@ fn a_document_end_after_a_byte_order_mark_is_a_marker() {
     };
     assert_eq!(map.entries[0].value.span, Span::new(19, 23));
 }
+
+/// The same after a lone CR (the mark then starts the file's second line), found by
+/// minimizing the full yaml_spans input again after the previous fix.
+#[test]
+fn a_document_end_after_a_byte_order_mark_on_a_later_line_is_a_marker() {
+    let text = "\r\u{FEFF}...\r%\u{2500}\n---\n{r: \"n\",\"\"}";
+    let out = parse(text, &Limits::default());
+    let Value::Object(map) = &out.documents.last().unwrap().root.value else {
+        panic!("{:?}", out.documents)
+    };
+    let node = &map.entries[0].value;
+    assert_eq!(node.value, Value::String("n".into()));
+    assert_eq!(node.span, Span::new(21, 24));
+    let (decoded, offsets, _) = decode_with_offsets(text, node.span, node.style).unwrap();
+    assert_eq!(decoded, "n");
+    assert_eq!(offsets, [22]);
+}

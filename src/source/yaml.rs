@@ -671,7 +671,16 @@ fn directive_lines(text: &str) -> Vec<Directive> {
         let content = &text[line + bom..end];
         let crlf = bytes.get(end) == Some(&b'\r') && bytes.get(end + 1) == Some(&b'\n');
         let next = if crlf { end + 2 } else { end + 1 };
-        if content.starts_with("---") {
+        // saphyr reads `...` after a byte order mark later in the stream as a document
+        // end, where go-yaml reads content (it skips the mark but counts its column):
+        // a `%` line after it would be a directive to saphyr only, which then shifts
+        // every later span by its multi-byte characters (found by fuzzing). It is
+        // hidden from saphyr and reported.
+        let saphyr_document_end = bom > 0
+            && line > 0
+            && content.starts_with("...")
+            && matches!(content.as_bytes().get(3), None | Some(b' ' | b'\t'));
+        if content.starts_with("---") || saphyr_document_end {
             in_prologue = true;
         } else if in_prologue && content.starts_with('%') {
             out.push(Directive {

@@ -118,10 +118,15 @@ pub(super) fn document_ends(text: &str) -> Vec<DocumentEnd> {
         let rest = &text[line..next];
         let trimmed = rest.trim_start();
         let is_content = !trimmed.is_empty() && !trimmed.starts_with('#');
-        // A byte order mark at the start of a line takes no column: go-yaml strips it
-        // at the start of a chunk, and saphyr reads it as a token of its own anywhere
-        // (found by fuzzing: `\u{FEFF}...\r%│` left a directive to saphyr).
-        let bom = if rest.starts_with('\u{FEFF}') { 3 } else { 0 };
+        // A byte order mark at the start of the file takes no column: go-yaml strips
+        // it before reading (found by fuzzing: `\u{FEFF}...\r%│` left a directive to
+        // saphyr). Later in the stream go-yaml skips one at the start of a line but
+        // counts its column, so `...` after it is no marker (see `directive_lines`).
+        let bom = if line == 0 && rest.starts_with('\u{FEFF}') {
+            3
+        } else {
+            0
+        };
         let is_marker = rest[bom..].starts_with("...")
             && matches!(
                 b.get(line + bom + 3),
