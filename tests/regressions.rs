@@ -551,3 +551,21 @@ fn a_document_end_after_a_byte_order_mark_on_a_later_line_is_a_marker() {
     assert_eq!(decoded, "n");
     assert_eq!(offsets, [22]);
 }
+
+/// yaml_spans: a block scalar in a sequence entry at the start of a file with a byte
+/// order mark, its content line holding a tab. The outline of go-yaml's scanner counted
+/// the mark as a column, ended the scalar early and listed the tab in its content as a
+/// blank go-yaml skips, so the loader read "| \n" where the file says "|\t\n".
+#[test]
+fn a_leading_byte_order_mark_takes_no_column_in_the_outline() {
+    let text = "\u{FEFF}- |\n |\t";
+    let out = parse(text, &Limits::default());
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let Value::Array(items) = &out.documents[0].root.value else {
+        panic!("{:?}", out.documents)
+    };
+    assert_eq!(items[0].value, Value::String("|\t\n".into()));
+    let (decoded, offsets, _) = decode_with_offsets(text, items[0].span, items[0].style).unwrap();
+    assert_eq!(decoded, "|\t\n");
+    assert_eq!(offsets, [8, 9, 10]);
+}
