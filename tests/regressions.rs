@@ -5,6 +5,9 @@ use crdlint::source::inner::{decode_with_offsets, offset_in_scalar};
 use crdlint::source::yaml::{Limits, parse};
 use crdlint::source::{ScalarStyle, Span, Value};
 
+/// crdlint's error for a byte order mark before `...` or `---` on a later line.
+const MARK_BEFORE_MARKER: &str = "a byte order mark starts this line: go-yaml (kubectl) reads the `...` or `---` after it as content, crdlint's parser as a document marker; crdlint cannot read this document as kubectl does";
+
 /// yaml_spans: a block scalar that is a whole document. The implicit document start is
 /// marked at the first content character, and the `|` before it was missed: the span
 /// started at the content (`|2`), and re-scanning it decoded "" instead of "|2\n".
@@ -235,11 +238,14 @@ fn a_blanked_comment_that_saphyr_reads_as_content_fails_its_chunk() {
         .collect();
     assert_eq!(
         syntax,
-        [(
-            13,
-            "comments must be separated from other tokens by whitespace",
-            1
-        )]
+        [
+            (2, MARK_BEFORE_MARKER, 0),
+            (
+                13,
+                "comments must be separated from other tokens by whitespace",
+                1
+            )
+        ]
     );
     // Header comments right after `|` stay comments.
     let out = parse("a: |#c\n  x#y\nb: >-#e\n  z\n", &Limits::default());
@@ -356,7 +362,17 @@ fn a_top_level_block_scalar_ends_at_a_byte_order_mark() {
         .iter()
         .map(|e| (e.span.start, e.message.as_str()))
         .collect();
-    assert_eq!(errors, [(3, "did not find expected node content")]);
+    // The mark before the last `...` fails the second section: go-yaml reads content
+    // there, saphyr a document end (`marks_before_markers`).
+    assert_eq!(
+        errors,
+        [
+            (3, "did not find expected node content"),
+            (21, MARK_BEFORE_MARKER)
+        ]
+    );
+    assert!(out.documents.is_empty());
+    let out = parse(&text[..21], &Limits::default());
     assert_eq!(out.documents.len(), 1);
     let root = &out.documents[0].root;
     assert_eq!(root.value, Value::String(String::new()));
@@ -568,4 +584,25 @@ fn a_leading_byte_order_mark_takes_no_column_in_the_outline() {
     let (decoded, offsets, _) = decode_with_offsets(text, items[0].span, items[0].style).unwrap();
     assert_eq!(decoded, "|\t\n");
     assert_eq!(offsets, [8, 9, 10]);
+}
+
+/// yaml_spans: `...` after a byte order mark on a later line is content to go-yaml
+/// (which counts the mark's column) and a document end to saphyr; the loader mixed both
+/// readings (a tab blanked for go-yaml's was block scalar content in saphyr's). Such a
+/// section now fails, naming the mark.
+#[test]
+fn a_byte_order_mark_before_a_marker_on_a_later_line_fails_its_section() {
+    let text = "\r\u{FEFF}...\r- |\n\t";
+    let out = parse(text, &Limits::default());
+    assert!(out.documents.is_empty(), "{:?}", out.documents);
+    let errors: Vec<(usize, &str)> = out
+        .errors
+        .iter()
+        .map(|e| (e.span.start, e.message.as_str()))
+        .collect();
+    assert_eq!(errors, [(1, MARK_BEFORE_MARKER)]);
+    // Other sections are read.
+    let out = parse("a: 1\n---\n\r\u{FEFF}---\n---\nb: 2\n", &Limits::default());
+    assert_eq!(out.documents.len(), 2);
+    assert_eq!(out.errors.len(), 1);
 }

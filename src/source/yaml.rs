@@ -309,6 +309,10 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
             .map(|d| (d.start, YamlErrorKind::Directive, d.message)),
     );
     drops.extend(
+        marks_before_markers(text_without_directives)
+            .map(|at| (at, YamlErrorKind::Syntax, MARK_BEFORE_MARKER)),
+    );
+    drops.extend(
         blanks
             .iter()
             .flat_map(|b| &b.errors)
@@ -421,6 +425,26 @@ fn floor_char_boundary(text: &str, at: usize) -> usize {
 }
 
 use go_blanks::ANCHOR_NAME;
+
+/// crdlint's message for a byte order mark that starts a later line before `...` or
+/// `---`.
+const MARK_BEFORE_MARKER: &str = "a byte order mark starts this line: go-yaml (kubectl) reads the `...` or `---` after it as content, crdlint's parser as a document marker; crdlint cannot read this document as kubectl does";
+
+/// Byte order marks at the start of a line after the first, before `...` or `---`:
+/// go-yaml skips such a mark but counts its column, so the marker is content to it,
+/// while saphyr reads a document marker. The two readings of the rest differ (found by
+/// fuzzing: a tab blanked for go-yaml's reading was content in saphyr's), so the
+/// document fails.
+fn marks_before_markers(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let b = text.as_bytes();
+    memchr::memmem::find_iter(b, "\u{FEFF}".as_bytes()).filter(move |&at| {
+        let marker = &b[at + 3..];
+        at > 0
+            && matches!(b[at - 1], b'\n' | b'\r')
+            && (marker.starts_with(b"...") || marker.starts_with(b"---"))
+            && matches!(marker.get(3), None | Some(b' ' | b'\t' | b'\r' | b'\n'))
+    })
+}
 
 /// saphyr's message for a comment without white space before it.
 const SAPHYR_ADJACENT_COMMENT: &str = "comments must be separated from other tokens by whitespace";
