@@ -606,3 +606,22 @@ fn a_byte_order_mark_before_a_marker_on_a_later_line_fails_its_section() {
     assert_eq!(out.documents.len(), 2);
     assert_eq!(out.errors.len(), 1);
 }
+
+/// yaml_spans: a key that ends in `&` (`7 &:`) above a block scalar header. The re-scan
+/// took `&:` for an anchor after the key, found no key, and decoded "" where the loader
+/// read " \n".
+#[test]
+fn a_key_ending_in_an_ampersand_is_no_anchor() {
+    let text = "7 &:\n |2\n   ";
+    let out = parse(text, &Limits::default());
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let Value::Object(map) = &out.documents[0].root.value else {
+        panic!("{:?}", out.documents)
+    };
+    assert_eq!(map.entries[0].key, "7 &");
+    let node = &map.entries[0].value;
+    assert_eq!(node.value, Value::String(" \n".into()));
+    let (decoded, offsets, _) = decode_with_offsets(text, node.span, node.style).unwrap();
+    assert_eq!(decoded, " \n");
+    assert_eq!(offsets, [11, 12]);
+}

@@ -584,7 +584,7 @@ fn key_column_above(b: &[u8], line: usize) -> Option<isize> {
         let mut trimmed = trim(content_end);
         // Properties after the key (`key: &a`, `key: !!str`) belong to the node on the
         // next line.
-        loop {
+        while trimmed > i && b[trimmed - 1] != b':' {
             let token = b[i..trimmed]
                 .iter()
                 .rposition(|&c| matches!(c, b' ' | b'\t'))
@@ -989,6 +989,8 @@ data:
         check("\u{feff}- k: # c\n   |1\n   \n    x\n");
         check("k: &a !t # c\r    x\r");
         check("\u{feff}- - - |1\n  \n");
+        // A key that ends in `&` (`7 &:`) is no anchor (yaml_spans).
+        check("7 &:\n |2\n   ");
         // (A tab before the key is refused, as go-yaml refuses it: see `yaml/tabs.rs`.)
         check("k: >\n  a\n  ");
         check("k: |+\n  a\n  ");
