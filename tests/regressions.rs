@@ -43,8 +43,7 @@ fn a_block_scalar_as_the_document_spans_from_its_indicator() {
 fn an_indentation_indicator_under_its_key_counts_from_the_key() {
     // (The fuzzer wrote a control character where `x` is: go-yaml refuses those now.)
     let text = "\remext:\n |1\r\n\n  \" |l\n       tf4";
-    let out = parse(text, &Limits::default());
-    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let out = parse_clean(text);
     let root = &out.documents[0].root;
     let Value::Object(map) = &root.value else {
         panic!("{:?}", root.value)
@@ -309,6 +308,13 @@ const IGNORED: &str = "kubectl never reads this: it reads one document per `---`
 
 /// The documents' spans and values, and the errors' spans and messages (Unicode line
 /// break warnings aside).
+/// `text` parsed, which must load without errors.
+fn parse_clean(text: &str) -> crdlint::source::yaml::ParseOutput {
+    let out = parse(text, &Limits::default());
+    assert!(out.errors.is_empty(), "{text:?}: {:?}", out.errors);
+    out
+}
+
 fn assert_parsed(text: &str, documents: &[(Span, Value)], errors: &[(Span, &str)]) {
     let out = parse(text, &Limits::default());
     let got: Vec<(Span, Value)> = out
@@ -332,8 +338,7 @@ fn assert_parsed(text: &str, documents: &[(Span, Value)], errors: &[(Span, &str)
 #[test]
 fn properties_before_an_indentation_indicator_under_its_key_count_from_the_key() {
     let text = "t:\n &a |1\n  ";
-    let out = parse(text, &Limits::default());
-    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let out = parse_clean(text);
     let Value::Object(map) = &out.documents[0].root.value else {
         panic!("{:?}", out.documents[0].root.value)
     };
@@ -391,8 +396,7 @@ fn a_top_level_block_scalar_ends_at_a_byte_order_mark() {
 #[test]
 fn a_comment_after_an_entry_indicator_keeps_the_entry_as_the_parent() {
     let text = "- #\n |3\n    ";
-    let out = parse(text, &Limits::default());
-    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let out = parse_clean(text);
     let Value::Array(items) = &out.documents[0].root.value else {
         panic!("{:?}", out.documents[0].root.value)
     };
@@ -439,8 +443,7 @@ fn a_comment_after_a_key_keeps_the_key_as_the_parent() {
 #[test]
 fn a_comment_before_a_value_ends_at_a_lone_carriage_return() {
     let text = "k: &a !t # c\r    x\r";
-    let out = parse(text, &Limits::default());
-    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let out = parse_clean(text);
     let Value::Object(map) = &out.documents[0].root.value else {
         panic!("{:?}", out.documents[0].root.value)
     };
@@ -455,8 +458,7 @@ fn a_comment_before_a_value_ends_at_a_lone_carriage_return() {
 #[test]
 fn entry_properties_and_a_leading_byte_order_mark_keep_the_parent_column() {
     let text = "a:\n  - &a\n    |1 # c\n     x\n";
-    let out = parse(text, &Limits::default());
-    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let out = parse_clean(text);
     let Value::Object(map) = &out.documents[0].root.value else {
         panic!()
     };
@@ -469,8 +471,7 @@ fn entry_properties_and_a_leading_byte_order_mark_keep_the_parent_column() {
     assert_eq!(offsets, [24, 25, 26, 27]);
 
     let text = "\u{feff}- k: # c\n   |1\n   \n    x\n";
-    let out = parse(text, &Limits::default());
-    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let out = parse_clean(text);
     let Value::Array(items) = &out.documents[0].root.value else {
         panic!()
     };
@@ -575,8 +576,7 @@ fn a_document_end_after_a_byte_order_mark_on_a_later_line_is_a_marker() {
 #[test]
 fn a_leading_byte_order_mark_takes_no_column_in_the_outline() {
     let text = "\u{FEFF}- |\n |\t";
-    let out = parse(text, &Limits::default());
-    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let out = parse_clean(text);
     let Value::Array(items) = &out.documents[0].root.value else {
         panic!("{:?}", out.documents)
     };
@@ -613,8 +613,7 @@ fn a_byte_order_mark_before_a_marker_on_a_later_line_fails_its_section() {
 #[test]
 fn a_key_ending_in_an_ampersand_is_no_anchor() {
     let text = "7 &:\n |2\n   ";
-    let out = parse(text, &Limits::default());
-    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let out = parse_clean(text);
     let Value::Object(map) = &out.documents[0].root.value else {
         panic!("{:?}", out.documents)
     };
