@@ -6,12 +6,13 @@
 //! rule restrictions.
 
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::ast::Ast;
 use super::checker::{CheckedAst, Declarations, Reference};
 use super::env::{Env, KubeVersion};
 use super::errors::Issues;
+use super::program_cache;
 use super::schema_types::{DeclType, SELF_TYPE_NAME, TypeRegistry, escape, schema_decl_type};
 use super::types::Type;
 use crate::diag::{Diagnostic, FieldPath, gofmt};
@@ -48,6 +49,24 @@ pub struct RuleProgram {
     /// `fieldPath` normalised (`.spec.x` form), when valid.
     pub normalized_field_path: Option<String>,
     pub env: Arc<Env>,
+    /// The estimated costs of the rule and its messageExpression on a node of declared
+    /// type with this fingerprint (see [`crate::cel::cost::estimate_compiled`]).
+    pub estimated: OnceLock<EstimatedCost>,
+}
+
+/// A program's maximum costs on one declared type.
+#[derive(Clone, Copy, Debug)]
+pub struct EstimatedCost {
+    pub decl: u128,
+    pub rule: u64,
+    pub message_expression: Option<u64>,
+}
+
+/// The declared type of a node's `self`, for compiling its rules.
+struct Typed<'a> {
+    self_type: &'a Type,
+    registry: &'a TypeRegistry<'a>,
+    fingerprint: u128,
 }
 
 /// The outcome for one entry of `x-kubernetes-validations`.
@@ -641,14 +660,18 @@ impl Walker<'_> {
                         self.env.version >= KubeVersion::new(1, 31),
                     );
                     let self_type = registry.root_type();
+                    let typed = Typed {
+                        self_type: &self_type,
+                        registry: &registry,
+                        fingerprint: decl.fingerprint(),
+                    };
                     for (i, rule) in s.x_validations.iter().enumerate() {
                         let r = &mut results[i];
-                        self.compile_one(
+                        self.compile_or_reuse(
                             s,
                             rule,
                             &list_path.index(i),
-                            &self_type,
-                            &registry,
+                            &typed,
                             uncorrelatable,
                             r,
                         );
@@ -657,6 +680,81 @@ impl Walker<'_> {
             }
         }
         self.out.extend(results);
+    }
+
+    /// Compiles one rule, or takes the program an identical rule on an identically
+    /// typed node compiled ([`program_cache`]).
+    fn compile_or_reuse(
+        &self,
+        s: &Structural,
+        rule: &ValidationRule,
+        rpath: &FieldPath,
+        typed: &Typed<'_>,
+        uncorrelatable: Option<&FieldPath>,
+        r: &mut RuleCompileResult,
+    ) {
+        if rule.rule.trim().is_empty() {
+            return;
+        }
+        // A `fieldPath` is resolved against the schema node itself, which the declared
+        // type does not fully describe: such rules are compiled where they stand.
+        let key = rule
+            .field_path
+            .as_deref()
+            .is_none_or(str::is_empty)
+            .then(|| program_cache::ProgramKey {
+                rule: rule.rule.clone(),
+                message_expression: rule.message_expression.clone(),
+                optional_old_self: rule.optional_old_self,
+                uncorrelatable: uncorrelatable.is_some(),
+                decl: typed.fingerprint,
+                walk_env: self.env.version,
+                rule_env: self.env_for(self.stored_rule(&rule.rule)).version,
+                message_env: self
+                    .env_for(
+                        rule.message_expression
+                            .as_deref()
+                            .is_some_and(|me| self.stored_message_expression(me)),
+                    )
+                    .version,
+            });
+        if let Some(program) = key.as_ref().and_then(program_cache::get) {
+            r.program = Some(program);
+            return;
+        }
+        let findings_before = r.diagnostics.len();
+        self.compile_one(
+            s,
+            rule,
+            rpath,
+            typed.self_type,
+            typed.registry,
+            uncorrelatable,
+            r,
+        );
+        if let (Some(key), Some(program)) = (key, &r.program)
+            && r.diagnostics.len() == findings_before
+        {
+            program_cache::put(key, program);
+        }
+    }
+
+    /// The environment of an expression: the stored-expressions one for an expression
+    /// the old object already had.
+    fn env_for(&self, stored: bool) -> &Arc<Env> {
+        match self.stored {
+            Some((_, env)) if stored => env,
+            _ => self.env,
+        }
+    }
+
+    fn stored_rule(&self, rule: &str) -> bool {
+        self.stored.is_some_and(|(s, _)| s.rules.contains(rule))
+    }
+
+    fn stored_message_expression(&self, me: &str) -> bool {
+        self.stored
+            .is_some_and(|(s, _)| s.message_expressions.contains(me))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -682,14 +780,7 @@ impl Walker<'_> {
             ("self".to_string(), self_type.clone()),
             ("oldSelf".to_string(), old_self_type),
         ];
-        let env_for = |stored: bool| match self.stored {
-            Some((_, env)) if stored => env,
-            _ => self.env,
-        };
-        let rule_env = env_for(
-            self.stored
-                .is_some_and(|(s, _)| s.rules.contains(&rule.rule)),
-        );
+        let rule_env = self.env_for(self.stored_rule(&rule.rule));
         let decls = Declarations {
             env: rule_env,
             variables: &vars,
@@ -769,10 +860,7 @@ impl Walker<'_> {
                 .map(|n| n.span)
                 .unwrap_or(rule.span);
             let me_decls = Declarations {
-                env: env_for(
-                    self.stored
-                        .is_some_and(|(s, _)| s.message_expressions.contains(me)),
-                ),
+                env: self.env_for(self.stored_message_expression(me)),
                 ..decls
             };
             match compile_expression(me, &me_decls) {
@@ -846,6 +934,7 @@ impl Walker<'_> {
             uses_old_self,
             normalized_field_path,
             env: rule_env.clone(),
+            estimated: OnceLock::new(),
         }));
     }
 }

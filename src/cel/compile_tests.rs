@@ -337,3 +337,65 @@ fn corpus_rules_compile() {
         errors.len()
     );
 }
+
+/// Identical rules on identically typed nodes (here: two versions of one CRD) share
+/// one compiled program; the same text on a node of another type compiles again and
+/// fails there, and a failing rule reports its own place each time.
+#[test]
+fn identical_rules_on_identical_types_share_one_program() {
+    use std::sync::Arc;
+    // A text no other test compiles, so that the process-wide cache starts without it.
+    let rule = "self.shared_program_probe.size() > 1";
+    let schema = |ty: &str| {
+        structural(&json!({
+            "type": "object",
+            "properties": {"spec": {
+                "type": "object",
+                "properties": {"shared_program_probe": {"type": ty}},
+                "x-kubernetes-validations": [{"rule": rule}]
+            }}
+        }))
+    };
+    let compile = |ty: &str, version: usize| {
+        compile_rules(
+            &schema(ty),
+            KubeVersion::new(1, 31),
+            &FieldPath::root(&format!("spec.versions[{version}].schema.openAPIV3Schema")),
+        )
+    };
+    let first = compile("string", 0);
+    let second = compile("string", 1);
+    let (Some(a), Some(b)) = (&first[0].program, &second[0].program) else {
+        panic!("the rule compiles on a string");
+    };
+    assert!(Arc::ptr_eq(a, b));
+    assert_eq!(
+        second[0].field.to_string(),
+        "spec.versions[1].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule"
+    );
+    assert!(first[0].diagnostics.is_empty() && second[0].diagnostics.is_empty());
+
+    for version in [2, 3] {
+        let on_bool = compile("boolean", version);
+        assert!(on_bool[0].program.is_none());
+        let fields: Vec<String> = on_bool[0]
+            .diagnostics
+            .iter()
+            .map(|d| d.field.clone().unwrap_or_default())
+            .collect();
+        assert_eq!(
+            fields,
+            [format!(
+                "spec.versions[{version}].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule"
+            )]
+        );
+        assert_eq!(
+            on_bool[0].diagnostics[0].detail.as_deref(),
+            Some(
+                "compilation failed: ERROR: <input>:1:31: found no matching overload for 'size' applied to 'bool.()'\n \
+                 | self.shared_program_probe.size() > 1\n \
+                 | ..............................^"
+            )
+        );
+    }
+}

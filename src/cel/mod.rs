@@ -17,6 +17,7 @@ pub mod interp;
 pub mod library;
 pub mod parse;
 pub mod plan;
+mod program_cache;
 pub mod rule_tree;
 pub mod schema_types;
 pub mod types;

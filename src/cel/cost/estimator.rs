@@ -254,11 +254,8 @@ impl SizeEstimator<'_> {
     }
 }
 
-static STRING_KEY: std::sync::LazyLock<DeclType> = std::sync::LazyLock::new(|| DeclType {
-    kind: DeclKind::Simple(Type::String),
-    max_elements: 0,
-    min_serialized_size: 2,
-});
+static STRING_KEY: std::sync::LazyLock<DeclType> =
+    std::sync::LazyLock::new(|| DeclType::new(DeclKind::Simple(Type::String), 0, 2));
 
 fn return_key_size_later(cur: &mut &DeclType) {
     *cur = &STRING_KEY;

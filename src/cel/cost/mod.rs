@@ -26,7 +26,7 @@ pub mod limits;
 pub mod runtime;
 pub mod suggest;
 
-use super::compile::{RuleCompileResult, SchemaStep, compile_rules};
+use super::compile::{EstimatedCost, RuleCompileResult, RuleProgram, SchemaStep, compile_rules};
 use super::env::KubeVersion;
 use super::schema_types::{DeclType, MAX_REQUEST_SIZE_BYTES, escape, schema_decl_type};
 use std::cell::RefCell;
@@ -170,11 +170,10 @@ pub fn estimate_compiled(
         };
         let (max_cost, me) = match (&r.program, ctx.decl()) {
             (Some(p), Some(decl)) => {
-                let cost = estimator::estimate_cost(&p.rule, Some(decl)).max;
-                let me = p
+                let costs = estimated(p, decl);
+                let me = costs
                     .message_expression
-                    .as_ref()
-                    .map(|m| MessageExpressionCost {
+                    .map(|max_cost| MessageExpressionCost {
                         field: ctx
                             .schema_path
                             .child("x-kubernetes-validations")
@@ -185,9 +184,9 @@ pub fn estimate_compiled(
                             .as_ref()
                             .map(|n| n.span)
                             .unwrap_or(rule.span),
-                        max_cost: estimator::estimate_cost(m, Some(decl)).max,
+                        max_cost,
                     });
-                (cost, me)
+                (costs.rule, me)
             }
             _ => (0, None),
         };
@@ -217,6 +216,29 @@ pub fn estimate_compiled(
         });
     }
     out
+}
+
+/// The maximum costs of a program on a node of type `decl`, estimated once per program
+/// and type: a program shared by identical rules on identically typed nodes
+/// ([`RuleProgram::estimated`]) is estimated for the first of them.
+fn estimated(program: &RuleProgram, decl: &DeclType) -> EstimatedCost {
+    let fingerprint = decl.fingerprint();
+    if let Some(known) = program.estimated.get()
+        && known.decl == fingerprint
+    {
+        return *known;
+    }
+    let costs = EstimatedCost {
+        decl: fingerprint,
+        rule: estimator::estimate_cost(&program.rule, Some(decl)).max,
+        message_expression: program
+            .message_expression
+            .as_ref()
+            .map(|m| estimator::estimate_cost(m, Some(decl)).max),
+    };
+    // Kept for the first type only (a program is shared between nodes of one type).
+    let _ = program.estimated.set(costs);
+    costs
 }
 
 impl SchemaCost {
