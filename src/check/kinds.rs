@@ -78,10 +78,14 @@ pub fn mentioned(text: &str, out: &mut Kinds) {
 /// style documents. (Deeper `kind` keys of a CRD file are mostly `spec.names.kind`,
 /// which would make every CRD look used.)
 pub fn top_level(text: &str, out: &mut Kinds) {
-    for at in memchr::memmem::find_iter(text.as_bytes(), b"kind") {
-        if at > 0 && text.as_bytes()[at - 1] != b'\n' {
-            continue;
-        }
+    let bytes = text.as_bytes();
+    // Searched with the line break: `kind` alone is in most descriptions of a CRD.
+    let line_starts = bytes
+        .starts_with(b"kind")
+        .then_some(0)
+        .into_iter()
+        .chain(memchr::memmem::find_iter(bytes, b"\nkind").map(|at| at + 1));
+    for at in line_starts {
         if let Some(kind) = value_after_key(text, at + "kind".len()) {
             out.insert(kind);
         }

@@ -167,9 +167,22 @@ enum Scanned {
     Unreadable(LoadedFile),
     /// It may define CRDs: parsed in the CRD pass, from its text when kept, else read
     /// again (`None`: beyond the budget; stdin's text is always kept).
-    Crds(Option<String>),
+    Crds(Option<KeptCrdText>),
     /// Checked in the check pass; its text when kept.
     Deferred(Option<String>),
+}
+
+/// The text of a possible CRD file, kept from the read pass for the CRD pass.
+struct KeptCrdText {
+    text: String,
+    /// It has a suppression comment (looked for while the text was fresh from the
+    /// read; by the CRD pass it is out of the caches).
+    suppresses: bool,
+}
+
+/// Whether a text has a suppression comment (it is then kept to the end of the run).
+fn suppresses(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), suppress::MARKER.as_bytes()).is_some()
 }
 
 /// Bytes of texts kept by the read pass, against the budgets of
@@ -210,7 +223,10 @@ fn read(
         let keep = matches!(source.input, Input::Stdin)
             || fits(&kept.crds, text.len(), options.kept_text.crds);
         let kept_text = if keep {
-            Some(load::fitted(text))
+            Some(KeptCrdText {
+                suppresses: suppresses(&text),
+                text: load::fitted(text),
+            })
         } else {
             load::recycle(text);
             None
@@ -800,20 +816,19 @@ fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()>
         .map(|(source, scanned)| match scanned {
             Scanned::Deferred(text) => Err(text),
             Scanned::Unreadable(loaded) => Ok(crd_pass.file(source, loaded, true)),
-            Scanned::Crds(text) => {
-                let text = match text {
-                    Some(text) => Ok(text),
+            Scanned::Crds(kept) => {
+                let text = match kept {
+                    Some(kept) => Ok(kept),
                     // (Fitted: a text with findings is kept to the end of the run.)
-                    None => load::read_reusing(&source.input, crd_pass.options.max_file_size)
-                        .map(load::fitted),
+                    None => load::read_reusing(&source.input, crd_pass.options.max_file_size).map(
+                        |text| KeptCrdText {
+                            suppresses: suppresses(&text),
+                            text: load::fitted(text),
+                        },
+                    ),
                 };
                 Ok(match text {
-                    Ok(text) => {
-                        // Looked for now, while the parser is about to read the text
-                        // anyway: after the CRD pass it is out of the caches.
-                        let suppresses =
-                            memchr::memmem::find(text.as_bytes(), suppress::MARKER.as_bytes())
-                                .is_some();
+                    Ok(KeptCrdText { text, suppresses }) => {
                         let loaded =
                             load::parse_text(&source.input, text, &crd_pass.options.limits);
                         crd_pass.file(source, loaded, suppresses)

@@ -1,5 +1,7 @@
 //! Byte spans and the line index that turns them into 1-based line/column positions.
 
+use std::sync::OnceLock;
+
 /// A half-open byte range `[start, end)` into a source file's text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Span {
@@ -44,19 +46,24 @@ pub struct Position {
 }
 
 /// Start offsets of every line, computed once per file so that every position lookup
-/// is a binary search instead of a scan from the file start; and the number of
-/// characters before every [`CHUNK`]-byte boundary, so that a column costs at most two
-/// chunk scans even on a megabyte-long line (minified JSON with thousands of findings).
+/// is a binary search instead of a scan from the file start. A column is counted on its
+/// line; on a line longer than [`LONG_LINE`] bytes (minified JSON with thousands of
+/// findings) it is read from the number of characters before every [`CHUNK`]-byte
+/// boundary instead, built the first time such a line needs it, so that a column costs
+/// at most two chunk scans.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
     line_starts: Vec<usize>,
     /// `chars_before_chunk[k]`: characters starting before byte `k * CHUNK`.
-    chars_before_chunk: Vec<usize>,
+    chars_before_chunk: OnceLock<Vec<usize>>,
     /// The text starts with a byte order mark: editors do not count it as a column.
     bom: bool,
 }
 
 const CHUNK: usize = 256;
+
+/// Columns further than this from their line start are counted with the chunk table.
+const LONG_LINE: usize = 4 * CHUNK;
 
 /// Characters starting in `bytes` (bytes that are not UTF-8 continuation bytes).
 fn char_starts(bytes: &[u8]) -> usize {
@@ -67,25 +74,37 @@ impl LineIndex {
     pub fn new(text: &str) -> Self {
         let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
         line_starts.push(0);
-        line_starts.extend(memchr_newlines(text.as_bytes()).map(|i| i + 1));
-        let mut chars_before_chunk = Vec::with_capacity(text.len() / CHUNK + 1);
-        let mut total = 0;
-        chars_before_chunk.push(0);
-        for chunk in text.as_bytes().chunks(CHUNK) {
-            total += char_starts(chunk);
-            chars_before_chunk.push(total);
-        }
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         LineIndex {
             line_starts,
-            chars_before_chunk,
+            chars_before_chunk: OnceLock::new(),
             bom: text.starts_with('\u{FEFF}'),
         }
     }
 
     /// Characters starting before byte `offset` (`offset <= text.len()`).
     fn chars_before(&self, bytes: &[u8], offset: usize) -> usize {
+        let chunks = self.chars_before_chunk.get_or_init(|| {
+            let mut chunks = Vec::with_capacity(bytes.len() / CHUNK + 1);
+            let mut total = 0;
+            chunks.push(0);
+            for chunk in bytes.chunks(CHUNK) {
+                total += char_starts(chunk);
+                chunks.push(total);
+            }
+            chunks
+        });
         let chunk = offset / CHUNK;
-        self.chars_before_chunk[chunk] + char_starts(&bytes[chunk * CHUNK..offset])
+        chunks[chunk] + char_starts(&bytes[chunk * CHUNK..offset])
+    }
+
+    /// Characters from byte `start` to byte `offset`, both on one line.
+    fn chars_between(&self, bytes: &[u8], start: usize, offset: usize) -> usize {
+        if offset - start <= LONG_LINE {
+            char_starts(&bytes[start..offset])
+        } else {
+            self.chars_before(bytes, offset) - self.chars_before(bytes, start)
+        }
     }
 
     /// 0-based line number containing `offset`.
@@ -111,7 +130,7 @@ impl LineIndex {
         let line = self.line_of(offset);
         let start = self.line_starts[line];
         let bytes = text.as_bytes();
-        let mut column = self.chars_before(bytes, offset) - self.chars_before(bytes, start);
+        let mut column = self.chars_between(bytes, start, offset);
         // Inside a multi-byte character: count only the characters that end before it.
         if !text.is_char_boundary(offset) {
             column -= 1;
@@ -126,13 +145,6 @@ impl LineIndex {
             offset,
         }
     }
-}
-
-fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    bytes
-        .iter()
-        .enumerate()
-        .filter_map(|(i, b)| (*b == b'\n').then_some(i))
 }
 
 #[cfg(test)]
@@ -173,6 +185,31 @@ mod tests {
         assert_eq!(index.position(&text, second).column, CHUNK + 2);
         assert_eq!(index.position(&text, second + 1).column, CHUNK + 2);
         assert_eq!(index.position(&text, text.len()).column, 1);
+    }
+
+    #[test]
+    fn short_and_long_column_counts_agree() {
+        // Offsets on both sides of LONG_LINE, on a line that starts mid-chunk and
+        // mixes one-, two- and three-byte characters.
+        let line: String = "aé日".repeat(LONG_LINE / 2);
+        let text = format!("xyz\n{line}\n");
+        let index = LineIndex::new(&text);
+        for offset in 4..text.len() - 1 {
+            let naive = text.as_bytes()[4..offset]
+                .iter()
+                .filter(|&&b| (b & 0xC0) != 0x80)
+                .count();
+            let expected = if text.is_char_boundary(offset) {
+                naive + 1
+            } else {
+                naive
+            };
+            assert_eq!(
+                index.position(&text, offset).column,
+                expected,
+                "offset {offset}"
+            );
+        }
     }
 
     #[test]
