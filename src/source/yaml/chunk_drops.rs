@@ -80,10 +80,10 @@ struct Drops<'o> {
 impl<'o> Drops<'o> {
     fn new(text: &'o str, out: &ParseOutput, starts: Vec<usize>) -> Self {
         let bytes = text.as_bytes();
-        let first = bytes.starts_with(b"---").then_some(0);
+        let first = is_separator(text, 0).then_some(0);
         let rest = memchr::memchr_iter(b'\n', bytes)
             .map(|i| i + 1)
-            .filter(|&line| bytes[line..].starts_with(b"---"));
+            .filter(|&line| is_separator(text, line));
         let n = starts.len();
         Drops {
             text,
@@ -198,6 +198,23 @@ impl<'o> Drops<'o> {
     }
 }
 
+/// Whether the line starting at `line` is a separator kubectl's reader accepts: `---`,
+/// then only white space or a comment. A line it refuses (`---n`, `--- {a: 1}`) ends
+/// its reading there (`cut_at_separator`): it is no chunk boundary, and a chunk that
+/// fails further down fails from its last real separator (yaml_spans finding: a blanked
+/// comment read as content after `---n` was charged to a chunk starting at `---n`, and
+/// the document holding it stayed).
+fn is_separator(text: &str, line: usize) -> bool {
+    let bytes = text.as_bytes();
+    if !bytes[line..].starts_with(b"---") {
+        return false;
+    }
+    let end = memchr::memchr(b'\n', &bytes[line..]).map_or(text.len(), |i| line + i);
+    // Go's strings.TrimSpace and Rust's trim share Unicode's White_Space.
+    let rest = text[line + 3..end].trim();
+    rest.is_empty() || rest.starts_with('#')
+}
+
 /// One drop applied directly (for outputs not in text order).
 fn drop_one(out: &mut ParseOutput, text: &str, at: usize, kind: YamlErrorKind, message: &str) {
     let line_start = |p: usize| text[..p].rfind('\n').map_or(0, |i| i + 1);
@@ -209,7 +226,7 @@ fn drop_one(out: &mut ParseOutput, text: &str, at: usize, kind: YamlErrorKind, m
                 line = text[start..]
                     .find('\n')
                     .map_or(text.len(), |i| start + i + 1);
-                if text[start..].starts_with("---") {
+                if is_separator(text, start) {
                     return Some(start);
                 }
             }
