@@ -346,9 +346,17 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
             "control characters are not allowed",
         ));
     }
+    // The parser's own syntax errors end its reading; the chunks dropped above fail
+    // alone and do not (see `cut_at_separator`).
+    let parser_syntax_error = out
+        .errors
+        .iter()
+        .filter(|e| e.kind == YamlErrorKind::Syntax)
+        .map(|e| e.span.start)
+        .min();
     chunk_drops::drop_documents_at(&mut out, text, &drops);
     if let Some((line, content)) = bad_separator {
-        cut_at_separator(&mut out, text, line, content);
+        cut_at_separator(&mut out, text, line, content, parser_syntax_error);
     }
     // An error saphyr found in a re-parse stands where that parse saw ASCII blanks; the
     // original text may have a multi-byte character there (yaml_spans finding: inside
@@ -558,18 +566,22 @@ fn invalid_separator(text: &str) -> Option<(usize, Span)> {
 /// kubectl's YAMLReader fails at a refused separator line and drops what it had read of
 /// the document before it: the documents of the chunk that ends there, and everything
 /// after, are never converted. Earlier chunks were (and `kubectl apply` applies them).
-fn cut_at_separator(out: &mut ParseOutput, text: &str, line: usize, content: Span) {
+/// `parser_syntax_error`: where the parser's first syntax error is (not counting the
+/// chunks dropped for go-yaml's sake, which fail alone).
+fn cut_at_separator(
+    out: &mut ParseOutput,
+    text: &str,
+    line: usize,
+    content: Span,
+    parser_syntax_error: Option<usize>,
+) {
     let chunk_start = text[..line]
         .match_indices('\n')
         .map(|(i, _)| i + 1)
         .rfind(|&start| start < line && text[start..].starts_with("---"))
         .unwrap_or(0);
     // A syntax error before the chunk already ended the stream for kubectl.
-    if out
-        .errors
-        .iter()
-        .any(|e| e.kind == YamlErrorKind::Syntax && e.span.start < chunk_start)
-    {
+    if parser_syntax_error.is_some_and(|at| at < chunk_start) {
         return;
     }
     let first_dropped = out

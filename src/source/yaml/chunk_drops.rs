@@ -278,6 +278,26 @@ mod tests {
     use super::*;
     use crate::source::yaml::{Limits, parse_attempt};
 
+    /// Chunks start only at the separators kubectl's reader accepts.
+    #[test]
+    fn refused_separator_lines_are_no_chunk_boundaries() {
+        let text = "---\n--- #c\n---\t\n---n\n--- a\n----\n---\u{2003}\n";
+        let lines: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
+            .filter(|&l| l < text.len())
+            .collect();
+        let accepted: Vec<bool> = lines.iter().map(|&l| is_separator(text, l)).collect();
+        assert_eq!(accepted, [true, true, true, false, false, false, true]);
+        // A drop below `---n` fails the chunk from the `---` above it.
+        let text = "a: 1\n---\n|\n---n\nc\n";
+        let (mut out, _) = parse_attempt(text, &Limits::default());
+        assert_eq!(out.documents.len(), 2, "{:?}", out.documents);
+        drop_documents_at(&mut out, text, &[(text.len() - 2, YamlErrorKind::Tab, "x")]);
+        let left: Vec<usize> = out.documents.iter().map(|d| d.index).collect();
+        assert_eq!(left, [0]);
+        assert_eq!(out.errors.last().map(|e| e.document), Some(1));
+    }
+
     /// The batch gives what the drops applied one by one give, on texts with chunks
     /// with and without documents, several drops per chunk and parser errors.
     #[test]
