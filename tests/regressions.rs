@@ -659,3 +659,23 @@ fn a_refused_separator_after_a_failed_section_ends_the_stream() {
         );
     }
 }
+
+/// yaml_spans: a key that starts with `-` and a quote (`-'`, a plain scalar) above a
+/// block scalar header. The re-scan took the quote for the start of a quoted scalar,
+/// missed the comment after the key, found no key and decoded "" where the loader read
+/// " \n".
+#[test]
+fn a_quote_after_a_dash_opens_no_quoted_scalar() {
+    let text = "-':\t#\n |1\n  ";
+    let out = parse_clean(text);
+    let Value::Object(map) = &out.documents[0].root.value else {
+        panic!("{:?}", out.documents)
+    };
+    assert_eq!(map.entries[0].key, "-'");
+    let node = &map.entries[0].value;
+    assert_eq!(node.value, Value::String(" \n".into()));
+    assert_eq!(node.span, Span::new(7, 9));
+    let (decoded, offsets, _) = decode_with_offsets(text, node.span, node.style).unwrap();
+    assert_eq!(decoded, " \n");
+    assert_eq!(offsets, [11, 12]);
+}

@@ -606,8 +606,10 @@ fn comment_start(b: &[u8], from: usize, end: usize) -> Option<usize> {
     while p < end {
         match b[p] {
             b'#' if p > from && matches!(b[p - 1], b' ' | b'\t') => return Some(p),
-            // A quoted scalar starts the line or follows a blank or an indicator.
-            q @ (b'"' | b'\'') if p == from || matches!(b[p - 1], b' ' | b'\t' | b':' | b'-') => {
+            // A quoted scalar starts the line or follows a blank or a flow `:`. (After
+            // a `-` or `?` with no blank, the quote is inside a plain scalar: `-':`, a
+            // yaml_spans finding.)
+            q @ (b'"' | b'\'') if p == from || matches!(b[p - 1], b' ' | b'\t' | b':') => {
                 p += 1;
                 while p < end && b[p] != q {
                     // `\"` in double quotes; `''` in single quotes is two quotes in a row,
@@ -902,6 +904,12 @@ data:
             "k:\t#",
             "\u{feff}- k: # c",
             "\u{feff}k: &a",
+            // Keys that start with `-` or `?` and a quote are plain scalars: the quote
+            // opens nothing (yaml_spans finding: `-':\t#`).
+            "-':\t#",
+            "-\": # c",
+            "?'k: #",
+            "-x: # c",
         ];
         let headers = ["|1", "|2", ">1", "|", "|+", "|1-", "&b |2", "|1 # c", "# c"];
         let contents = ["", "x", "  x", "x\n y", "\n x", "#x"];
