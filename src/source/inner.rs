@@ -601,21 +601,35 @@ fn key_column_above(b: &[u8], line: usize) -> Option<isize> {
 
 /// Where a comment starts on the line content `b[from..end]` (a `#` after a blank,
 /// outside quoted scalars), if it has one.
+///
+/// A quote opens a quoted scalar where a token starts: at the content start, after a
+/// blank, or inside a flow collection after `[`, `{`, `,` or a `:`. Anywhere else it is
+/// part of a plain scalar (`-':`, `:':`, yaml_spans findings), and so is a `[` or `{`.
 fn comment_start(b: &[u8], from: usize, end: usize) -> Option<usize> {
     let mut p = from;
+    let mut flow_depth = 0usize;
     while p < end {
+        let after_blank = p > from && matches!(b[p - 1], b' ' | b'\t');
+        let token_start = p == from
+            || after_blank
+            || (flow_depth > 0 && matches!(b[p - 1], b'[' | b'{' | b',' | b':'));
         match b[p] {
-            b'#' if p > from && matches!(b[p - 1], b' ' | b'\t') => return Some(p),
-            // A quoted scalar starts the line or follows a blank or a flow `:`. (After
-            // a `-` or `?` with no blank, the quote is inside a plain scalar: `-':`, a
-            // yaml_spans finding.)
-            q @ (b'"' | b'\'') if p == from || matches!(b[p - 1], b' ' | b'\t' | b':') => {
+            b'#' if after_blank => return Some(p),
+            q @ (b'"' | b'\'') if token_start => {
                 p += 1;
                 while p < end && b[p] != q {
                     // `\"` in double quotes; `''` in single quotes is two quotes in a row,
                     // which this loop reads as a close and a reopen.
                     p += if q == b'"' && b[p] == b'\\' { 2 } else { 1 };
                 }
+                p += 1;
+            }
+            b'[' | b'{' if token_start => {
+                flow_depth += 1;
+                p += 1;
+            }
+            b']' | b'}' if flow_depth > 0 => {
+                flow_depth -= 1;
                 p += 1;
             }
             _ => p += 1,
@@ -910,6 +924,10 @@ data:
             "-\": # c",
             "?'k: #",
             "-x: # c",
+            ":':\t#",
+            "['a #b']: #",
+            "{'a #': b}: # c",
+            "[\"x\",'y #']: #",
         ];
         let headers = ["|1", "|2", ">1", "|", "|+", "|1-", "&b |2", "|1 # c", "# c"];
         let contents = ["", "x", "  x", "x\n y", "\n x", "#x"];
