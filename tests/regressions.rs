@@ -680,12 +680,28 @@ fn a_quote_after_a_dash_opens_no_quoted_scalar() {
     assert_eq!(offsets, [11, 12]);
 }
 
-/// Sweep of key shapes above a block scalar header (run through the yaml_spans target):
-/// the key `:'` is a plain scalar too; the re-scan took its quote, after a `:`, for a
-/// quoted scalar. A quote after `:` (or `[`, `{`, `,`) opens one only inside a flow
-/// collection.
+/// Sweeps of key shapes above a block scalar header (run through the yaml_spans
+/// target): the keys `:'` and `a ['#` are plain scalars too; the re-scan took their
+/// quote (after a `:`, then after a `[` it took for a flow collection) for a quoted
+/// scalar. Quotes and brackets open something only where a node starts, or inside a
+/// flow collection.
 #[test]
-fn a_quote_after_a_colon_outside_flow_opens_no_quoted_scalar() {
+fn a_quote_or_bracket_inside_a_plain_key_opens_nothing() {
+    for (text, key) in [
+        (":':\t#\n |1\n  \n", ":'"),
+        ("a ['#:\t#\n |1\n  \n", "a ['#"),
+    ] {
+        let out = parse_clean(text);
+        let Value::Object(map) = &out.documents[0].root.value else {
+            panic!("{:?}", out.documents)
+        };
+        assert_eq!(map.entries[0].key, key);
+        let node = &map.entries[0].value;
+        assert_eq!(node.value, Value::String(" \n".into()));
+        let (decoded, offsets, _) = decode_with_offsets(text, node.span, node.style).unwrap();
+        assert_eq!(decoded, " \n");
+        assert_eq!(offsets, [node.span.end + 2, node.span.end + 3], "{text:?}");
+    }
     let text = ":':\t#\n |1\n  \n";
     let out = parse_clean(text);
     let Value::Object(map) = &out.documents[0].root.value else {

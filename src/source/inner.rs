@@ -602,37 +602,68 @@ fn key_column_above(b: &[u8], line: usize) -> Option<isize> {
 /// Where a comment starts on the line content `b[from..end]` (a `#` after a blank,
 /// outside quoted scalars), if it has one.
 ///
-/// A quote opens a quoted scalar where a token starts: at the content start, after a
-/// blank, or inside a flow collection after `[`, `{`, `,` or a `:`. Anywhere else it is
-/// part of a plain scalar (`-':`, `:':`, yaml_spans findings), and so is a `[` or `{`.
+/// A quote, `[` or `{` opens a quoted scalar or a flow collection only where a node
+/// starts: at the content start, after the node's properties (`&a`, `!t`) or after a
+/// value indicator (`: `), and inside a flow collection after a blank, `[`, `{`, `,` or
+/// `:`. Anywhere else it is part of a plain scalar (`-'`, `:'`, `a ['#`: findings of
+/// the yaml_spans target and of a sweep through it).
 fn comment_start(b: &[u8], from: usize, end: usize) -> Option<usize> {
     let mut p = from;
     let mut flow_depth = 0usize;
+    // Outside flow collections: the next token starts a node.
+    let mut node_start = true;
     while p < end {
+        let c = b[p];
         let after_blank = p > from && matches!(b[p - 1], b' ' | b'\t');
-        let token_start = p == from
-            || after_blank
-            || (flow_depth > 0 && matches!(b[p - 1], b'[' | b'{' | b',' | b':'));
-        match b[p] {
-            b'#' if after_blank => return Some(p),
-            q @ (b'"' | b'\'') if token_start => {
+        if c == b'#' && after_blank {
+            return Some(p);
+        }
+        if matches!(c, b' ' | b'\t') {
+            p += 1;
+            continue;
+        }
+        let opens = if flow_depth > 0 {
+            after_blank || matches!(b[p - 1], b'[' | b'{' | b',' | b':')
+        } else {
+            node_start
+        };
+        match c {
+            b'"' | b'\'' if opens => {
                 p += 1;
-                while p < end && b[p] != q {
+                while p < end && b[p] != c {
                     // `\"` in double quotes; `''` in single quotes is two quotes in a row,
                     // which this loop reads as a close and a reopen.
-                    p += if q == b'"' && b[p] == b'\\' { 2 } else { 1 };
+                    p += if c == b'"' && b[p] == b'\\' { 2 } else { 1 };
                 }
                 p += 1;
+                node_start = false;
             }
-            b'[' | b'{' if token_start => {
+            b'[' | b'{' if opens => {
                 flow_depth += 1;
                 p += 1;
+                node_start = false;
             }
             b']' | b'}' if flow_depth > 0 => {
                 flow_depth -= 1;
                 p += 1;
             }
-            _ => p += 1,
+            // A property: the node starts after it.
+            b'&' | b'!' if flow_depth == 0 && node_start => {
+                while p < end && !matches!(b[p], b' ' | b'\t') {
+                    p += 1;
+                }
+            }
+            // A value indicator: the value starts after it.
+            b':' if flow_depth == 0 && (p + 1 == end || matches!(b[p + 1], b' ' | b'\t')) => {
+                node_start = true;
+                p += 1;
+            }
+            _ => {
+                if flow_depth == 0 {
+                    node_start = false;
+                }
+                p += 1;
+            }
         }
     }
     None
@@ -928,6 +959,10 @@ data:
             "['a #b']: #",
             "{'a #': b}: # c",
             "[\"x\",'y #']: #",
+            "a ['#:\t#",
+            "a '#': #",
+            "&a 'k #': # c",
+            "{a: 'b #'}: #",
         ];
         let headers = ["|1", "|2", ">1", "|", "|+", "|1-", "&b |2", "|1 # c", "# c"];
         let contents = ["", "x", "  x", "x\n y", "\n x", "#x"];
