@@ -714,3 +714,22 @@ fn a_quote_or_bracket_inside_a_plain_key_opens_nothing() {
     assert_eq!(decoded, " \n");
     assert_eq!(offsets, [11, 12]);
 }
+
+/// Sweep of keys on the header's line (through the yaml_spans target): an indented
+/// `---` (` ---: |1`) is a plain key, not a document marker, so the content is indented
+/// from its column; the re-scan took any `---` after the indentation for a marker and
+/// decoded "  x\n" where the loader read " x\n".
+#[test]
+fn an_indented_dash_key_is_no_document_marker() {
+    let text = " ---: |1\n   x\n";
+    let out = parse_clean(text);
+    let Value::Object(map) = &out.documents[0].root.value else {
+        panic!("{:?}", out.documents)
+    };
+    assert_eq!(map.entries[0].key, "---");
+    let node = &map.entries[0].value;
+    assert_eq!(node.value, Value::String(" x\n".into()));
+    let (decoded, offsets, _) = decode_with_offsets(text, node.span, node.style).unwrap();
+    assert_eq!(decoded, " x\n");
+    assert_eq!(offsets, [11, 12, 13]);
+}

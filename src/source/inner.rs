@@ -690,7 +690,10 @@ fn parent_indent(b: &[u8], indicator: usize) -> Option<isize> {
     while i < indicator && matches!(b[i], b' ' | b'\t') {
         i += 1;
     }
-    if b[i..indicator].starts_with(b"---") {
+    // A document marker at the line start (`--- |1`); an indented `---`, or one followed
+    // by anything but a blank (`---: |1`), is a plain scalar (sweep through the
+    // yaml_spans target: ` ---: |1`).
+    if i == line && is_document_marker(b, i) {
         return Some(-1);
     }
     let mut parent = None;
@@ -1013,6 +1016,72 @@ data:
         // The sweep is not vacuous: most shapes load, and the re-scan answers for them.
         assert!(
             parsed > 4_000 && answered > 4_000,
+            "{parsed} parsed, {answered} answered"
+        );
+    }
+
+    /// Block scalar headers on their key's line, under keys that look like document
+    /// markers or hold quotes and brackets, × indentation × content × LF or lone CR:
+    /// wherever the re-scan answers, it reads what the loader read.
+    #[test]
+    fn headers_on_the_key_line_agree_with_the_loader() {
+        let keys = [
+            "k",
+            " k",
+            "---",
+            " ---",
+            "...",
+            " ...",
+            "- k",
+            "? k",
+            "- - k",
+            "&a k",
+            "'k #'",
+            "-'",
+            ":'",
+            "a ['#",
+            "[a]",
+            "{a: b}",
+            "\u{feff}k",
+            " -x",
+        ];
+        let headers = ["|1", "|2", "|", ">1 # c", "|-", "&b |2"];
+        let contents = ["", "x", "  x", "x\n y"];
+        let (mut parsed, mut answered) = (0, 0);
+        for key in keys {
+            for header in headers {
+                for content in contents {
+                    for content_indent in 0..5 {
+                        for eol in ["\n", "\r"] {
+                            let body: Vec<String> = content
+                                .split('\n')
+                                .map(|l| format!("{}{l}", " ".repeat(content_indent)))
+                                .collect();
+                            let yaml = format!("{key}: {header}{eol}{}{eol}", body.join(eol));
+                            let out = parse(&yaml, &Limits::default());
+                            if !out.errors.is_empty() {
+                                continue;
+                            }
+                            parsed += 1;
+                            let mut all = Vec::new();
+                            for d in &out.documents {
+                                strings(&d.root, &mut all);
+                            }
+                            for (value, span, style) in all {
+                                let Some((decoded, _, _)) = decode_with_offsets(&yaml, span, style)
+                                else {
+                                    continue;
+                                };
+                                answered += 1;
+                                assert_eq!(decoded, value, "{style:?} at {span:?} in {yaml:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            parsed > 1_000 && answered > 1_000,
             "{parsed} parsed, {answered} answered"
         );
     }
