@@ -315,6 +315,23 @@ fn parse_clean(text: &str) -> crdlint::source::yaml::ParseOutput {
     out
 }
 
+/// For a text whose first document is a mapping: its first key is `key`, the value is
+/// the string `value`, and re-scanning that value from the text decodes it at
+/// `offsets`. Returns the value's span.
+fn assert_first_entry_rescans(text: &str, key: &str, value: &str, offsets: &[usize]) -> Span {
+    let out = parse_clean(text);
+    let Value::Object(map) = &out.documents[0].root.value else {
+        panic!("{text:?}: {:?}", out.documents)
+    };
+    assert_eq!(map.entries[0].key, key, "{text:?}");
+    let node = &map.entries[0].value;
+    assert_eq!(node.value, Value::String(value.into()), "{text:?}");
+    let (decoded, got, _) = decode_with_offsets(text, node.span, node.style).unwrap();
+    assert_eq!(decoded, value, "{text:?}");
+    assert_eq!(got, offsets, "{text:?}");
+    node.span
+}
+
 fn assert_parsed(text: &str, documents: &[(Span, Value)], errors: &[(Span, &str)]) {
     let out = parse(text, &Limits::default());
     let got: Vec<(Span, Value)> = out
@@ -612,17 +629,7 @@ fn a_byte_order_mark_before_a_marker_on_a_later_line_fails_its_section() {
 /// read " \n".
 #[test]
 fn a_key_ending_in_an_ampersand_is_no_anchor() {
-    let text = "7 &:\n |2\n   ";
-    let out = parse_clean(text);
-    let Value::Object(map) = &out.documents[0].root.value else {
-        panic!("{:?}", out.documents)
-    };
-    assert_eq!(map.entries[0].key, "7 &");
-    let node = &map.entries[0].value;
-    assert_eq!(node.value, Value::String(" \n".into()));
-    let (decoded, offsets, _) = decode_with_offsets(text, node.span, node.style).unwrap();
-    assert_eq!(decoded, " \n");
-    assert_eq!(offsets, [11, 12]);
+    assert_first_entry_rescans("7 &:\n |2\n   ", "7 &", " \n", &[11, 12]);
 }
 
 /// yaml_spans: a comment go-yaml's outline blanks (`|#`, no space before `#`) that
@@ -666,18 +673,8 @@ fn a_refused_separator_after_a_failed_section_ends_the_stream() {
 /// " \n".
 #[test]
 fn a_quote_after_a_dash_opens_no_quoted_scalar() {
-    let text = "-':\t#\n |1\n  ";
-    let out = parse_clean(text);
-    let Value::Object(map) = &out.documents[0].root.value else {
-        panic!("{:?}", out.documents)
-    };
-    assert_eq!(map.entries[0].key, "-'");
-    let node = &map.entries[0].value;
-    assert_eq!(node.value, Value::String(" \n".into()));
-    assert_eq!(node.span, Span::new(7, 9));
-    let (decoded, offsets, _) = decode_with_offsets(text, node.span, node.style).unwrap();
-    assert_eq!(decoded, " \n");
-    assert_eq!(offsets, [11, 12]);
+    let span = assert_first_entry_rescans("-':\t#\n |1\n  ", "-'", " \n", &[11, 12]);
+    assert_eq!(span, Span::new(7, 9));
 }
 
 /// Sweeps of key shapes above a block scalar header (run through the yaml_spans
@@ -687,32 +684,8 @@ fn a_quote_after_a_dash_opens_no_quoted_scalar() {
 /// flow collection.
 #[test]
 fn a_quote_or_bracket_inside_a_plain_key_opens_nothing() {
-    for (text, key) in [
-        (":':\t#\n |1\n  \n", ":'"),
-        ("a ['#:\t#\n |1\n  \n", "a ['#"),
-    ] {
-        let out = parse_clean(text);
-        let Value::Object(map) = &out.documents[0].root.value else {
-            panic!("{:?}", out.documents)
-        };
-        assert_eq!(map.entries[0].key, key);
-        let node = &map.entries[0].value;
-        assert_eq!(node.value, Value::String(" \n".into()));
-        let (decoded, offsets, _) = decode_with_offsets(text, node.span, node.style).unwrap();
-        assert_eq!(decoded, " \n");
-        assert_eq!(offsets, [node.span.end + 2, node.span.end + 3], "{text:?}");
-    }
-    let text = ":':\t#\n |1\n  \n";
-    let out = parse_clean(text);
-    let Value::Object(map) = &out.documents[0].root.value else {
-        panic!("{:?}", out.documents)
-    };
-    assert_eq!(map.entries[0].key, ":'");
-    let node = &map.entries[0].value;
-    assert_eq!(node.value, Value::String(" \n".into()));
-    let (decoded, offsets, _) = decode_with_offsets(text, node.span, node.style).unwrap();
-    assert_eq!(decoded, " \n");
-    assert_eq!(offsets, [11, 12]);
+    assert_first_entry_rescans(":':\t#\n |1\n  \n", ":'", " \n", &[11, 12]);
+    assert_first_entry_rescans("a ['#:\t#\n |1\n  \n", "a ['#", " \n", &[14, 15]);
 }
 
 /// Sweep of keys on the header's line (through the yaml_spans target): an indented
@@ -721,15 +694,5 @@ fn a_quote_or_bracket_inside_a_plain_key_opens_nothing() {
 /// decoded "  x\n" where the loader read " x\n".
 #[test]
 fn an_indented_dash_key_is_no_document_marker() {
-    let text = " ---: |1\n   x\n";
-    let out = parse_clean(text);
-    let Value::Object(map) = &out.documents[0].root.value else {
-        panic!("{:?}", out.documents)
-    };
-    assert_eq!(map.entries[0].key, "---");
-    let node = &map.entries[0].value;
-    assert_eq!(node.value, Value::String(" x\n".into()));
-    let (decoded, offsets, _) = decode_with_offsets(text, node.span, node.style).unwrap();
-    assert_eq!(decoded, " x\n");
-    assert_eq!(offsets, [11, 12, 13]);
+    assert_first_entry_rescans(" ---: |1\n   x\n", "---", " x\n", &[11, 12, 13]);
 }
