@@ -9,7 +9,7 @@
 use crate::cel::{self, KubeVersion, RuleCompileResult, SchemaStep};
 use crate::diag::{BadValue, Diagnostic, ErrorType, FieldError, FieldPath, Severity};
 use crate::schema::structural::{Structural, StructuralOrBool};
-use crate::source::inner::offset_in_scalar;
+use crate::source::inner::decode_with_offsets;
 use crate::source::{Node, Span, Value};
 
 use super::findings::Finding;
@@ -144,9 +144,21 @@ fn point_into_rule(
 }
 
 /// The span of the character `char_index` of the string scalar `node` (empty at the
-/// end of the string).
+/// end of the string). `None` when the scalar's text, read again, does not decode to
+/// the value the loader read: the re-scan follows the YAML scanner's rules by hand, and
+/// where it misreads a shape it would point at the wrong character; the finding then
+/// keeps the scalar's own span.
 pub fn char_span(source: &str, node: &Node, char_index: usize) -> Option<Span> {
-    let start = offset_in_scalar(source, node.span, node.style, char_index)?;
+    let value = node.as_str()?;
+    let (text, offsets, end) = decode_with_offsets(source, node.span, node.style)?;
+    if text != value {
+        return None;
+    }
+    let start = match offsets.get(char_index) {
+        Some(&offset) => offset,
+        None if char_index == offsets.len() => end,
+        None => return None,
+    };
     let len = source
         .get(start..)?
         .chars()
@@ -442,6 +454,31 @@ spec:
         let without = super::super::validate(root);
         assert_eq!(without[0].span.map(|s| s.start), Some(rule_at));
         assert_eq!(without[0].message, with[0].message);
+    }
+
+    /// A scalar whose text does not read back as its value (here a loader value that
+    /// differs from the written text, as a misread YAML shape would give) gets no
+    /// position inside it; one that reads back gets the exact character.
+    #[test]
+    fn positions_only_inside_a_scalar_that_reads_back_as_its_value() {
+        let text = "rule: 'self.a ''x'' == 1'\n";
+        let parsed = crate::source::yaml::parse(text, &crate::source::yaml::Limits::default());
+        let rule = parsed.documents[0].root.get("rule").expect("rule").clone();
+        assert_eq!(rule.as_str(), Some("self.a 'x' == 1"));
+        // The `x` is the 9th character: after the doubled quote, which is one.
+        let x = text.find("x'").expect("x");
+        assert_eq!(char_span(text, &rule, 8), Some(Span::new(x, x + 1)));
+        // The end of the string is the closing quote.
+        let close = text.rfind('\'').expect("quote");
+        assert_eq!(
+            char_span(text, &rule, 15),
+            Some(Span::new(close, close + 1))
+        );
+        assert_eq!(char_span(text, &rule, 16), None);
+        let mut misread = rule.clone();
+        misread.value = crate::source::node::Value::String("self.a 'y' == 1".into());
+        assert_eq!(char_span(text, &misread, 8), None);
+        assert_eq!(char_span(text, &misread, 0), None);
     }
 
     #[test]
