@@ -696,3 +696,14 @@ fn a_quote_or_bracket_inside_a_plain_key_opens_nothing() {
 fn an_indented_dash_key_is_no_document_marker() {
     assert_first_entry_rescans(" ---: |1\n   x\n", "---", " x\n", &[11, 12, 13]);
 }
+
+/// Sweep of node properties and document markers (through the yaml_spans target): an
+/// anchor alone on a line between a key and its block scalar's header (`k:`, `  &a`,
+/// `  |2`) belongs to the scalar's node; the content is indented from the key's column
+/// (0 + 2), so `   a` reads " a\n". The re-scan looked for the key on the anchor's line,
+/// found none and decoded "a\n".
+#[test]
+fn properties_alone_on_a_line_above_a_header_belong_to_its_node() {
+    let span = assert_first_entry_rescans("k:\n  &a\n  |2\n   a", "k", " a\n", &[15, 16, 17]);
+    assert_eq!(span, Span::new(10, 17));
+}

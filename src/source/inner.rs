@@ -556,15 +556,27 @@ fn key_column_above(b: &[u8], line: usize) -> Option<isize> {
                 i += 1;
             }
         }
-        // Properties of the entry's node (`- &a`, `- !!str`), which the header continues.
+        // Properties of the entry's node (`- &a`, `- !!str`), which the header continues;
+        // or of the header's own node, alone on their line.
         let mut rest = i;
-        while entry.is_some() && rest < content_end && matches!(b[rest], b'&' | b'!') {
+        while rest < content_end && matches!(b[rest], b'&' | b'!') {
             while rest < content_end && !matches!(b[rest], b' ' | b'\t') {
                 rest += 1;
             }
             while rest < content_end && matches!(b[rest], b' ' | b'\t') {
                 rest += 1;
             }
+        }
+        let props_only = rest > i && (rest == content_end || b[rest] == b'#');
+        if entry.is_none() && props_only {
+            // Properties alone on a line between the key and the header (`key:`, `  &a`,
+            // `  |2`): they belong to the header's node; the key is above them (found by
+            // a sweep through the yaml_spans target).
+            end = start;
+            if end == 0 {
+                return Some(-1);
+            }
+            continue;
         }
         if rest == content_end || (entry.is_some() && b[rest] == b'#') {
             // A line of entry indicators alone (`-` then `  |2`), or followed by
@@ -966,6 +978,13 @@ data:
             "a '#': #",
             "&a 'k #': # c",
             "{a: 'b #'}: #",
+            // Properties alone on a line between the key and the header (sweep through
+            // the yaml_spans target: `k:`, `  &a`, `  |2`).
+            "k:\n  &a",
+            "k:\n &a !t",
+            "k: # c\n  !t # c",
+            "- k:\n    &a",
+            "k:\n\n  &a\n  # c",
         ];
         let headers = ["|1", "|2", ">1", "|", "|+", "|1-", "&b |2", "|1 # c", "# c"];
         let contents = ["", "x", "  x", "x\n y", "\n x", "#x"];
