@@ -331,9 +331,11 @@ pub fn check_cel_rule(rule: &str) {
 /// options the Kubernetes versions use.
 pub fn check_fast_parser(rule: &str) {
     use cel::parse::ParseOptions;
-    for (optional_syntax, two_var_comprehensions, sort_by) in
-        [(true, true, true), (false, false, false), (true, false, false)]
-    {
+    for (optional_syntax, two_var_comprehensions, sort_by) in [
+        (true, true, true),
+        (false, false, false),
+        (true, false, false),
+    ] {
         let options = ParseOptions {
             optional_syntax,
             two_var_comprehensions,
