@@ -707,3 +707,66 @@ fn properties_alone_on_a_line_above_a_header_belong_to_its_node() {
     let span = assert_first_entry_rescans("k:\n  &a\n  |2\n   a", "k", " a\n", &[15, 16, 17]);
     assert_eq!(span, Span::new(10, 17));
 }
+
+/// yaml_spans (session 19): `  i: |\n   d\r .e` without a final line break. The lone
+/// CR ends the content line `   d`; ` .e` is after the mapping (content kubectl never
+/// reads, blanked). Unterminated, saphyr read the blanked last line as one more empty
+/// line of the literal ("d\n\n"; go-yaml reads "d\n"), and the re-scan disagreed. The
+/// pipeline parses every text with a final line break, as kubectl's line reader gives
+/// it; so terminated, the value is "d\n" and the re-scan agrees.
+#[test]
+fn a_blanked_last_line_after_a_lone_cr_ends_the_literal() {
+    let text = crdlint::check::load::line_terminated("  i: |\n   d\r .e".to_string());
+    assert_eq!(text, "  i: |\n   d\r .e\n");
+    let out = parse(&text, &Limits::default());
+    let Value::Object(map) = &out.documents[0].root.value else {
+        panic!("{:?}", out.documents)
+    };
+    let node = &map.entries[0].value;
+    assert_eq!(node.value, Value::String("d\n".into()));
+    assert_eq!(node.span, Span::new(5, 11));
+    let (decoded, offsets, _) = decode_with_offsets(&text, node.span, node.style).unwrap();
+    assert_eq!(decoded, "d\n");
+    assert_eq!(offsets, [10, 11]);
+    let errors: Vec<&str> = out.errors.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(
+        errors,
+        [
+            "kubectl never reads this: it reads one document per `---` section, and this is after the first"
+        ]
+    );
+}
+
+/// yaml_spans (session 19): a `|-` scalar whose content ends at a lone CR followed by
+/// a less-indented line (` -yyyyyyyyy`), which ends the root mapping: kubectl never reads it.
+/// The loader gives saphyr that content as a comment line, found from the line's start;
+/// the start was looked for after LF only, so the line became spaces after its blank,
+/// which the still open block scalar took as one more content line ("x\n    ").
+#[test]
+fn ignored_content_after_a_lone_cr_does_not_extend_a_block_scalar() {
+    let text = "  a:\n    b: |-\n       x\r -yyyyyyyyy\n";
+    let out = parse(text, &Limits::default());
+    let Value::Object(root) = &out.documents[0].root.value else {
+        panic!("{:?}", out.documents)
+    };
+    let Value::Object(a) = &root.entries[0].value.value else {
+        panic!("{root:?}")
+    };
+    let node = &a.entries[0].value;
+    assert_eq!(node.value, Value::String("x".into()));
+    let (decoded, offsets, _) = decode_with_offsets(text, node.span, node.style).unwrap();
+    assert_eq!(decoded, "x");
+    assert_eq!(offsets, [22]);
+    let errors: Vec<(Span, &str)> = out
+        .errors
+        .iter()
+        .map(|e| (e.span, e.message.as_str()))
+        .collect();
+    assert_eq!(
+        errors,
+        [(
+            Span::new(25, 25),
+            "kubectl never reads this: it reads one document per `---` section, and this is after the first"
+        )]
+    );
+}

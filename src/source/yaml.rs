@@ -225,9 +225,12 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
                 break;
             }
             // From the line start when only indentation comes before: the whole line
-            // then becomes a comment (see `document_end::blank_as_comments`).
+            // then becomes a comment (see `document_end::blank_as_comments`). A lone CR
+            // starts a line for saphyr too (found by the yaml_spans target: after
+            // `|-` content and `\r -x`, the line became spaces, which the block scalar
+            // took as one more content line).
             let line_start = text_without_directives[..at]
-                .rfind('\n')
+                .rfind(['\n', '\r'])
                 .map_or(0, |i| i + 1);
             let indentation = text_without_directives[line_start..at]
                 .bytes()
