@@ -3,7 +3,7 @@
 //! (without stopping). For exhaustive sweeps of small generated shapes: a generator
 //! pipes millions of inputs here instead of writing millions of files for libFuzzer.
 //!
-//!     python3 gen.py | yaml_sweep
+//!     python3 sweeps/props_markers.py | target/release/examples/yaml_sweep
 use std::io::{BufRead, Write};
 
 fn main() -> std::process::ExitCode {
