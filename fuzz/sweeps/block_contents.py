@@ -6,7 +6,6 @@ w = sys.stdout.buffer
 parents = [("--- ", 0), ("k: ", 0), ("- ", 0), ("- k: ", 2), ("a:\n  k: ", 2), ("? ", 0), ("", 0)]
 headers = ["|", ">", "|-", ">+", "|1", "|2-", ">2", "|+1", "|3", "| #c", ">-2 #c"]
 line_vocab = ["", " ", "  ", "   ", "\t", "  \t", "x", " x", "  x", "   x", "    x", "  \tx", "  # c", "# c", "  ---", "...", "---", "  x #y", "k: v", " - y"]
-w_lines = []
 for (p, extra), h in itertools.product(parents, headers):
     for l1, l2, l3 in itertools.product(line_vocab, repeat=3):
         pad = " " * extra

@@ -5,11 +5,11 @@ import itertools, sys
 w = sys.stdout.buffer
 specials = ["\u0085", "\u2028", "\u2029", "\ufeff", "\t", "\x7f", "\u00a0", "\U0001F600", "e\u0301", "\\", "'", '"', "#", ":", " "]
 shapes = [
-    ("k: ", "{}", ""), ("k: '", "{}", "'"), ('k: "', "{}", '"'), ("k: |\n  ", "{}", ""), ("k: >\n  ", "{}", ""),
-    ("- ", "{}", ""), ("[", "{}", "]"), ("k: |2\n   ", "{}", ""), ("k:\n  ", "{}", ""),
+    ("k: ", ""), ("k: '", "'"), ('k: "', '"'), ("k: |\n  ", ""), ("k: >\n  ", ""),
+    ("- ", ""), ("[", "]"), ("k: |2\n   ", ""), ("k:\n  ", ""),
 ]
 bodies = ["a{s}b", "{s}a", "a{s}", "a{s}\n  b", "a\n  {s}b", "a\n{s}  b", "a\n\n  {s}", "{s}\n  a", "a {s} b", "a\n  b{s}"]
-for (pre, mid, post), body, s, br in itertools.product(shapes, bodies, specials, ["\n", "\r\n", "\r"]):
+for (pre, post), body, s, br in itertools.product(shapes, bodies, specials, ["\n", "\r\n", "\r"]):
     text = (pre + body.format(s=s) + post + "\n")
     if br != "\n":
         text = text.replace("\n", br)

@@ -143,8 +143,9 @@ fn point_into_rule(
     d
 }
 
-/// The span of the character `char_index` of the string scalar `node` (empty at the
-/// end of the string). `None` when the scalar's text, read again, does not decode to
+/// The span of the character `char_index` of the string scalar `node`; the index past
+/// the last character maps to the end of the content (a quoted scalar's closing quote,
+/// else an empty span). `None` when the scalar's text, read again, does not decode to
 /// the value the loader read: the re-scan follows the YAML scanner's rules by hand, and
 /// where it misreads a shape it would point at the wrong character; the finding then
 /// keeps the scalar's own span.
