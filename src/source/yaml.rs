@@ -151,11 +151,14 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     let separator_comments = separator_comments(text);
     // Empty block scalars before a marker are hidden (see `yaml/empty_block_scalar.rs`).
     let empty_roots = empty_block_scalar::find(text);
+    // Byte order marks inside a line are text to go-yaml (see `yaml/inner_bom.rs`).
+    let inner_marks = inner_bom::find(text);
     let directives_blanked;
     let text_without_directives = if directives.is_empty()
         && document_ends.is_empty()
         && separator_comments.is_empty()
         && empty_roots.is_empty()
+        && inner_marks.is_empty()
     {
         text
     } else {
@@ -172,6 +175,7 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
         for root in &empty_roots {
             root.mask(&mut bytes);
         }
+        inner_bom::mask(&mut bytes, &inner_marks);
         directives_blanked = String::from_utf8(bytes).unwrap_or_else(|_| text.to_string());
         directives_blanked.as_str()
     };
@@ -185,10 +189,21 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     let budget = ParseBudget::for_text(text_without_directives);
     // The first parse is always made (the budget covers at least one).
     budget.take(text_without_directives);
-    let reparse = |blanks: Option<&go_blanks::GoBlanks>, ignored: &[(usize, Span)]| {
-        parse_blanked(text_without_directives, blanks, ignored, limits, &budget)
-    };
-    let mut out = reparse(blanks.as_ref(), &ignored);
+    // Comment lines that end a block scalar for go-yaml, moved to column 0 for saphyr
+    // (see `moved_comment`).
+    let mut moved: Vec<Span> = Vec::new();
+    let reparse =
+        |blanks: Option<&go_blanks::GoBlanks>, ignored: &[(usize, Span)], moved: &[Span]| {
+            parse_blanked(
+                text_without_directives,
+                blanks,
+                ignored,
+                moved,
+                limits,
+                &budget,
+            )
+        };
+    let mut out = reparse(blanks.as_ref(), &ignored, &moved);
     // Anchor and alias names go-yaml refuses (`&a.b`): the outline finds them, and their
     // chunks fail. It runs here only for texts with anchors (they are rare in manifests).
     // (saphyr fails on some of them itself, and stops reading the stream there.)
@@ -204,19 +219,30 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
         && budget.take(text_without_directives)
     {
         blanks = Some(forced);
-        out = reparse(blanks.as_ref(), &ignored);
+        out = reparse(blanks.as_ref(), &ignored, &moved);
     }
     for _ in 0..MAX_REPARSES {
         let Some(error) = out.errors.iter().find(|e| {
             e.kind == YamlErrorKind::Syntax
                 && matches!(
                     e.message.as_str(),
-                    SAPHYR_ADJACENT_COMMENT | SAPHYR_EXPECTED_DOCUMENT_START
+                    SAPHYR_ADJACENT_COMMENT
+                        | SAPHYR_EXPECTED_DOCUMENT_START
+                        | SAPHYR_MISINDENTED_BLOCK_LINE
                 )
         }) else {
             break;
         };
-        if error.message == SAPHYR_EXPECTED_DOCUMENT_START {
+        if error.message == SAPHYR_MISINDENTED_BLOCK_LINE {
+            let Some(comment) = moved_comment(text_without_directives, error.span.start) else {
+                break;
+            };
+            // Moving it did not move the error: another parse would not either.
+            if moved.contains(&comment) {
+                break;
+            }
+            moved.push(comment);
+        } else if error.message == SAPHYR_EXPECTED_DOCUMENT_START {
             let at = error.span.start;
             let end = document_end::section_end(text_without_directives, at);
             // saphyr's position can fall inside a character it does not read as one
@@ -256,7 +282,7 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
         if !budget.take(text_without_directives) {
             break;
         }
-        out = reparse(blanks.as_ref(), &ignored);
+        out = reparse(blanks.as_ref(), &ignored, &moved);
     }
     let ignored_content = document_ends
         .iter()
@@ -283,6 +309,9 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
         });
     }
     empty_block_scalar::restore(&mut out, &empty_roots);
+    if !inner_marks.is_empty() {
+        inner_bom::restore(&mut out);
+    }
     unicode_line_breaks(text, &mut out);
     out.errors.sort_by_key(|e| e.span.start);
     // Chunks kubectl fails, in this order (the document each error names depends on
@@ -463,6 +492,10 @@ const SAPHYR_ADJACENT_COMMENT: &str = "comments must be separated from other tok
 /// saphyr's message for content after a document that ended without `...`.
 const SAPHYR_EXPECTED_DOCUMENT_START: &str = "did not find expected <document start>";
 
+/// saphyr's message for a line less indented than the leading blank lines (or the
+/// indentation indicator) of its block scalar.
+const SAPHYR_MISINDENTED_BLOCK_LINE: &str = "wrongly indented line in block scalar";
+
 /// At most this many parses more per file for content saphyr refuses and go-yaml skips
 /// (each one blanks one section's ignored content, or the comments).
 const MAX_REPARSES: usize = 32;
@@ -512,19 +545,24 @@ impl ParseBudget {
     }
 }
 
-/// Parses `text` with spaces for what go-yaml skips in it, and for `ignored` spans.
+/// Parses `text` with spaces for what go-yaml skips in it, and for `ignored` spans, and
+/// with the `moved` comment lines' comments at column 0.
 fn parse_blanked(
     text: &str,
     blanks: Option<&go_blanks::GoBlanks>,
     ignored: &[(usize, Span)],
+    moved: &[Span],
     limits: &Limits,
     budget: &ParseBudget,
 ) -> ParseOutput {
     let blanked;
-    let parsed_text = if blanks.is_none() && ignored.is_empty() {
+    let parsed_text = if blanks.is_none() && ignored.is_empty() && moved.is_empty() {
         text
     } else {
         let mut bytes = text.as_bytes().to_vec();
+        for line in moved {
+            move_comment_to_column_0(&mut bytes, *line);
+        }
         if let Some(blanks) = blanks {
             blanks.blank(&mut bytes);
         }
@@ -538,6 +576,49 @@ fn parse_blanked(
         (out, None) => out,
         (out, Some(fix)) => lenient::reparse(parsed_text, limits, out, fix, budget),
     }
+}
+
+/// The line of a comment saphyr refused as a misindented block scalar line (`at`, its
+/// error's position, is the `#`; only spaces come before it on its line), from its start
+/// to its line break.
+///
+/// go-yaml ends a block scalar at the first non-blank line less indented than the
+/// scalar's content (the leading blank lines' widest indentation, or the indentation
+/// indicator), and such a line may be a comment:
+/// ```yaml
+/// k: |
+///
+///   # a comment
+/// ```
+/// saphyr refuses a first non-blank line less indented than the blank lines before it,
+/// comment or not. A comment at column 0 ends the scalar for both, and a comment's
+/// position changes nothing else, so the loader moves it there (byte for byte: the
+/// spaces go after it) and parses again. Other misindented lines are content that go-yaml
+/// refuses too. Found by the libyaml differential (fuzz/sweeps/libyaml_diff.py).
+fn moved_comment(text: &str, at: usize) -> Option<Span> {
+    let b = text.as_bytes();
+    if b.get(at) != Some(&b'#') {
+        return None;
+    }
+    let start = b[..at]
+        .iter()
+        .rposition(|&c| c == b'\n' || c == b'\r')
+        .map_or(0, |i| i + 1);
+    if !b[start..at].iter().all(|&c| c == b' ') || start == at {
+        return None;
+    }
+    let end = memchr::memchr2(b'\n', b'\r', &b[at..]).map_or(b.len(), |i| at + i);
+    Some(Span::new(start, end))
+}
+
+/// Moves the comment of `line` (see [`moved_comment`]) to the line's start, with its
+/// indentation after it.
+fn move_comment_to_column_0(bytes: &mut [u8], line: Span) {
+    let indentation = bytes[line.start..line.end]
+        .iter()
+        .take_while(|&&c| c == b' ')
+        .count();
+    bytes[line.start..line.end].rotate_left(indentation);
 }
 
 /// The first line kubectl's YAMLReader refuses as a document separator: one that starts
@@ -1731,6 +1812,7 @@ mod chunk_drops;
 mod document_end;
 mod empty_block_scalar;
 mod go_blanks;
+mod inner_bom;
 mod lenient;
 #[cfg(test)]
 mod tests;

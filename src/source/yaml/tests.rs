@@ -1087,3 +1087,66 @@ fn a_saphyr_error_that_blanking_does_not_move_ends_the_reparses() {
     unique.dedup();
     assert_eq!(ignored, unique, "{:?}", out.errors);
 }
+
+/// A byte order mark that does not start a line is text to go-yaml (libyaml agrees):
+/// kubectl loads it into the value, key or comment it stands in. saphyr refused it
+/// anywhere in a document. Found by the libyaml differential (fuzz/sweeps).
+#[test]
+fn byte_order_marks_inside_lines_are_text_as_for_go_yaml() {
+    let text = "k: a\u{feff}b\nq: \"\u{feff}x\"\nb: |\n  \u{feff}line\n  \u{feff}c\u{feff}: v # note\u{feff}\nl: [\u{feff}i, j\u{feff}]\n";
+    let root = only_root(text);
+    assert_eq!(
+        root.to_json(),
+        serde_json::json!({
+            "k": "a\u{feff}b",
+            "q": "\u{feff}x",
+            "b": "\u{feff}line\n\u{feff}c\u{feff}: v # note\u{feff}\n",
+            "l": ["\u{feff}i", "j\u{feff}"],
+        })
+    );
+    // Spans still point at the file's own characters.
+    let k = root.get("k").unwrap();
+    assert_eq!(at(text, k.span), "a\u{feff}b");
+    // As a key, after indentation (column 2 for go-yaml too).
+    let root = only_root("m:\n  \u{feff}k: 1\n  other: 2\n");
+    let m = root.get("m").unwrap().as_object().unwrap();
+    let keys: Vec<&str> = m.entries.iter().map(|e| e.key.as_str()).collect();
+    assert_eq!(keys, ["\u{feff}k", "other"]);
+    // A mark in a comment changes nothing.
+    assert_eq!(json(&only_root("# c\u{feff}\nk: v\n")), r#"{"k":"v"}"#);
+    // A text that holds the stand-in character itself is not rewritten: saphyr's
+    // refusal stands.
+    let out = parse_default("k: a\u{feff}b\nc: \u{fffc}\n");
+    assert_eq!(
+        out.errors
+            .iter()
+            .map(|e| (e.span.start, e.message.as_str()))
+            .collect::<Vec<_>>(),
+        [(4, "a byte order mark must not appear inside a document")]
+    );
+}
+
+/// A comment less indented than the blank lines that open a block scalar (or than its
+/// indentation indicator) ends the scalar for go-yaml, as any less indented line does;
+/// saphyr refused it as a misindented line. Found by the libyaml differential.
+#[test]
+fn a_comment_less_indented_than_a_block_scalar_ends_it_as_for_go_yaml() {
+    let text = "a:\n  k: |\n      \n    # note\n  l: >+\n     \n\n  # c\n  m: |3\n  # c\n  o: x\n";
+    let root = only_root(text);
+    assert_eq!(json(&root), r#"{"a":{"k":"","l":"\n\n","m":"","o":"x"}}"#);
+    let a = root.get("a").unwrap();
+    assert_eq!(at(text, a.get("o").unwrap().span), "x");
+    assert_eq!(
+        at(text, a.as_object().unwrap().entry("l").unwrap().key_span),
+        "l"
+    );
+    // Content there is refused by go-yaml too: the error stays.
+    let out = parse_default("k: |\n   \n  x\n");
+    assert_eq!(
+        out.errors
+            .iter()
+            .map(|e| (e.span.start, e.message.as_str()))
+            .collect::<Vec<_>>(),
+        [(11, "wrongly indented line in block scalar")]
+    );
+}
