@@ -317,6 +317,17 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     // Chunks kubectl fails, in this order (the document each error names depends on
     // the drops before it).
     let mut drops: Vec<chunk_drops::Drop<'_>> = Vec::new();
+    let is_stale_key =
+        |e: &YamlError| e.kind == YamlErrorKind::Syntax && e.message == STALE_FLOW_KEY;
+    if out.errors.iter().any(is_stale_key) {
+        drops.extend(
+            out.errors
+                .iter()
+                .filter(|e| is_stale_key(e))
+                .map(|e| (e.span.start, YamlErrorKind::Syntax, STALE_FLOW_KEY)),
+        );
+        out.errors.retain(|e| !is_stale_key(e));
+    }
     // A comment blanked for saphyr must have been a comment for saphyr too. go-yaml's
     // outline and saphyr can disagree on where a line stands (a byte order mark in
     // mid-stream: go-yaml counts it as a column, so `...` after it is no document end);
@@ -491,6 +502,18 @@ const SAPHYR_ADJACENT_COMMENT: &str = "comments must be separated from other tok
 
 /// saphyr's message for content after a document that ended without `...`.
 const SAPHYR_EXPECTED_DOCUMENT_START: &str = "did not find expected <document start>";
+
+/// go-yaml's error for the `:` of an implicit key in a flow mapping that it no longer
+/// takes for a key: the key started on an earlier line, or more than 1024 characters
+/// before (libyaml's simple key rules, which go-yaml applies in flow context too;
+/// saphyr reads a key there). The value indicator then follows a key without a value:
+/// ```yaml
+/// ports: {name: http, port
+///   : 80}
+/// ```
+/// The builder reports it at the `:`, and `parse` fails the key's `---` chunk, as
+/// kubectl does. Found by the libyaml differential (fuzz/sweeps/libyaml_diff.py).
+const STALE_FLOW_KEY: &str = "did not find expected ',' or '}'";
 
 /// saphyr's message for a line less indented than the leading blank lines (or the
 /// indentation indicator) of its block scalar.
@@ -1162,11 +1185,14 @@ struct Builder<'t> {
     /// Byte end of the previous event (block-scalar indicators are searched from there).
     last_end: usize,
     lines: Option<LineIndex>,
+    /// The text is a JSON stream (first character `{`), which kubectl decodes as JSON.
+    json_stream: bool,
 }
 
 impl<'t> Builder<'t> {
     fn new(text: &'t str, limits: Limits) -> Self {
         Builder {
+            json_stream: text.trim_start().starts_with('{'),
             text,
             limits,
             offsets: Offsets::new(text),
@@ -1302,6 +1328,43 @@ impl<'t> Builder<'t> {
         )
     }
 
+    /// Where the `:` after `key`, an implicit key of the innermost open flow mapping,
+    /// stands when go-yaml no longer takes `key` for a key there: its `:` is on a later
+    /// line than the key's start, or more than 1024 characters after it (see
+    /// [`STALE_FLOW_KEY`]).
+    fn stale_flow_key(&self, key: Span) -> Option<usize> {
+        let b = self.text.as_bytes();
+        let frame = self.frames.last()?;
+        if b.get(frame.start) != Some(&b'{') {
+            return None;
+        }
+        // An explicit key (`? k`) may span lines.
+        let before = b[..key.start]
+            .iter()
+            .rposition(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
+        if before.is_some_and(|i| b[i] == b'?') {
+            return None;
+        }
+        let mut line_break = b[key.start..key.end]
+            .iter()
+            .any(|&c| c == b'\n' || c == b'\r');
+        let mut p = key.end;
+        loop {
+            match b.get(p)? {
+                b' ' | b'\t' => p += 1,
+                b'\n' | b'\r' => {
+                    line_break = true;
+                    p += 1;
+                }
+                b'#' => p += memchr::memchr2(b'\n', b'\r', &b[p..])?,
+                b':' => break,
+                _ => return None,
+            }
+        }
+        let too_long = p - key.start > 1024 && self.text[key.start..p].chars().count() > 1024;
+        (line_break || too_long).then_some(p)
+    }
+
     fn set_pending_key(&mut self, key: PendingKey, key_end: usize) {
         if let Some(frame) = self.frames.last_mut() {
             frame.end = frame.end.max(key_end);
@@ -1367,6 +1430,16 @@ impl<'t> Builder<'t> {
                     None => style == SaphyrStyle::Plain,
                     Some(t) => t == CoreTag::Merge,
                 };
+            if !self.json_stream
+                && let Some(colon) = self.stale_flow_key(span)
+            {
+                // Dropped with its chunk in `parse` (see `STALE_FLOW_KEY`).
+                self.error(
+                    YamlErrorKind::Syntax,
+                    STALE_FLOW_KEY.to_string(),
+                    Span::point(colon),
+                );
+            }
             let pending = if is_merge {
                 PendingKey::Merge(span)
             } else {

@@ -1150,3 +1150,44 @@ fn a_comment_less_indented_than_a_block_scalar_ends_it_as_for_go_yaml() {
         [(11, "wrongly indented line in block scalar")]
     );
 }
+
+/// go-yaml takes an implicit key of a flow mapping for a key only while its `:` is on
+/// the line the key starts on, within 1024 characters; past that, the `:` follows a key
+/// without a value and the chunk fails. saphyr read a key. A JSON stream is decoded as
+/// JSON by kubectl, where the rule does not apply. Found by the libyaml differential.
+#[test]
+fn flow_mapping_keys_end_at_their_line_as_for_go_yaml() {
+    let stale = |text: &str| {
+        let out = parse_default(text);
+        (
+            out.documents.iter().map(|d| d.index).collect::<Vec<_>>(),
+            out.errors
+                .iter()
+                .map(|e| (e.span.start, e.message.clone(), e.document))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let refused =
+        |at: usize, document: usize| (at, "did not find expected ',' or '}'".to_string(), document);
+    // The `:` on a later line, a key written over two lines (plain or quoted), a key
+    // longer than 1024 characters; the other chunks are checked.
+    assert_eq!(
+        stale("a: 1\n---\nx: {a: 1, b\n : 2}\n---\nz: 3\n"),
+        (vec![0, 2], vec![refused(22, 1)])
+    );
+    assert_eq!(stale("x: {a\n b: c}\n"), (vec![], vec![refused(8, 0)]));
+    assert_eq!(stale("x: {\"a\n b\": c}\n"), (vec![], vec![refused(10, 0)]));
+    let long = format!("x: {{{}: v}}\n", "k".repeat(1025));
+    assert_eq!(stale(&long), (vec![], vec![refused(1029, 0)]));
+    // Within the rules: keys on their line, an explicit key, a comment before a
+    // multi-line mapping's next key, 1024 characters, and a JSON stream.
+    for text in [
+        "x: {\n  a: 1,\n  b: {c: 2,\n   d: 3}\n}\n",
+        "x: {? a\n : b}\n",
+        "x: {a: 1, # note\n b: 2}\n",
+        &format!("x: {{{}: v}}\n", "k".repeat(1024)),
+        "{\"a\"\n: 1}\n",
+    ] {
+        assert_eq!(stale(text), (vec![0], vec![]), "{text:?}");
+    }
+}
