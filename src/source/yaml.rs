@@ -317,16 +317,23 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     // Chunks kubectl fails, in this order (the document each error names depends on
     // the drops before it).
     let mut drops: Vec<chunk_drops::Drop<'_>> = Vec::new();
-    let is_stale_key =
-        |e: &YamlError| e.kind == YamlErrorKind::Syntax && e.message == STALE_FLOW_KEY;
-    if out.errors.iter().any(is_stale_key) {
+    // What the builder found go-yaml refuses and saphyr reads: the chunk fails.
+    let refusal = |e: &YamlError| {
+        (e.kind == YamlErrorKind::Syntax)
+            .then(|| {
+                [STALE_FLOW_KEY, FLOW_BLOCK_INDICATOR]
+                    .into_iter()
+                    .find(|&m| m == e.message)
+            })
+            .flatten()
+    };
+    if out.errors.iter().any(|e| refusal(e).is_some()) {
         drops.extend(
             out.errors
                 .iter()
-                .filter(|e| is_stale_key(e))
-                .map(|e| (e.span.start, YamlErrorKind::Syntax, STALE_FLOW_KEY)),
+                .filter_map(|e| Some((e.span.start, YamlErrorKind::Syntax, refusal(e)?))),
         );
-        out.errors.retain(|e| !is_stale_key(e));
+        out.errors.retain(|e| refusal(e).is_none());
     }
     // A comment blanked for saphyr must have been a comment for saphyr too. go-yaml's
     // outline and saphyr can disagree on where a line stands (a byte order mark in
@@ -514,6 +521,13 @@ const SAPHYR_EXPECTED_DOCUMENT_START: &str = "did not find expected <document st
 /// The builder reports it at the `:`, and `parse` fails the key's `---` chunk, as
 /// kubectl does. Found by the libyaml differential (fuzz/sweeps/libyaml_diff.py).
 const STALE_FLOW_KEY: &str = "did not find expected ',' or '}'";
+
+/// crdlint's message for `|` or `>` starting a plain scalar inside a flow collection
+/// (`versions: [>=1.2]`): go-yaml starts a block scalar there only outside flow
+/// collections and no plain scalar with either, so it fails with `found character that
+/// cannot start any token`; saphyr reads a plain scalar. Reported at the character, and
+/// `parse` fails its `---` chunk, as kubectl does. Found by the libyaml differential.
+const FLOW_BLOCK_INDICATOR: &str = "found character that cannot start any token: go-yaml (kubectl) starts no value with `|` or `>` inside `[...]` or `{...}` (quote it)";
 
 /// saphyr's message for a line less indented than the leading blank lines (or the
 /// indentation indicator) of its block scalar.
@@ -1328,6 +1342,16 @@ impl<'t> Builder<'t> {
         )
     }
 
+    /// Whether the next node is inside a flow collection (a single-pair mapping in a
+    /// flow sequence starts at its key, not at a bracket).
+    fn in_flow(&self) -> bool {
+        let b = self.text.as_bytes();
+        self.frames
+            .iter()
+            .rev()
+            .any(|f| matches!(b.get(f.start), Some(b'[' | b'{')))
+    }
+
     /// Where the `:` after `key`, an implicit key of the innermost open flow mapping,
     /// stands when go-yaml no longer takes `key` for a key there: its `:` is on a later
     /// line than the key's start, or more than 1024 characters after it (see
@@ -1398,6 +1422,17 @@ impl<'t> Builder<'t> {
         raw_end: usize,
     ) {
         let span = self.scalar_span(style, anchor != 0 || tag.is_some(), raw_start, raw_end);
+        if style == SaphyrStyle::Plain
+            && matches!(self.text.as_bytes().get(span.start), Some(b'|' | b'>'))
+            && self.in_flow()
+        {
+            // Dropped with its chunk in `parse` (see `FLOW_BLOCK_INDICATOR`).
+            self.error(
+                YamlErrorKind::Syntax,
+                FLOW_BLOCK_INDICATOR.to_string(),
+                Span::point(span.start),
+            );
+        }
         let core = tag.map(core_tag);
         let resolved = match core {
             None if style == SaphyrStyle::Plain => Ok(scalar::resolve_plain_yaml(&text)),

@@ -1191,3 +1191,38 @@ fn flow_mapping_keys_end_at_their_line_as_for_go_yaml() {
         assert_eq!(stale(text), (vec![0], vec![]), "{text:?}");
     }
 }
+
+/// `|` and `>` start nothing inside a flow collection for go-yaml (block scalars only
+/// start outside one, plain scalars never with either): the chunk fails. saphyr read a
+/// plain scalar. Found by the libyaml differential.
+#[test]
+fn block_indicators_start_no_value_in_flow_collections_as_for_go_yaml() {
+    let message = "found character that cannot start any token: go-yaml (kubectl) starts no value with `|` or `>` inside `[...]` or `{...}` (quote it)";
+    for (text, at) in [
+        ("v: [>=1.2, <2.0]\n", 4),
+        ("v: {a: |}\n", 7),
+        ("v: [a: >b]\n", 7),
+        ("v: {|: a}\n", 4),
+        ("v: [&a |\n  a]\n", 7),
+    ] {
+        let out = parse_default(text);
+        assert!(out.documents.is_empty(), "{text:?}");
+        assert_eq!(
+            out.errors
+                .iter()
+                .map(|e| (e.span.start, e.message.as_str()))
+                .collect::<Vec<_>>(),
+            [(at, message)],
+            "{text:?}"
+        );
+    }
+    // Inside a scalar, quoted, or in block context they are what they always were.
+    let root = only_root("v: [a|b, \">=1.2\", '|']\nw: >\n  text\n");
+    assert_eq!(json(&root), r#"{"v":["a|b",">=1.2","|"],"w":"text\n"}"#);
+    // Only that `---` chunk fails.
+    let out = parse_default("a: 1\n---\nv: [>=1]\n---\nb: 2\n");
+    assert_eq!(
+        out.documents.iter().map(|d| d.index).collect::<Vec<_>>(),
+        [0, 2]
+    );
+}
