@@ -262,12 +262,31 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
                 .bytes()
                 .all(|b| matches!(b, b' ' | b'\t'));
             let start = if indentation { line_start } else { at };
-            // Blanking this section did not move the error: another parse would not
-            // either (found by fuzzing: 32 parses, and the warning listed 32 times).
-            if ignored.iter().any(|&(seen, _)| seen == at) {
-                break;
+            match ignored.iter().position(|&(seen, _)| seen == at) {
+                None => ignored.push((at, Span::new(start, end))),
+                // Blanking from a block scalar's first content line left its header,
+                // and the error, in place (saphyr reports a block scalar there, go-yaml
+                // ignores from the header on): blank from the header.
+                Some(i) => match indentation
+                    .then(|| block_scalar_header_above(text_without_directives, line_start))
+                    .flatten()
+                {
+                    Some(header) if header < ignored[i].1.start => {
+                        // One section, one warning: at the header, where kubectl stops.
+                        let indicator = header
+                            + text_without_directives[header..]
+                                .bytes()
+                                .take_while(|b| matches!(b, b' ' | b'\t'))
+                                .count();
+                        ignored.retain(|&(_, span)| span.start < header || span.end > end);
+                        ignored.push((indicator, Span::new(header, end)));
+                    }
+                    // Blanking this section did not move the error: another parse would
+                    // not either (found by fuzzing: 32 parses, and the warning listed 32
+                    // times).
+                    _ => break,
+                },
             }
-            ignored.push((at, Span::new(start, end)));
         } else if blanks
             .as_ref()
             .is_some_and(|b| !b.adjacent_comments.is_empty())
@@ -529,6 +548,9 @@ const STALE_FLOW_KEY: &str = "did not find expected ',' or '}'";
 /// `parse` fails its `---` chunk, as kubectl does. Found by the libyaml differential.
 const FLOW_BLOCK_INDICATOR: &str = "found character that cannot start any token: go-yaml (kubectl) starts no value with `|` or `>` inside `[...]` or `{...}` (quote it)";
 
+/// saphyr's message for a `]` or `}` outside any flow collection.
+const SAPHYR_MISPLACED_BRACKET: &str = "misplaced bracket";
+
 /// saphyr's message for a line less indented than the leading blank lines (or the
 /// indentation indicator) of its block scalar.
 const SAPHYR_MISINDENTED_BLOCK_LINE: &str = "wrongly indented line in block scalar";
@@ -612,6 +634,35 @@ fn parse_blanked(
     match parse_attempt(parsed_text, limits) {
         (out, None) => out,
         (out, Some(fix)) => lenient::reparse(parsed_text, limits, out, fix, budget),
+    }
+}
+
+/// The start of the line right above `line_start` (blank lines between) if it starts
+/// like a block scalar header (`|`, `>-`, `|2 # c`): saphyr reports content after a
+/// finished document at a block scalar's first content character, but go-yaml's
+/// ignored content starts at the header. Only asked when blanking from `line_start`
+/// left the error in place (the line may be a plain scalar's continuation otherwise).
+fn block_scalar_header_above(text: &str, line_start: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut end = line_start;
+    loop {
+        // The line above `end`.
+        let above_end = end.checked_sub(1)?;
+        let above_end = if b[above_end] == b'\n' && above_end > 0 && b[above_end - 1] == b'\r' {
+            above_end - 1
+        } else {
+            above_end
+        };
+        let start = b[..above_end]
+            .iter()
+            .rposition(|&c| c == b'\n' || c == b'\r')
+            .map_or(0, |i| i + 1);
+        let line = text[start..above_end].trim_start_matches([' ', '\t']);
+        if line.is_empty() {
+            end = start;
+            continue;
+        }
+        return line.starts_with(['|', '>']).then_some(start);
     }
 }
 
@@ -1286,10 +1337,41 @@ impl<'t> Builder<'t> {
         let at = self.offsets.byte(err.marker().index());
         let fix = lenient::fix_for(self, err.info(), at);
         // saphyr counts flow levels in a u8 and stops at 255.
+        // The document's root is finished, or the line of `at` is less indented than the
+        // root block collection, which ends it (saphyr fails before it reports the end).
+        let b = self.text.as_bytes();
+        let at = at.min(b.len());
+        let line_start = |p: usize| {
+            b[..p]
+                .iter()
+                .rposition(|&c| c == b'\n' || c == b'\r')
+                .map_or(0, |i| i + 1)
+        };
+        let column_of = |p: usize| self.text.get(line_start(p)..p).map(|s| s.chars().count());
+        let root_done = self.in_document
+            && match self.frames.first() {
+                None => self.root.is_some(),
+                Some(root) => {
+                    !matches!(b.get(root.start), Some(b'[' | b'{'))
+                        && b[line_start(at)..at].iter().all(|&c| c == b' ')
+                        && matches!(
+                            (column_of(at), column_of(root.start)),
+                            (Some(line), Some(root)) if line < root
+                        )
+                }
+            };
         let (kind, message) = if err.info() == "recursion limit exceeded" {
             (
                 YamlErrorKind::DepthLimit,
                 "nesting is deeper than the limit of 255 levels of flow collections".to_string(),
+            )
+        } else if err.info() == SAPHYR_MISPLACED_BRACKET && root_done {
+            // go-yaml scans a `]` or `}` outside any flow collection as a token, which
+            // only the next document's parse would refuse: after a finished root, the
+            // rest of the section is content kubectl never reads (libyaml differential).
+            (
+                YamlErrorKind::Syntax,
+                SAPHYR_EXPECTED_DOCUMENT_START.to_string(),
             )
         } else {
             (YamlErrorKind::Syntax, err.info().to_string())

@@ -1226,3 +1226,36 @@ fn block_indicators_start_no_value_in_flow_collections_as_for_go_yaml() {
         [0, 2]
     );
 }
+
+/// After a line less indented than an indented root collection, go-yaml's document is
+/// over and kubectl never reads the rest of its `---` section, whatever saphyr makes of
+/// it: a `]` (saphyr: misplaced bracket) or a block scalar (saphyr reported it at its
+/// first content line, and blanking from there left the header). Found by the libyaml
+/// differential.
+#[test]
+fn content_after_a_dedented_root_is_ignored_also_when_saphyr_fails_differently() {
+    for (text, value, at) in [
+        ("  a: {x: z}\n ]\n", r#"{"a":{"x":"z"}}"#, 13),
+        ("  a:\n    b: |-\n       x\n ]\n", r#"{"a":{"b":"x"}}"#, 25),
+        (" a: 1\n|\n x\n", r#"{"a":1}"#, 6),
+        (" a: 1\n>-\n\n  more\n", r#"{"a":1}"#, 6),
+    ] {
+        let out = parse_default(text);
+        assert_eq!(out.documents.len(), 1, "{text:?}: {:?}", out.errors);
+        assert_eq!(json(&out.documents[0].root), value, "{text:?}");
+        assert_eq!(
+            out.errors
+                .iter()
+                .map(|e| (e.span.start, e.kind))
+                .collect::<Vec<_>>(),
+            [(at, YamlErrorKind::IgnoredContent)],
+            "{text:?}"
+        );
+    }
+    // A plain scalar's continuation that looks like a header stays one.
+    let root = only_root("a:\n  ? k\n   |1\n");
+    assert_eq!(json(&root), r#"{"a":{"k |1":null}}"#);
+    // Inside the root, a `]` is still an error.
+    let out = parse_default("a: 1\n]\n");
+    assert!(out.documents.is_empty());
+}
