@@ -15,6 +15,14 @@ fn only_root(text: &str) -> Node {
     out.documents.into_iter().next().unwrap().root
 }
 
+/// Each error's position and message.
+fn errors_at(out: &ParseOutput) -> Vec<(usize, &str)> {
+    out.errors
+        .iter()
+        .map(|e| (e.span.start, e.message.as_str()))
+        .collect()
+}
+
 fn json(node: &Node) -> String {
     node.to_json().to_string()
 }
@@ -1118,10 +1126,7 @@ fn byte_order_marks_inside_lines_are_text_as_for_go_yaml() {
     // refusal stands.
     let out = parse_default("k: a\u{feff}b\nc: \u{fffc}\n");
     assert_eq!(
-        out.errors
-            .iter()
-            .map(|e| (e.span.start, e.message.as_str()))
-            .collect::<Vec<_>>(),
+        errors_at(&out),
         [(4, "a byte order mark must not appear inside a document")]
     );
 }
@@ -1143,10 +1148,7 @@ fn a_comment_less_indented_than_a_block_scalar_ends_it_as_for_go_yaml() {
     // Content there is refused by go-yaml too: the error stays.
     let out = parse_default("k: |\n   \n  x\n");
     assert_eq!(
-        out.errors
-            .iter()
-            .map(|e| (e.span.start, e.message.as_str()))
-            .collect::<Vec<_>>(),
+        errors_at(&out),
         [(11, "wrongly indented line in block scalar")]
     );
 }
@@ -1207,14 +1209,7 @@ fn block_indicators_start_no_value_in_flow_collections_as_for_go_yaml() {
     ] {
         let out = parse_default(text);
         assert!(out.documents.is_empty(), "{text:?}");
-        assert_eq!(
-            out.errors
-                .iter()
-                .map(|e| (e.span.start, e.message.as_str()))
-                .collect::<Vec<_>>(),
-            [(at, message)],
-            "{text:?}"
-        );
+        assert_eq!(errors_at(&out), [(at, message)], "{text:?}");
     }
     // Inside a scalar, quoted, or in block context they are what they always were.
     let root = only_root("v: [a|b, \">=1.2\", '|']\nw: >\n  text\n");
