@@ -340,9 +340,13 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     let refusal = |e: &YamlError| {
         (e.kind == YamlErrorKind::Syntax)
             .then(|| {
-                [STALE_FLOW_KEY, FLOW_BLOCK_INDICATOR]
-                    .into_iter()
-                    .find(|&m| m == e.message)
+                [
+                    STALE_FLOW_KEY,
+                    FLOW_BLOCK_INDICATOR,
+                    FLOW_QUESTION_MARK_SEQUENCE,
+                ]
+                .into_iter()
+                .find(|&m| m == e.message)
             })
             .flatten()
     };
@@ -540,6 +544,14 @@ const SAPHYR_EXPECTED_DOCUMENT_START: &str = "did not find expected <document st
 /// The builder reports it at the `:`, and `parse` fails the key's `---` chunk, as
 /// kubectl does. Found by the libyaml differential (fuzz/sweeps/libyaml_diff.py).
 const STALE_FLOW_KEY: &str = "did not find expected ',' or '}'";
+
+/// go-yaml's error for a `?` inside a plain scalar in a flow sequence
+/// (`[http://host/p?q=1]`). go-yaml 2 (sigs.k8s.io/yaml's) ends a plain scalar at a `?`
+/// inside `[...]` and `{...}` and reads the `?` as a key indicator, which cannot follow
+/// an entry: the chunk fails with `did not find expected ',' or ']'` (in a flow mapping
+/// `... or '}'`, [`STALE_FLOW_KEY`]'s text). saphyr, as YAML 1.2 and libyaml, reads one
+/// scalar. Reported at the `?`, and `parse` fails the `---` chunk (quote the value).
+const FLOW_QUESTION_MARK_SEQUENCE: &str = "did not find expected ',' or ']'";
 
 /// crdlint's message for `|` or `>` starting a plain scalar inside a flow collection
 /// (`versions: [>=1.2]`): go-yaml starts a block scalar there only outside flow
@@ -1427,11 +1439,17 @@ impl<'t> Builder<'t> {
     /// Whether the next node is inside a flow collection (a single-pair mapping in a
     /// flow sequence starts at its key, not at a bracket).
     fn in_flow(&self) -> bool {
+        self.flow_closer().is_some()
+    }
+
+    /// The bracket that closes the innermost flow collection open here (`]` or `}`).
+    fn flow_closer(&self) -> Option<u8> {
         let b = self.text.as_bytes();
-        self.frames
-            .iter()
-            .rev()
-            .any(|f| matches!(b.get(f.start), Some(b'[' | b'{')))
+        self.frames.iter().rev().find_map(|f| match b.get(f.start) {
+            Some(b'[') => Some(b']'),
+            Some(b'{') => Some(b'}'),
+            _ => None,
+        })
     }
 
     /// Where the `:` after `key`, an implicit key of the innermost open flow mapping,
@@ -1504,6 +1522,28 @@ impl<'t> Builder<'t> {
         raw_end: usize,
     ) {
         let span = self.scalar_span(style, anchor != 0 || tag.is_some(), raw_start, raw_end);
+        if style == SaphyrStyle::Plain
+            && let Some(at) = memchr::memchr(
+                b'?',
+                self.text
+                    .as_bytes()
+                    .get(span.start + 1..span.end)
+                    .unwrap_or_default(),
+            )
+            && let Some(closer) = self.flow_closer()
+        {
+            // Dropped with its chunk in `parse` (see `FLOW_QUESTION_MARK`).
+            let message = if closer == b']' {
+                FLOW_QUESTION_MARK_SEQUENCE
+            } else {
+                STALE_FLOW_KEY
+            };
+            self.error(
+                YamlErrorKind::Syntax,
+                message.to_string(),
+                Span::point(span.start + 1 + at),
+            );
+        }
         if style == SaphyrStyle::Plain
             && matches!(self.text.as_bytes().get(span.start), Some(b'|' | b'>'))
             && self.in_flow()

@@ -1254,3 +1254,34 @@ fn content_after_a_dedented_root_is_ignored_also_when_saphyr_fails_differently()
     let out = parse_default("a: 1\n]\n");
     assert!(out.documents.is_empty());
 }
+
+/// go-yaml 2 (sigs.k8s.io/yaml's) ends a plain scalar at a `?` inside `[...]` or `{...}`
+/// and reads the `?` as a key indicator, which cannot follow an entry: a URL with a
+/// query in a flow collection fails its chunk. saphyr read one scalar. Read from go-yaml
+/// v2.4.2's scanner (libyaml reads one scalar too).
+#[test]
+fn a_question_mark_inside_a_flow_plain_scalar_fails_as_in_go_yaml_2() {
+    for (text, at, message) in [
+        (
+            "x: [http://h/p?q=1]\n",
+            14,
+            "did not find expected ',' or ']'",
+        ),
+        (
+            "x: {u: http://h/p?q=1}\n",
+            17,
+            "did not find expected ',' or '}'",
+        ),
+        ("x: {a?b: c}\n", 5, "did not find expected ',' or '}'"),
+    ] {
+        let out = parse_default(text);
+        assert!(out.documents.is_empty(), "{text:?}");
+        assert_eq!(errors_at(&out), [(at, message)], "{text:?}");
+    }
+    // Quoted, or outside flow collections, it is text.
+    let root = only_root("x: [\"http://h/p?q=1\"]\nurl: http://h/p?q=1\n");
+    assert_eq!(
+        json(&root),
+        r#"{"x":["http://h/p?q=1"],"url":"http://h/p?q=1"}"#
+    );
+}
