@@ -665,10 +665,7 @@ fn block_scalar_header_above(text: &str, line_start: usize) -> Option<usize> {
         } else {
             above_end
         };
-        let start = b[..above_end]
-            .iter()
-            .rposition(|&c| c == b'\n' || c == b'\r')
-            .map_or(0, |i| i + 1);
+        let start = lenient::line_start(b, above_end);
         let line = text[start..above_end].trim_start_matches([' ', '\t']);
         if line.is_empty() {
             end = start;
@@ -700,10 +697,7 @@ fn moved_comment(text: &str, at: usize) -> Option<Span> {
     if b.get(at) != Some(&b'#') {
         return None;
     }
-    let start = b[..at]
-        .iter()
-        .rposition(|&c| c == b'\n' || c == b'\r')
-        .map_or(0, |i| i + 1);
+    let start = lenient::line_start(b, at);
     if !b[start..at].iter().all(|&c| c == b' ') || start == at {
         return None;
     }
@@ -1349,35 +1343,12 @@ impl<'t> Builder<'t> {
         let at = self.offsets.byte(err.marker().index());
         let fix = lenient::fix_for(self, err.info(), at);
         // saphyr counts flow levels in a u8 and stops at 255.
-        // The document's root is finished, or the line of `at` is less indented than the
-        // root block collection, which ends it (saphyr fails before it reports the end).
-        let b = self.text.as_bytes();
-        let at = at.min(b.len());
-        let line_start = |p: usize| {
-            b[..p]
-                .iter()
-                .rposition(|&c| c == b'\n' || c == b'\r')
-                .map_or(0, |i| i + 1)
-        };
-        let column_of = |p: usize| self.text.get(line_start(p)..p).map(|s| s.chars().count());
-        let root_done = self.in_document
-            && match self.frames.first() {
-                None => self.root.is_some(),
-                Some(root) => {
-                    !matches!(b.get(root.start), Some(b'[' | b'{'))
-                        && b[line_start(at)..at].iter().all(|&c| c == b' ')
-                        && matches!(
-                            (column_of(at), column_of(root.start)),
-                            (Some(line), Some(root)) if line < root
-                        )
-                }
-            };
         let (kind, message) = if err.info() == "recursion limit exceeded" {
             (
                 YamlErrorKind::DepthLimit,
                 "nesting is deeper than the limit of 255 levels of flow collections".to_string(),
             )
-        } else if err.info() == SAPHYR_MISPLACED_BRACKET && root_done {
+        } else if err.info() == SAPHYR_MISPLACED_BRACKET && self.root_ended_before(at) {
             // go-yaml scans a `]` or `}` outside any flow collection as a token, which
             // only the next document's parse would refuse: after a finished root, the
             // rest of the section is content kubectl never reads (libyaml differential).
@@ -1434,6 +1405,31 @@ impl<'t> Builder<'t> {
             self.frames.last(),
             Some(Frame { kind: FrameKind::Map(m), .. }) if m.key.is_none()
         )
+    }
+
+    /// Whether go-yaml's document root has ended before `at`: it is finished, or the line
+    /// of `at` is less indented than the root block collection, which ends it (saphyr
+    /// fails there before it reports the end).
+    fn root_ended_before(&self, at: usize) -> bool {
+        let b = self.text.as_bytes();
+        let at = at.min(b.len());
+        let column_of = |p: usize| {
+            self.text
+                .get(lenient::line_start(b, p)..p)
+                .map(|s| s.chars().count())
+        };
+        self.in_document
+            && match self.frames.first() {
+                None => self.root.is_some(),
+                Some(root) => {
+                    !matches!(b.get(root.start), Some(b'[' | b'{'))
+                        && b[lenient::line_start(b, at)..at].iter().all(|&c| c == b' ')
+                        && matches!(
+                            (column_of(at), column_of(root.start)),
+                            (Some(line), Some(root)) if line < root
+                        )
+                }
+            }
     }
 
     /// Whether the next node is inside a flow collection (a single-pair mapping in a

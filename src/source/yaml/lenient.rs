@@ -148,7 +148,8 @@ pub(super) fn reparse(
     out
 }
 
-fn line_start(b: &[u8], at: usize) -> usize {
+/// The start of the line holding `at` (after LF, CR or CRLF).
+pub(super) fn line_start(b: &[u8], at: usize) -> usize {
     b[..at.min(b.len())]
         .iter()
         .rposition(|&c| c == b'\n' || c == b'\r')
