@@ -181,3 +181,16 @@ fn every_definition_of_a_duplicated_crd_is_checked() {
     );
     assert_eq!(status, 1);
 }
+
+/// kubectl decodes a stream that starts with `{` as JSON values, one after another
+/// (`jq -c` output): each is checked, and findings point into their line.
+#[test]
+fn each_value_of_a_json_stream_is_checked() {
+    let (out, status) = run(&["check", "-o", "short", "testdata/json-stream"]);
+    assert_eq!(
+        out,
+        "testdata/json-stream/stream.json:3:98: error[schema-violation]: spec.size: Invalid value: 30: spec.size in body should be less than or equal to 10\n\
+         1 file, 3 documents (1 CRD, 2 custom resources): 1 error, 0 warnings\n"
+    );
+    assert_eq!(status, 1);
+}

@@ -132,6 +132,9 @@ pub struct ParseOutput {
     /// accepts and saphyr refuses parse again, at most [`PARSE_BUDGET_FACTOR`] times the
     /// text (or 256 KiB) in all.
     pub bytes_parsed: usize,
+    /// The `:` right after a plain scalar in a flow collection and before `,`, `]` or `}`
+    /// (`[ax:]`), which go-yaml reads as part of the scalar (see `yaml/flow_colons.rs`).
+    pub(crate) flow_colons: Vec<usize>,
 }
 
 /// Parses a YAML stream (JSON is YAML) into documents.
@@ -141,6 +144,26 @@ pub struct ParseOutput {
 /// (`.inf`) or a bad tagged value drops its document; a duplicate key is reported and the
 /// last value kept.
 pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
+    let mut out = parse_as_read(text, limits);
+    // Only the first of several JSON values is a document to YAML: content after it.
+    if out
+        .errors
+        .iter()
+        .any(|e| e.kind == YamlErrorKind::IgnoredContent)
+        && let Some(values) = json_stream::values(text)
+    {
+        return json_stream::parse_values(text, &values, |value| parse(value, limits));
+    }
+    flow_colons::add_refused(text, &mut out);
+    if out.flow_colons.is_empty() {
+        return out;
+    }
+    let budget = ParseBudget::for_text(text);
+    flow_colons::parse_again(text, out, |masked| parse_as_read(masked, limits), &budget)
+}
+
+/// [`parse`] of the text as saphyr reads it (the `:` it ends a flow scalar at included).
+fn parse_as_read(text: &str, limits: &Limits) -> ParseOutput {
     // Directive lines are hidden from saphyr (blanked, byte for byte) and reported the way
     // kubectl fails them; saphyr also miscounts the positions after a directive name
     // with multi-byte characters.
@@ -344,6 +367,7 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
                     STALE_FLOW_KEY,
                     FLOW_BLOCK_INDICATOR,
                     FLOW_QUESTION_MARK_SEQUENCE,
+                    FLOW_NODE_EXPECTED,
                 ]
                 .into_iter()
                 .find(|&m| m == e.message)
@@ -553,12 +577,38 @@ const STALE_FLOW_KEY: &str = "did not find expected ',' or '}'";
 /// scalar. Reported at the `?`, and `parse` fails the `---` chunk (quote the value).
 const FLOW_QUESTION_MARK_SEQUENCE: &str = "did not find expected ',' or ']'";
 
+/// go-yaml's error for a `:` or `?` that starts a value inside a flow collection
+/// (`[:8080]`, `{port: :80}`, `{a: ?b}`): go-yaml reads either character there as an
+/// indicator (value or key), never as the start of a plain scalar, and finds no node
+/// where one must be; saphyr, as YAML 1.2, reads a plain scalar (`":8080"`). Reported
+/// at the character, and `parse` fails its `---` chunk, as kubectl does (quote the
+/// value).
+const FLOW_NODE_EXPECTED: &str = "did not find expected node content";
+
 /// crdlint's message for `|` or `>` starting a plain scalar inside a flow collection
 /// (`versions: [>=1.2]`): go-yaml starts a block scalar there only outside flow
 /// collections and no plain scalar with either, so it fails with `found character that
 /// cannot start any token`; saphyr reads a plain scalar. Reported at the character, and
 /// `parse` fails its `---` chunk, as kubectl does. Found by the libyaml differential.
 const FLOW_BLOCK_INDICATOR: &str = "found character that cannot start any token: go-yaml (kubectl) starts no value with `|` or `>` inside `[...]` or `{...}` (quote it)";
+
+/// What a `?` starting a plain scalar inside a flow collection is to go-yaml.
+enum FlowKeyIndicator {
+    /// The scalar after it is the key saphyr reads (`{?a: 1}`, `[?a: 1]`).
+    Key,
+    /// The scalar after it is the key of a single-pair mapping (`[?a]`).
+    SinglePair,
+    /// The chunk fails with this message.
+    Refused(&'static str),
+}
+
+/// The scalar text after its first byte (a `?`).
+fn without_first_byte(text: Cow<'_, str>) -> Cow<'_, str> {
+    match text {
+        Cow::Borrowed(s) => Cow::Borrowed(s.get(1..).unwrap_or_default()),
+        Cow::Owned(s) => Cow::Owned(s.get(1..).unwrap_or_default().to_string()),
+    }
+}
 
 /// saphyr's message for a `]` or `}` outside any flow collection.
 const SAPHYR_MISPLACED_BRACKET: &str = "misplaced bracket";
@@ -1256,14 +1306,15 @@ struct Builder<'t> {
     /// Byte end of the previous event (block-scalar indicators are searched from there).
     last_end: usize,
     lines: Option<LineIndex>,
-    /// The text is a JSON stream (first character `{`), which kubectl decodes as JSON.
-    json_stream: bool,
+    /// The text is a JSON stream (first character `{`) of valid JSON values, which
+    /// kubectl decodes as JSON (it reads one that fails as YAML): asked when needed.
+    json_stream: Option<bool>,
 }
 
 impl<'t> Builder<'t> {
     fn new(text: &'t str, limits: Limits) -> Self {
         Builder {
-            json_stream: text.trim_start().starts_with('{'),
+            json_stream: None,
             text,
             limits,
             offsets: Offsets::new(text),
@@ -1448,6 +1499,52 @@ impl<'t> Builder<'t> {
         })
     }
 
+    /// Whether kubectl decodes the text as JSON: it starts with `{` and every value in
+    /// it is valid JSON. (apimachinery's `YAMLOrJSONDecoder` reads a stream that starts
+    /// with `{` as JSON; recent releases read it as YAML when that fails.)
+    fn is_json_stream(&mut self) -> bool {
+        let text = self.text;
+        *self.json_stream.get_or_insert_with(|| {
+            text.trim_start().starts_with('{')
+                && serde_json::Deserializer::from_str(text)
+                    .into_iter::<serde_json::Value>()
+                    .all(|value| value.is_ok())
+        })
+    }
+
+    /// What go-yaml makes of a `?` that starts a plain scalar saphyr read inside a flow
+    /// collection (`[?a]`, `{?a: 1}`): go-yaml reads every `?` there as a key indicator
+    /// (YAML 1.2 and saphyr, only one followed by a space).
+    fn flow_key_indicator(&self, start: usize, props: bool) -> FlowKeyIndicator {
+        if props {
+            // `&x ?a`: the properties make an empty node, then the key cannot follow.
+            return match self.flow_closer() {
+                Some(b'}') => FlowKeyIndicator::Refused(STALE_FLOW_KEY),
+                _ => FlowKeyIndicator::Refused(FLOW_QUESTION_MARK_SEQUENCE),
+            };
+        }
+        if self.expecting_key() {
+            // After saphyr's own key indicator (`? ?a`), go-yaml finds a second one
+            // where the key must be.
+            let b = self.text.as_bytes();
+            let before = b[..start]
+                .iter()
+                .rposition(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
+            if before.is_some_and(|i| b[i] == b'?') {
+                return FlowKeyIndicator::Refused(FLOW_NODE_EXPECTED);
+            }
+            return FlowKeyIndicator::Key;
+        }
+        match self.frames.last() {
+            Some(Frame {
+                kind: FrameKind::Seq(_),
+                ..
+            }) => FlowKeyIndicator::SinglePair,
+            // A mapping's value: go-yaml finds a key indicator where a node must be.
+            _ => FlowKeyIndicator::Refused(FLOW_NODE_EXPECTED),
+        }
+    }
+
     /// Where the `:` after `key`, an implicit key of the innermost open flow mapping,
     /// stands when go-yaml no longer takes `key` for a key there: its `:` is on a later
     /// line than the key's start, or more than 1024 characters after it (see
@@ -1517,7 +1614,66 @@ impl<'t> Builder<'t> {
         raw_start: usize,
         raw_end: usize,
     ) {
-        let span = self.scalar_span(style, anchor != 0 || tag.is_some(), raw_start, raw_end);
+        let mut span = self.scalar_span(style, anchor != 0 || tag.is_some(), raw_start, raw_end);
+        let mut text = text;
+        if style == SaphyrStyle::Plain && self.in_flow() {
+            match text.as_bytes().first() {
+                Some(b':') => {
+                    // Dropped with its chunk in `parse` (see `FLOW_NODE_EXPECTED`).
+                    self.error(
+                        YamlErrorKind::Syntax,
+                        FLOW_NODE_EXPECTED.to_string(),
+                        Span::point(span.start),
+                    );
+                }
+                Some(b'?') => {
+                    match self.flow_key_indicator(span.start, anchor != 0 || tag.is_some()) {
+                        FlowKeyIndicator::Key => {
+                            text = without_first_byte(text);
+                            span = Span::new(span.start + 1, span.end);
+                        }
+                        FlowKeyIndicator::SinglePair => {
+                            // `[?a]` is `[{a: null}]`: the pair saphyr would have built for
+                            // `[? a]`.
+                            self.open(true, 0, false, span.start, span.start);
+                            self.scalar(
+                                without_first_byte(text),
+                                style,
+                                0,
+                                None,
+                                span.start + 1,
+                                span.end,
+                            );
+                            self.scalar(Cow::Borrowed(""), style, 0, None, span.end, span.end);
+                            self.close(span.end, span.end);
+                            return;
+                        }
+                        FlowKeyIndicator::Refused(message) => {
+                            // Dropped with its chunk in `parse`.
+                            self.error(
+                                YamlErrorKind::Syntax,
+                                message.to_string(),
+                                Span::point(span.start),
+                            );
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if style == SaphyrStyle::Plain
+            && !text.is_empty()
+            && span.end > 0
+            && !is_blank_or_break(self.text.as_bytes()[span.end - 1])
+            && self.text.as_bytes().get(span.end) == Some(&b':')
+            && matches!(
+                self.text.as_bytes().get(span.end + 1),
+                Some(b',' | b']' | b'}')
+            )
+            && self.in_flow()
+        {
+            self.out.flow_colons.push(span.end);
+        }
         if style == SaphyrStyle::Plain
             && let Some(at) = memchr::memchr(
                 b'?',
@@ -1583,8 +1739,8 @@ impl<'t> Builder<'t> {
                     None => style == SaphyrStyle::Plain,
                     Some(t) => t == CoreTag::Merge,
                 };
-            if !self.json_stream
-                && let Some(colon) = self.stale_flow_key(span)
+            if let Some(colon) = self.stale_flow_key(span)
+                && !self.is_json_stream()
             {
                 // Dropped with its chunk in `parse` (see `STALE_FLOW_KEY`).
                 self.error(
@@ -2037,8 +2193,10 @@ fn go_quote(s: &str) -> String {
 mod chunk_drops;
 mod document_end;
 mod empty_block_scalar;
+mod flow_colons;
 mod go_blanks;
 mod inner_bom;
+mod json_stream;
 mod lenient;
 #[cfg(test)]
 mod tests;

@@ -282,6 +282,9 @@ impl Remap {
         for e in &mut out.errors {
             e.span = self.span(e.span);
         }
+        for at in &mut out.flow_colons {
+            *at = self.to_original(*at);
+        }
         let mut stack: Vec<&mut Node> = out.documents.iter_mut().map(|d| &mut d.root).collect();
         while let Some(node) = stack.pop() {
             node.span = self.span(node.span);

@@ -1285,3 +1285,127 @@ fn a_question_mark_inside_a_flow_plain_scalar_fails_as_in_go_yaml_2() {
         r#"{"x":["http://h/p?q=1"],"url":"http://h/p?q=1"}"#
     );
 }
+
+/// go-yaml 2.4 (kubectl's) ends a flow plain scalar at a `:` only before a blank: before
+/// `,`, `]` or `}` the `:` is the scalar's last character. saphyr read a key there, or
+/// refused the text; the loader parses again with the colon masked (`flow_colons.rs`).
+/// Settled against go-yaml v2.4.2's scanner (libyaml refuses these texts).
+#[test]
+fn a_colon_before_a_flow_indicator_ends_a_flow_plain_scalar_as_in_go_yaml_2() {
+    for (text, expected) in [
+        ("x: [ax:]\n", r#"{"x":["ax:"]}"#),
+        ("x: [a, b:, c]\n", r#"{"x":["a","b:","c"]}"#),
+        ("x: [a:b:]\n", r#"{"x":["a:b:"]}"#),
+        ("x: {a:, b: 1}\n", r#"{"x":{"a:":null,"b":1}}"#),
+        // saphyr refused these: the value, a chain of them, a multi-line scalar.
+        ("x: {a: b:}\n", r#"{"x":{"a":"b:"}}"#),
+        (
+            "x: {a: b:, c: d:, e: f:, g: h:}\n",
+            r#"{"x":{"a":"b:","c":"d:","e":"f:","g":"h:"}}"#,
+        ),
+        ("x: [a\n  b:]\n", r#"{"x":["a b:"]}"#),
+        ("x: {a: b\n  c:}\n", r#"{"x":{"a":"b c:"}}"#),
+        // Aliases copy the restored scalar; the key indicator's scalar keeps the colon.
+        ("x: [&a x:, *a]\n", r#"{"x":["x:","x:"]}"#),
+        ("x: [?a:]\n", r#"{"x":[{"a:":null}]}"#),
+        // After a blank, or a quoted key, the `:` is a value indicator for both.
+        ("x: [a :]\n", r#"{"x":[{"a":null}]}"#),
+        ("x: [\"a\":]\n", r#"{"x":[{"a":null}]}"#),
+        // The stand-in never shows: a scalar with `~` of its own keeps it.
+        ("x: [a~b:]\n", r#"{"x":["a~b:"]}"#),
+    ] {
+        let out = parse_default(text);
+        assert!(out.errors.is_empty(), "{text:?}: {:?}", out.errors);
+        assert_eq!(json(&out.documents[0].root), expected, "{text:?}");
+    }
+    // Messages quote the key as written.
+    let out = parse_default("x: {a:, a:}\n");
+    assert_eq!(
+        errors_at(&out),
+        [(8, "key \"a:\" already set in map (first set on line 1)")]
+    );
+}
+
+/// go-yaml reads every `:` and `?` that starts a token inside a flow collection as an
+/// indicator (YAML 1.2 and saphyr: only before a blank). A value cannot start with
+/// either: the chunk fails (`[:8080]`, quote it). A `?` before a key is the key
+/// indicator (`{?a: 1}` is `{a: 1}`), and in a sequence it starts a single-pair mapping
+/// (`[?a]` is `[{a: null}]`).
+#[test]
+fn a_colon_or_question_mark_starting_a_flow_token_is_an_indicator_as_in_go_yaml_2() {
+    for (text, at, message) in [
+        ("x: [:8080]\n", 4, "did not find expected node content"),
+        ("x: {port: :80}\n", 10, "did not find expected node content"),
+        ("x: {:a: b}\n", 4, "did not find expected node content"),
+        ("x: {a: ?b}\n", 7, "did not find expected node content"),
+        ("x: [a: ?b]\n", 7, "did not find expected node content"),
+        ("x: [&y ?a]\n", 7, "did not find expected ',' or ']'"),
+        ("x: [?\n  ?a]\n", 8, "did not find expected node content"),
+    ] {
+        let out = parse_default(text);
+        assert!(out.documents.is_empty(), "{text:?}");
+        assert_eq!(errors_at(&out), [(at, message)], "{text:?}");
+    }
+    for (text, expected) in [
+        ("x: {?a: b}\n", r#"{"x":{"a":"b"}}"#),
+        ("x: {?a}\n", r#"{"x":{"a":null}}"#),
+        ("x: [?a: b]\n", r#"{"x":[{"a":"b"}]}"#),
+        ("x: [a, ?b, c]\n", r#"{"x":["a",{"b":null},"c"]}"#),
+        ("x: [?1]\n", r#"{"x":[{"1":null}]}"#),
+        ("x: {?<<: {b: 1}}\n", r#"{"x":{"b":1}}"#),
+        // Outside flow collections both start plain scalars.
+        ("x: :8080\nz: ?a\n", r#"{"x":":8080","z":"?a"}"#),
+        ("x: [\":8080\", '?a']\n", r#"{"x":[":8080","?a"]}"#),
+    ] {
+        let out = parse_default(text);
+        assert!(out.errors.is_empty(), "{text:?}: {:?}", out.errors);
+        assert_eq!(json(&out.documents[0].root), expected, "{text:?}");
+    }
+    // `[?]` is a mapping with a null key, which JSON cannot carry.
+    let out = parse_default("x: [?]\n");
+    assert!(out.documents.is_empty());
+    assert_eq!(out.errors[0].kind, YamlErrorKind::NotJson);
+}
+
+/// kubectl decodes a stream that starts with `{` as JSON, one value after another
+/// (apimachinery's `YAMLOrJSONDecoder`): each value is a document. YAML would read the
+/// first only.
+#[test]
+fn each_value_of_a_json_stream_is_a_document() {
+    let text = "{\"a\": 1}\n  {\"b\": [\"x\",\n \"y\"]}{\"c\": {}}\n";
+    let out = parse_default(text);
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let docs: Vec<(usize, String, Span)> = out
+        .documents
+        .iter()
+        .map(|d| (d.index, json(&d.root), d.root.span))
+        .collect();
+    assert_eq!(
+        docs,
+        [
+            (0, r#"{"a":1}"#.to_string(), Span::new(0, 8)),
+            (1, r#"{"b":["x","y"]}"#.to_string(), Span::new(11, 29)),
+            (2, r#"{"c":{}}"#.to_string(), Span::new(29, 38)),
+        ]
+    );
+    let Value::Object(b) = &out.documents[1].root.value else {
+        panic!("not a mapping")
+    };
+    assert_eq!(b.entries[0].key_span, Span::new(12, 15));
+    let Some(Value::Array(items)) = b.get("b").map(|n| &n.value) else {
+        panic!("not a sequence")
+    };
+    assert_eq!(items[1].span, Span::new(24, 27));
+    // Errors point into their value and name its document.
+    let out = parse_default("{\"a\": 1}\n{\"a\": 1, \"a\": 2}\n");
+    assert_eq!(out.documents.len(), 2);
+    assert_eq!(
+        errors_at(&out),
+        [(18, "key \"a\" already set in map (first set on line 2)")]
+    );
+    assert_eq!(out.errors[0].document, 1);
+    // Anything that is not JSON makes the stream YAML: the first document only.
+    let out = parse_default("{\"a\": 1}\n{b: 1}\n");
+    assert_eq!(out.documents.len(), 1);
+    assert_eq!(out.errors[0].kind, YamlErrorKind::IgnoredContent);
+}

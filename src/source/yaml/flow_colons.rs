@@ -1,0 +1,160 @@
+//! A `:` that ends a plain scalar inside a flow collection right before `,`, `]` or `}`
+//! (`[ax:]`, `{a:, b: 1}`, `{a: b:}`): go-yaml 2.4 (sigs.k8s.io/yaml's) ends a plain
+//! scalar at a `:` only when a blank follows it, so it reads `["ax:"]`, `{"a:": null,
+//! b: 1}` and `{a: "b:"}`. saphyr, as YAML 1.2, ends the scalar at the `:` and reads a
+//! key (`[{ax: null}]`), or refuses the text (`{a: b:}`). (libyaml refuses all three:
+//! go-yaml dropped its check.)
+//!
+//! The builder notes each such `:` ([`ParseOutput::flow_colons`]); the text is then
+//! parsed again with a stand-in character there, which saphyr reads as part of the
+//! scalar, and the loaded keys and values get their `:` back ([`parse_again`]). A parse
+//! can reveal more (saphyr stops at the first refusal), so this repeats, within the
+//! file's parse budget.
+
+use super::super::node::{Node, Value};
+use super::super::span::Span;
+use super::{ParseBudget, ParseOutput, YamlErrorKind};
+
+/// A character saphyr reads as plain scalar text inside a flow collection, which turns
+/// no scalar into a number, boolean or null when it ends one (the `:` it stands for
+/// never follows an empty scalar).
+const STAND_IN: u8 = b'~';
+
+/// Adds the colon saphyr refused a multi-line scalar at (`[a` / ` b:]`: "illegal
+/// placement of ':' indicator", or a flow mapping's "did not find expected ',' or '}'"),
+/// where the builder saw no scalar: a syntax error at a `:` between a plain scalar's
+/// last character and `,`, `]` or `}`.
+pub(super) fn add_refused(text: &str, out: &mut ParseOutput) {
+    let b = text.as_bytes();
+    let refused = out.errors.iter().find(|e| {
+        e.kind == YamlErrorKind::Syntax
+            && b.get(e.span.start) == Some(&b':')
+            && matches!(b.get(e.span.start + 1), Some(b',' | b']' | b'}'))
+            && ends_plain_scalar(b, e.span.start)
+    });
+    if let Some(error) = refused
+        && !out.flow_colons.contains(&error.span.start)
+    {
+        out.flow_colons.push(error.span.start);
+    }
+}
+
+/// Whether the characters right before `colon` can end a plain scalar: no blank,
+/// quote or bracket, and no alias or anchor name (`*a:`).
+fn ends_plain_scalar(b: &[u8], colon: usize) -> bool {
+    let Some(&last) = colon.checked_sub(1).and_then(|i| b.get(i)) else {
+        return false;
+    };
+    if matches!(
+        last,
+        b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'\'' | b'[' | b']' | b'{' | b'}' | b','
+    ) {
+        return false;
+    }
+    let word_start = b[..colon]
+        .iter()
+        .rposition(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'[' | b'{' | b','))
+        .map_or(0, |i| i + 1);
+    !matches!(b[word_start], b'*' | b'&')
+}
+
+/// Parses `text` again (with `parse`) with the colons `out` found, and any the new
+/// parses find, read as go-yaml reads them.
+pub(super) fn parse_again(
+    text: &str,
+    mut out: ParseOutput,
+    parse: impl Fn(&str) -> ParseOutput,
+    budget: &ParseBudget,
+) -> ParseOutput {
+    let original = text.as_bytes();
+    let mut masked = original.to_vec();
+    let mut colons: Vec<usize> = Vec::new();
+    let mut bytes_parsed = out.bytes_parsed;
+    loop {
+        let before = colons.len();
+        for &at in &out.flow_colons {
+            if masked.get(at) == Some(&b':') {
+                masked[at] = STAND_IN;
+                colons.push(at);
+            }
+        }
+        if colons.len() == before {
+            break;
+        }
+        // One ASCII byte for another: still UTF-8.
+        let Ok(masked_text) = std::str::from_utf8(&masked) else {
+            break;
+        };
+        if !budget.take(masked_text) {
+            break;
+        }
+        out = parse(masked_text);
+        bytes_parsed = bytes_parsed.saturating_add(out.bytes_parsed);
+    }
+    colons.sort_unstable();
+    restore(&mut out, original, &masked, &colons);
+    out.bytes_parsed = bytes_parsed;
+    out.flow_colons.clear();
+    out
+}
+
+/// Gives the loaded keys, values and error messages their colons back.
+fn restore(out: &mut ParseOutput, original: &[u8], masked: &[u8], colons: &[usize]) {
+    let mut stack: Vec<&mut Node> = out.documents.iter_mut().map(|d| &mut d.root).collect();
+    while let Some(node) = stack.pop() {
+        match &mut node.value {
+            Value::String(s) => restore_scalar(s, node.span, masked, colons),
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => {
+                for entry in &mut map.entries {
+                    restore_scalar(&mut entry.key, entry.key_span, masked, colons);
+                    stack.push(&mut entry.value);
+                }
+            }
+            _ => {}
+        }
+    }
+    // Messages quote keys and values (`key "a:" already set in map`).
+    for error in &mut out.errors {
+        if holds_colon(error.span, colons)
+            && let (Ok(seen), Ok(source)) = (
+                std::str::from_utf8(&masked[error.span.start..error.span.end]),
+                std::str::from_utf8(&original[error.span.start..error.span.end]),
+            )
+        {
+            error.message = error.message.replace(seen, source);
+        }
+    }
+}
+
+fn holds_colon(span: Span, colons: &[usize]) -> bool {
+    let first = colons.partition_point(|&c| c < span.start);
+    colons.get(first).is_some_and(|&c| c < span.end)
+}
+
+/// Puts the colons back into `value`, a plain scalar read from `span` of the masked
+/// text. Folding changes only a plain scalar's blanks and line breaks, so the k-th
+/// stand-in of the value is the k-th of its source.
+fn restore_scalar(value: &mut String, span: Span, masked: &[u8], colons: &[usize]) {
+    if !holds_colon(span, colons) || span.end > masked.len() {
+        return;
+    }
+    let in_value: Vec<usize> = value
+        .bytes()
+        .enumerate()
+        .filter_map(|(i, b)| (b == STAND_IN).then_some(i))
+        .collect();
+    let in_source = masked[span.start..span.end]
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &b)| (b == STAND_IN).then_some(span.start + i));
+    let mut bytes = std::mem::take(value).into_bytes();
+    for (at, i) in in_source.zip(in_value) {
+        if colons.binary_search(&at).is_ok() {
+            bytes[i] = b':';
+        }
+    }
+    // One ASCII byte for another: still UTF-8.
+    *value = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+}
