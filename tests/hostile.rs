@@ -514,6 +514,23 @@ fn a_file_of_100k_tiny_documents_is_checked() {
     );
 }
 
+/// A stream of JSON values (`jq -c` output) is one document per value; counting the
+/// lines before each value from the file's start took minutes for 200,000 of them.
+#[test]
+fn a_stream_of_100k_json_values_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"x\"}}\n"
+            .repeat(100_000);
+    let path = write(dir.path(), "many.json", text);
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    assert_eq!(status, 0);
+    assert_eq!(
+        out,
+        "1 file, 100000 documents (0 CRDs, 0 custom resources): 0 errors, 0 warnings\n"
+    );
+}
+
 /// JSON-report spans of every diagnostic: (line, column, start offset, end offset).
 fn json_spans(path: &str) -> Vec<(u64, u64, u64, u64)> {
     let output = Command::cargo_bin("crdlint")
