@@ -145,11 +145,9 @@ pub struct ParseOutput {
 /// last value kept.
 pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     let mut out = parse_as_read(text, limits);
-    // Only the first of several JSON values is a document to YAML: content after it.
-    if out
-        .errors
-        .iter()
-        .any(|e| e.kind == YamlErrorKind::IgnoredContent)
+    // Only the first of several JSON values is a document to YAML: content after it,
+    // or an error where the next value starts on the same line (`{}{}`, `{}3`).
+    if !out.errors.is_empty()
         && let Some(values) = json_stream::values(text)
     {
         return json_stream::parse_values(text, &values, |value| parse(value, limits));

@@ -1404,6 +1404,11 @@ fn each_value_of_a_json_stream_is_a_document() {
         [(18, "key \"a\" already set in map (first set on line 2)")]
     );
     assert_eq!(out.errors[0].document, 1);
+    // Values on one line, which YAML refuses outright.
+    let out = parse_default("{\"a\": 1}{\"b\": 2} 3\n");
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let docs: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+    assert_eq!(docs, [r#"{"a":1}"#, r#"{"b":2}"#, "3"]);
     // Anything that is not JSON makes the stream YAML: the first document only.
     let out = parse_default("{\"a\": 1}\n{b: 1}\n");
     assert_eq!(out.documents.len(), 1);
