@@ -144,24 +144,40 @@ pub struct ParseOutput {
 /// (`.inf`) or a bad tagged value drops its document; a duplicate key is reported and the
 /// last value kept.
 pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
-    let mut out = parse_as_read(text, limits);
+    // All parses of the text share one budget: the JSON values and masked colons below,
+    // and the repairs inside each.
+    let budget = ParseBudget::for_text(text);
+    let mut out = parse_within(text, limits, &budget);
+    out.bytes_parsed = budget.spent();
+    out
+}
+
+/// [`parse`] of `text`, a file's text or a JSON value in it, within `budget`.
+fn parse_within(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutput {
+    let mut out = parse_as_read(text, limits, budget);
     // Only the first of several JSON values is a document to YAML: content after it,
     // or an error where the next value starts on the same line (`{}{}`, `{}3`).
     if !out.errors.is_empty()
         && let Some(values) = json_stream::values(text)
     {
-        return json_stream::parse_values(text, &values, |value| parse(value, limits));
+        return json_stream::parse_values(text, &values, |value| {
+            parse_within(value, limits, budget)
+        });
     }
     flow_colons::add_refused(text, &mut out);
     if out.flow_colons.is_empty() {
         return out;
     }
-    let budget = ParseBudget::for_text(text);
-    flow_colons::parse_again(text, out, |masked| parse_as_read(masked, limits), &budget)
+    flow_colons::parse_again(
+        text,
+        out,
+        |masked| parse_as_read(masked, limits, budget),
+        budget,
+    )
 }
 
 /// [`parse`] of the text as saphyr reads it (the `:` it ends a flow scalar at included).
-fn parse_as_read(text: &str, limits: &Limits) -> ParseOutput {
+fn parse_as_read(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutput {
     // Directive lines are hidden from saphyr (blanked, byte for byte) and reported the way
     // kubectl fails them; saphyr also miscounts the positions after a directive name
     // with multi-byte characters.
@@ -207,8 +223,9 @@ fn parse_as_read(text: &str, limits: &Limits) -> ParseOutput {
     // root collection, more content after a root scalar): saphyr refuses it, go-yaml
     // never reads it (see `yaml/document_end.rs`).
     let mut ignored: Vec<(usize, Span)> = Vec::new();
-    let budget = ParseBudget::for_text(text_without_directives);
-    // The first parse is always made (the budget covers at least one).
+    // The first parse is always made: the budget covers at least one of the file, and
+    // the JSON values of a stream add up to no more than the file (masked-colon parses
+    // are asked for first).
     budget.take(text_without_directives);
     // Comment lines that end a block scalar for go-yaml, moved to column 0 for saphyr
     // (see `moved_comment`).
@@ -221,7 +238,7 @@ fn parse_as_read(text: &str, limits: &Limits) -> ParseOutput {
                 ignored,
                 moved,
                 limits,
-                &budget,
+                budget,
             )
         };
     let mut out = reparse(blanks.as_ref(), &ignored, &moved);
@@ -462,7 +479,6 @@ fn parse_as_read(text: &str, limits: &Limits) -> ParseOutput {
             floor_char_boundary(text, e.span.end),
         );
     }
-    out.bytes_parsed = budget.spent();
     if budget.exhausted.get() {
         // The syntax error left may be one a further repair would have removed: say so
         // rather than pass it off as go-yaml's verdict.
@@ -515,7 +531,7 @@ fn scalar_content_at(node: &Node, text: &str, at: usize) -> bool {
 }
 
 /// Appended to the syntax errors of a file whose repairs ran out of parse budget.
-const BUDGET_NOTE: &str = " (crdlint stopped re-parsing this file at its parse budget, 24 times its size; kubectl may accept this line: see docs/limits.md)";
+pub(super) const BUDGET_NOTE: &str = " (crdlint stopped re-parsing this file at its parse budget, 24 times its size; kubectl may accept this line: see docs/limits.md)";
 
 /// The nearest char boundary of `text` at or before `at` (`str::floor_char_boundary`
 /// is newer than crdlint's minimum Rust).
@@ -649,6 +665,16 @@ impl ParseBudget {
 
     fn spent(&self) -> usize {
         self.total - self.left.get()
+    }
+
+    /// Whether the budget can pay for parsing `text` once more (if not, it is
+    /// exhausted).
+    pub(super) fn can_pay(&self, text: &str) -> bool {
+        let payable = self.left.get() >= text.len();
+        if !payable {
+            self.exhausted.set(true);
+        }
+        payable
     }
 
     /// Takes the cost of parsing `text` once; false (and nothing taken) when the budget

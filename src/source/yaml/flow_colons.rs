@@ -13,7 +13,7 @@
 
 use super::super::node::{Node, Value};
 use super::super::span::Span;
-use super::{ParseBudget, ParseOutput, YamlErrorKind};
+use super::{BUDGET_NOTE, ParseBudget, ParseOutput, YamlErrorKind};
 
 /// A character saphyr reads as plain scalar text inside a flow collection, which turns
 /// no scalar into a number, boolean or null when it ends one (the `:` it stands for
@@ -69,7 +69,6 @@ pub(super) fn parse_again(
     let original = text.as_bytes();
     let mut masked = original.to_vec();
     let mut colons: Vec<usize> = Vec::new();
-    let mut bytes_parsed = out.bytes_parsed;
     loop {
         let before = colons.len();
         for &at in &out.flow_colons {
@@ -85,15 +84,20 @@ pub(super) fn parse_again(
         let Ok(masked_text) = std::str::from_utf8(&masked) else {
             break;
         };
-        if !budget.take(masked_text) {
+        // `parse` takes its cost from the budget.
+        if !budget.can_pay(masked_text) {
+            // The refusal left may be one another parse would have removed.
+            for e in out.errors.iter_mut() {
+                if e.kind == YamlErrorKind::Syntax && !e.message.ends_with(BUDGET_NOTE) {
+                    e.message.push_str(BUDGET_NOTE);
+                }
+            }
             break;
         }
         out = parse(masked_text);
-        bytes_parsed = bytes_parsed.saturating_add(out.bytes_parsed);
     }
     colons.sort_unstable();
     restore(&mut out, original, &masked, &colons);
-    out.bytes_parsed = bytes_parsed;
     out.flow_colons.clear();
     out
 }

@@ -58,7 +58,6 @@ pub(super) fn parse_values(
             out.errors.push(error);
         }
         out.has_anchors |= part.has_anchors;
-        out.bytes_parsed = out.bytes_parsed.saturating_add(part.bytes_parsed);
     }
     out
 }
