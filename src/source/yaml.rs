@@ -1528,12 +1528,9 @@ impl<'t> Builder<'t> {
     /// with `{` as JSON; recent releases read it as YAML when that fails.)
     fn is_json_stream(&mut self) -> bool {
         let text = self.text;
-        *self.json_stream.get_or_insert_with(|| {
-            text.trim_start().starts_with('{')
-                && serde_json::Deserializer::from_str(text)
-                    .into_iter::<serde_json::Value>()
-                    .all(|value| value.is_ok())
-        })
+        *self
+            .json_stream
+            .get_or_insert_with(|| json_stream::is_json(text))
     }
 
     /// What go-yaml makes of a `?` that starts a plain scalar saphyr read inside a flow

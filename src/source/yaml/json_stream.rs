@@ -12,22 +12,35 @@ use super::{ParseOutput, YamlErrorKind};
 /// The byte ranges of the values of `text` when it is a stream of two or more JSON
 /// values, the first an object.
 pub(super) fn values(text: &str) -> Option<Vec<Span>> {
-    let start = text.len() - text.trim_start().len();
-    if !text[start..].starts_with('{') {
+    json_values(text).filter(|values| values.len() > 1)
+}
+
+/// Whether kubectl decodes `text` as JSON: it starts with `{` (after blanks and a byte
+/// order mark) and every value in it is valid JSON.
+pub(super) fn is_json(text: &str) -> bool {
+    json_values(text).is_some()
+}
+
+/// The byte ranges of the JSON values of `text`, when it starts with `{` and holds
+/// nothing else.
+fn json_values(text: &str) -> Option<Vec<Span>> {
+    // kubectl's file reader drops a leading byte order mark before it looks.
+    let bom = if text.starts_with('\u{FEFF}') { 3 } else { 0 };
+    let body = &text[bom..];
+    if !body.trim_start().starts_with('{') {
         return None;
     }
     let mut values = Vec::new();
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<serde_json::Value>();
+    let mut stream = serde_json::Deserializer::from_str(body).into_iter::<serde_json::Value>();
     let mut end = 0;
     while let Some(value) = stream.next() {
         value.ok()?;
         let value_end = stream.byte_offset();
-        let value_start =
-            end + (text[end..value_end].len() - text[end..value_end].trim_start().len());
-        values.push(Span::new(value_start, value_end));
+        let blanks = body[end..value_end].len() - body[end..value_end].trim_start().len();
+        values.push(Span::new(bom + end + blanks, bom + value_end));
         end = value_end;
     }
-    (values.len() > 1).then_some(values)
+    Some(values)
 }
 
 /// Parses each value (with `parse`) as a document of its own, with spans in `text`.

@@ -1409,6 +1409,11 @@ fn each_value_of_a_json_stream_is_a_document() {
     assert!(out.errors.is_empty(), "{:?}", out.errors);
     let docs: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
     assert_eq!(docs, [r#"{"a":1}"#, r#"{"b":2}"#, "3"]);
+    // After a byte order mark, which kubectl's file reader drops.
+    let out = parse_default("\u{FEFF}{\"a\": 1}\n{\"b\": 2}\n");
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let spans: Vec<Span> = out.documents.iter().map(|d| d.root.span).collect();
+    assert_eq!(spans, [Span::new(3, 11), Span::new(12, 20)]);
     // Anything that is not JSON makes the stream YAML: the first document only.
     let out = parse_default("{\"a\": 1}\n{b: 1}\n");
     assert_eq!(out.documents.len(), 1);
