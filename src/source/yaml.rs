@@ -1637,7 +1637,10 @@ impl<'t> Builder<'t> {
     ) {
         let mut span = self.scalar_span(style, anchor != 0 || tag.is_some(), raw_start, raw_end);
         let mut text = text;
-        if style == SaphyrStyle::Plain && self.in_flow() {
+        if style == SaphyrStyle::Plain
+            && matches!(text.as_bytes().first(), Some(b':' | b'?'))
+            && self.in_flow()
+        {
             match text.as_bytes().first() {
                 Some(b':') => {
                     // Dropped with its chunk in `parse` (see `FLOW_NODE_EXPECTED`).
