@@ -1,4 +1,4 @@
-# `:` and `?` at the start, inside and at the end of tokens in flow collections (where
+# `:`, `?` and `-` at the start, inside and at the end of tokens in flow collections (where
 # go-yaml 2.4, YAML 1.2 and libyaml each read them differently), with blanks, line
 # breaks, properties, quotes and nesting around them. One text per shape.
 import itertools, sys
@@ -7,7 +7,7 @@ containers = [("x: [", "]"), ("x: {", "}"), ("x: {k: ", "}"), ("x: [[", "]]"),
               ("x: [{", "}]"), ("- [", "]"), ("[", "]\n"), ("{", "}\n")]
 tokens = ["a", "a:", ":a", "?a", "a:b", "a?", "?", ":", "a :", "a: ", "? a", "?a:",
           "a:b:", "'a':", '"a":', "&x a:", "*x", "!!str a:", "a\n  b:", "a\n :b", "1:",
-          "a~:", "::", "?:", ":?", "a#:", "-a:", "a:-"]
+          "a~:", "::", "?:", ":?", "a#:", "-a:", "a:-", "-", "- ", "-:", "--", "^", "a -"]
 seps = [",", ", ", " ,", "\n  ", ""]
 for (pre, post), t1, sep, t2 in itertools.product(containers, tokens, seps, tokens + [""]):
     if not sep and t2:

@@ -1313,6 +1313,16 @@ fn a_colon_before_a_flow_indicator_ends_a_flow_plain_scalar_as_in_go_yaml_2() {
         ("x: [\"a\":]\n", r#"{"x":[{"a":null}]}"#),
         // The stand-in never shows: a scalar with `~` of its own keeps it.
         ("x: [a~b:]\n", r#"{"x":["a~b:"]}"#),
+        // A lone `-` is a plain scalar to go-yaml (saphyr refused it), several too.
+        ("x: [cat, -]\n", r#"{"x":["cat","-"]}"#),
+        ("x: {a: -}\n", r#"{"x":{"a":"-"}}"#),
+        ("x: [-, a, -, b, -]\n", r#"{"x":["-","a","-","b","-"]}"#),
+        ("x: [a:, -, ^]\n", r#"{"x":["a:","-","^"]}"#),
+        // Stand-ins the text does not hold: no masked key equals one of its keys.
+        (
+            "x: {^, -, a:, a~, $}\n",
+            r#"{"x":{"^":null,"-":null,"a:":null,"a~":null,"$":null}}"#,
+        ),
     ] {
         let out = parse_default(text);
         assert!(out.errors.is_empty(), "{text:?}: {:?}", out.errors);
