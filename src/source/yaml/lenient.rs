@@ -56,6 +56,12 @@ pub(super) fn fix_for(builder: &Builder<'_>, info: &str, at: usize) -> Option<Fi
             let end = closing_quote_end(b, at, b.len());
             (next_line(b, at)?, end, column(text, at) + 1)
         }
+        "simple key expect ':'" => {
+            // A block scalar header alone on its line, at the column of the key or `-`
+            // it is the value of: go-yaml reads the scalar, saphyr a key.
+            let header = header_at_parent_column(b, at)?;
+            (header, header, 1)
+        }
         _ => return None,
     };
     let mut line_starts = Vec::new();
@@ -74,6 +80,97 @@ pub(super) fn fix_for(builder: &Builder<'_>, info: &str, at: usize) -> Option<Fi
         pad,
         at,
     })
+}
+
+/// The start of the line above `at` that holds only a block scalar header (`|`, `>-`,
+/// `|2 # c`) at the column of the line above it, a key without a value (`k:`) or a
+/// lone `-`; the lines between the header and `at` are its content (more indented, or
+/// blank). go-yaml reads such a header as the value (`k:` / `|` / `  a` is
+/// `{k: "a\n"}`); saphyr takes it for the start of a key and fails. Indenting the header
+/// line by one column changes no value.
+fn header_at_parent_column(b: &[u8], at: usize) -> Option<usize> {
+    let indentation = |p: usize| b[p..].iter().take_while(|&&c| c == b' ').count();
+    let line_end = |p: usize| {
+        b[p..]
+            .iter()
+            .position(|&c| c == b'\n' || c == b'\r')
+            .map_or(b.len(), |i| p + i)
+    };
+    let is_blank = |p: usize| b[p..line_end(p)].iter().all(|&c| c == b' ' || c == b'\t');
+    let mut line = line_start(b, at.min(b.len()));
+    // Up to 1,000 content lines above the error.
+    for _ in 0..1_000 {
+        let column = indentation(line);
+        let content = &b[line + column..line_end(line)];
+        if matches!(content.first(), Some(b'|' | b'>')) && is_header(content) {
+            let above = previous_content_line(b, line, &is_blank)?;
+            let above_column = indentation(above);
+            let above_content = without_comment(&b[above + above_column..line_end(above)]);
+            // The key's column, after any `- ` before it (`- k:`).
+            let mut key = 0;
+            while above_content.len() > key + 1
+                && above_content[key] == b'-'
+                && matches!(above_content[key + 1], b' ' | b'\t')
+            {
+                key += 2;
+                while matches!(above_content.get(key), Some(b' ' | b'\t')) {
+                    key += 1;
+                }
+            }
+            let owner_column = match &above_content[key..] {
+                b"-" => Some(above_column + key),
+                rest if rest.ends_with(b":") => Some(above_column + key),
+                _ => None,
+            };
+            return (owner_column == Some(column)).then_some(line);
+        }
+        line = previous_content_line(b, line, &is_blank)?;
+    }
+    None
+}
+
+/// A line's content without a comment after a blank, and without trailing blanks.
+fn without_comment(content: &[u8]) -> &[u8] {
+    let end = content
+        .windows(2)
+        .position(|w| matches!(w[0], b' ' | b'\t') && w[1] == b'#')
+        .unwrap_or(content.len());
+    content[..end].trim_ascii_end()
+}
+
+/// Whether `content` (a line after its indentation) is a block scalar header: `|` or
+/// `>`, at most one chomping and one indentation indicator, then blanks or a comment.
+fn is_header(content: &[u8]) -> bool {
+    let mut rest = &content[1..];
+    let mut seen_chomping = false;
+    let mut seen_indent = false;
+    while let Some(&c) = rest.first() {
+        match c {
+            b'+' | b'-' if !seen_chomping => seen_chomping = true,
+            b'1'..=b'9' if !seen_indent => seen_indent = true,
+            _ => break,
+        }
+        rest = &rest[1..];
+    }
+    let trimmed = rest.trim_ascii_start();
+    trimmed.is_empty() || (trimmed.len() < rest.len() && trimmed.first() == Some(&b'#'))
+}
+
+/// The start of the nearest line above the one starting at `line` that is not blank.
+fn previous_content_line(b: &[u8], line: usize, is_blank: &dyn Fn(usize) -> bool) -> Option<usize> {
+    let mut p = line;
+    loop {
+        let end = p.checked_sub(1)?;
+        let end = if b[end] == b'\n' && end > 0 && b[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
+        p = line_start(b, end);
+        if !is_blank(p) {
+            return Some(p);
+        }
+    }
 }
 
 /// saphyr 0.3.3 lets a block scalar that is a whole document, with content at column 0,

@@ -1429,3 +1429,34 @@ fn each_value_of_a_json_stream_is_a_document() {
     assert_eq!(out.documents.len(), 1);
     assert_eq!(out.errors[0].kind, YamlErrorKind::IgnoredContent);
 }
+
+/// A block scalar header alone on the line below its key or `-`, at the same column:
+/// go-yaml (and libyaml) read the scalar as the value; saphyr took the header for the
+/// start of a key (`simple key expect ':'`). The loader indents the header line by one
+/// column and parses again (`lenient::header_at_parent_column`), spans mapped back.
+#[test]
+fn a_block_scalar_header_at_its_keys_column_is_the_value() {
+    for (text, expected) in [
+        ("k:\n|\n a\n", r#"{"k":"a\n"}"#),
+        ("k: # c\n>-\n a\n b\nz: 1\n", r#"{"k":"a b","z":1}"#),
+        (
+            "a:\n  k:\n  |2\n    x\n  z: 1\n",
+            r#"{"a":{"k":"x\n","z":1}}"#,
+        ),
+        ("- a\n-\n|\n  b\n", r#"["a","b\n"]"#),
+        ("- k:\n  |\n   b\n", r#"[{"k":"b\n"}]"#),
+    ] {
+        let out = parse_default(text);
+        assert!(out.errors.is_empty(), "{text:?}: {:?}", out.errors);
+        assert_eq!(json(&out.documents[0].root), expected, "{text:?}");
+    }
+    // The scalar's span starts at its header, in the original text.
+    let root = only_root("k:\n|\n a\n");
+    let Value::Object(map) = &root.value else {
+        panic!("not a mapping")
+    };
+    assert_eq!(map.entries[0].value.span.start, 3);
+    // Below a deeper key's line, at the `-` column, go-yaml fails too.
+    let out = parse_default("- k:\n|\n b\n");
+    assert!(out.documents.is_empty());
+}
