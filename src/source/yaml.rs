@@ -732,14 +732,7 @@ fn block_scalar_header_above(text: &str, line_start: usize) -> Option<usize> {
     let b = text.as_bytes();
     let mut end = line_start;
     loop {
-        // The line above `end`.
-        let above_end = end.checked_sub(1)?;
-        let above_end = if b[above_end] == b'\n' && above_end > 0 && b[above_end - 1] == b'\r' {
-            above_end - 1
-        } else {
-            above_end
-        };
-        let start = lenient::line_start(b, above_end);
+        let (start, above_end) = lenient::line_above(b, end)?;
         let line = text[start..above_end].trim_start_matches([' ', '\t']);
         if line.is_empty() {
             end = start;

@@ -160,13 +160,7 @@ fn is_header(content: &[u8]) -> bool {
 fn previous_content_line(b: &[u8], line: usize, is_blank: &dyn Fn(usize) -> bool) -> Option<usize> {
     let mut p = line;
     loop {
-        let end = p.checked_sub(1)?;
-        let end = if b[end] == b'\n' && end > 0 && b[end - 1] == b'\r' {
-            end - 1
-        } else {
-            end
-        };
-        p = line_start(b, end);
+        p = line_above(b, p)?.0;
         if !is_blank(p) {
             return Some(p);
         }
@@ -243,6 +237,18 @@ pub(super) fn reparse(
     }
     remap.restore(&mut out);
     out
+}
+
+/// The start and the end (before its line break) of the line above the one that
+/// starts at `line`.
+pub(super) fn line_above(b: &[u8], line: usize) -> Option<(usize, usize)> {
+    let end = line.checked_sub(1)?;
+    let end = if b[end] == b'\n' && end > 0 && b[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    };
+    Some((line_start(b, end), end))
 }
 
 /// The start of the line holding `at` (after LF, CR or CRLF).
