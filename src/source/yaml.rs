@@ -133,7 +133,8 @@ pub struct ParseOutput {
     /// text (or 256 KiB) in all.
     pub bytes_parsed: usize,
     /// The `:` right after a plain scalar in a flow collection and before `,`, `]` or `}`
-    /// (`[ax:]`), which go-yaml reads as part of the scalar (see `yaml/flow_colons.rs`).
+    /// (`[ax:]`), and the lone `-` there (`[cat, -]`), which go-yaml reads as part of a
+    /// scalar and saphyr does not (see `yaml/flow_colons.rs`).
     pub(crate) flow_colons: Vec<usize>,
 }
 
