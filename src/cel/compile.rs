@@ -18,6 +18,7 @@ use super::types::Type;
 use crate::diag::{Diagnostic, FieldPath, gofmt};
 use crate::model::schema::ValidationRule;
 use crate::schema::fieldpath;
+use crate::schema::fieldpath::{NIL_SCHEMA_PANIC, SERVER_PANIC_RESPONSE};
 use crate::schema::structural::{NestedValueValidation, Structural, StructuralOrBool};
 use crate::source::Span;
 
@@ -173,6 +174,7 @@ fn walk_rules(
         with_rules: None,
         all_of: false,
         entry_checks_gate,
+        crashed: false,
     };
     let scope = !root.x_validations.is_empty();
     let mut with_rules = HashSet::new();
@@ -219,6 +221,7 @@ pub fn compile_all_of_rules(
         with_rules: None,
         all_of: true,
         entry_checks_gate: true,
+        crashed: false,
     };
     walker.node(
         root,
@@ -274,6 +277,14 @@ fn nested_has_rules(n: &NestedValueValidation, depth: usize) -> bool {
             .is_some_and(|a| nested_has_rules(a, depth + 1))
 }
 
+/// How a node's rules reach their type (see [`FromParent`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TypeReach {
+    Reached,
+    NoDeclType,
+    Crashes,
+}
+
 /// What a node's parent gives it towards its CEL type (the server's
 /// `CELSchemaContext.TypeInfo`).
 #[derive(Clone, Copy)]
@@ -286,6 +297,14 @@ enum FromParent<'d> {
     /// The parent's type could not be built: neither can the node's, the parent's error
     /// is the node's.
     Failed,
+    /// The parent's type has no part for this node although its schema has one (the
+    /// items or additionalProperties of an int-or-string node, whose type is `dyn`):
+    /// the server's type info for the node has no declared type, so its rules fail
+    /// to compile ("failed to convert to declType").
+    NoDeclType,
+    /// The parent had no declared type ([`FromParent::NoDeclType`]), or an ancestor:
+    /// the server dereferences it to find this node's, and crashes.
+    Crashes,
 }
 
 struct Walker<'a> {
@@ -298,6 +317,9 @@ struct Walker<'a> {
     with_rules: Option<&'a HashSet<*const Structural>>,
     /// Compile only the rules inside `allOf` (see [`compile_all_of_rules`]).
     all_of: bool,
+    /// The server crashed at a node before (see [`FromParent::Crashes`]): the request
+    /// ends there, nothing after it is compiled.
+    crashed: bool,
     /// A node's rules are not compiled when one of its entries is invalid, as in the
     /// server's CRD validation (see [`compile_rules_at`]).
     entry_checks_gate: bool,
@@ -341,9 +363,26 @@ impl Walker<'_> {
     ) -> FromParent<'d> {
         match decl {
             Some(d) => FromParent::Accessed(access(d)),
-            None if in_scope && self.entry_checks_gate && !self.all_of => FromParent::Failed,
+            None if in_scope && self.crd_context() => FromParent::Failed,
             None => FromParent::OutOfScope,
         }
+    }
+
+    /// [`Walker::child_type`] for the node's `items` or `additionalProperties` schema,
+    /// which the server takes from the parent's element type without converting it
+    /// (`itemsTypeInfoAccessor`): a parent without one leaves the child without a
+    /// declared type.
+    fn element_type<'d>(&self, in_scope: bool, decl: Option<&'d DeclType>) -> FromParent<'d> {
+        match decl {
+            Some(d) if d.elem().is_none() && self.crd_context() => FromParent::NoDeclType,
+            _ => self.child_type(in_scope, decl, |d| d.elem()),
+        }
+    }
+
+    /// Whether type information flows from parents to children as in the server's CRD
+    /// validation (`CELSchemaContext`), not node by node.
+    fn crd_context(&self) -> bool {
+        self.entry_checks_gate && !self.all_of
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -358,16 +397,18 @@ impl Walker<'_> {
         uncorrelatable: Option<&FieldPath>,
         depth: usize,
     ) {
-        if depth > 1000 || !self.wanted(s) {
+        if depth > 1000 || !self.wanted(s) || self.crashed {
             return;
         }
+        let crashes = matches!(from_parent, FromParent::Crashes);
+        let no_decl_type = matches!(from_parent, FromParent::NoDeclType);
         // The type info of this node: from the parent's when possible (borrowed: the
         // children's types are parts of it), else converted.
         let converted: Option<DeclType>;
         let decl: Option<&DeclType> = if in_scope {
             match from_parent {
                 FromParent::Accessed(Some(d)) => Some(d),
-                FromParent::Failed => None,
+                FromParent::Failed | FromParent::NoDeclType | FromParent::Crashes => None,
                 _ => {
                     converted = schema_decl_type(s, is_root || s.extensions.x_embedded_resource);
                     converted.as_ref()
@@ -385,13 +426,28 @@ impl Walker<'_> {
                 }
             }
         } else if !s.x_validations.is_empty() {
-            self.rules(s, path, steps, decl, uncorrelatable);
+            let reach = match (crashes, no_decl_type) {
+                (true, _) => TypeReach::Crashes,
+                (_, true) => TypeReach::NoDeclType,
+                _ => TypeReach::Reached,
+            };
+            self.rules(s, path, steps, decl, reach, uncorrelatable);
+            if self.crashed {
+                return;
+            }
         }
+        // What the children get when this node has no usable type info: a child
+        // whose type the server looks up in this node's crashes it.
+        let lookup_crashes = crashes || no_decl_type;
         if let Some(StructuralOrBool::Structural(ap)) = &s.additional_properties
             && self.wanted(ap)
         {
             let child_scope = in_scope || !ap.x_validations.is_empty();
-            let child_decl = self.child_type(in_scope, decl, |d| d.elem());
+            let child_decl = if lookup_crashes {
+                FromParent::Crashes
+            } else {
+                self.element_type(in_scope, decl)
+            };
             steps.push(SchemaStep::AdditionalProperties);
             self.node(
                 ap,
@@ -417,9 +473,15 @@ impl Walker<'_> {
                 None
             };
             let child_scope = in_scope || !prop.x_validations.is_empty();
-            let child_decl = self.child_type(in_scope, decl, |d| {
-                escape(name).and_then(|e| d.field(&e)).map(|f| &f.ty)
-            });
+            let child_decl = match escape(name) {
+                // The server looks an escapable name up in the parent's fields.
+                Some(_) if lookup_crashes => FromParent::Crashes,
+                // An unescapable name is not looked up: the node converts its schema.
+                None if lookup_crashes => FromParent::OutOfScope,
+                _ => self.child_type(in_scope, decl, |d| {
+                    escape(name).and_then(|e| d.field(&e)).map(|f| &f.ty)
+                }),
+            };
             if self.all_of
                 && escape(name).is_some()
                 && !matches!(child_decl, FromParent::Accessed(Some(_)))
@@ -448,7 +510,11 @@ impl Walker<'_> {
                     None
                 };
             let child_scope = in_scope || !items.x_validations.is_empty();
-            let child_decl = self.child_type(in_scope, decl, |d| d.elem());
+            let child_decl = if lookup_crashes {
+                FromParent::Crashes
+            } else {
+                self.element_type(in_scope, decl)
+            };
             steps.push(SchemaStep::Items);
             self.node(
                 items,
@@ -613,6 +679,7 @@ impl Walker<'_> {
         path: &FieldPath,
         steps: &[SchemaStep],
         decl: Option<&DeclType>,
+        reach: TypeReach,
         uncorrelatable: Option<&FieldPath>,
     ) {
         let list_path = path.child("x-kubernetes-validations");
@@ -637,6 +704,34 @@ impl Walker<'_> {
         }
         if !schema_errors || !self.entry_checks_gate {
             match decl {
+                // The type info is asked for only when the entries are valid.
+                None if reach == TypeReach::Crashes => {
+                    self.crashed = true;
+                    let d = Diagnostic::error(CEL_UNTYPED_NODE, SERVER_PANIC_RESPONSE)
+                        .with_field(list_path.to_string())
+                        .with_detail(format!("{list_path}: {NIL_SCHEMA_PANIC}"))
+                        .with_span(s.span)
+                        .with_help("the server crashes looking up this node's CEL type in its parent's, which has none (an ancestor is x-kubernetes-int-or-string and has items or additionalProperties); move the rules to the int-or-string node or drop x-kubernetes-int-or-string");
+                    if let Some(first) = results.first_mut() {
+                        first.diagnostics.push(d);
+                    }
+                }
+                None if reach == TypeReach::NoDeclType => {
+                    let d = Diagnostic::error(
+                        CEL_UNTYPED_NODE,
+                        format!(
+                            "{list_path}: Internal error: failed to convert to declType for CEL validation rules"
+                        ),
+                    )
+                    .with_field(list_path.to_string())
+                    .with_reason("InternalError")
+                    .with_detail("failed to convert to declType for CEL validation rules")
+                    .with_span(s.span)
+                    .with_help("the parent is x-kubernetes-int-or-string (CEL type dyn), which gives its items or additionalProperties no type; move the rules to the int-or-string node or drop x-kubernetes-int-or-string");
+                    if let Some(first) = results.first_mut() {
+                        first.diagnostics.push(d);
+                    }
+                }
                 None => {
                     let d = Diagnostic::error(
                         CEL_UNTYPED_NODE,

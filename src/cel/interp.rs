@@ -372,7 +372,7 @@ impl<'a> Interp<'a> {
                 .map(|(i, v)| (Val::Int(i as i64), v.clone()))
                 .collect(),
             Val::Map(m) => m.iter().cloned().collect(),
-            _ => return Err(no_overload()),
+            other => return Err(not_iterable(other, c.iter_var2.is_some())),
         };
         let accu = match self.eval(&c.accu_init, depth + 1) {
             Ok(v) => v,
@@ -914,6 +914,17 @@ fn select(v: &Val, field: &str, test_only: bool, optional: bool) -> R {
         Val::Optional(None) => Ok(Val::Optional(None)),
         Val::Optional(Some(inner)) => select(inner, field, test_only, true),
         Val::Error(m) => Err(err(m.to_string())),
+        // A dynamic value that turns out to be a scalar has no fields: cel-go's
+        // attribute qualifier finds no key (absent for `has` and `.?`).
+        v if go_value_type(v).is_some() => {
+            if test_only {
+                Ok(Val::Bool(false))
+            } else if optional {
+                Ok(Val::Optional(None))
+            } else {
+                Err(err(format!("no such key: {field}")))
+            }
+        }
         _ => Err(no_overload()),
     }
 }
@@ -1003,11 +1014,116 @@ fn index_inner(container: &Val, key: &Val, optional: bool) -> R {
         },
         Val::Optional(None) => Ok(Val::Optional(None)),
         Val::Optional(Some(inner)) => index_inner(inner, key, true),
+        // As for `select`: a scalar has no keys.
+        v if go_value_type(v).is_some() && go_value_type(key).is_some() => {
+            if optional {
+                Ok(Val::Optional(None))
+            } else {
+                Err(err(format!("no such key: {}", display(key))))
+            }
+        }
         _ => Err(no_overload()),
     }
 }
 
+/// The error of a comprehension over a value that is neither a list nor a map: cel-go
+/// names the value's Go type (`types.Int`), in words that differ between one- and
+/// two-variable comprehensions.
+fn not_iterable(range: &Val, two_vars: bool) -> EvalError {
+    let Some(go_type) = go_value_type(range) else {
+        return no_overload();
+    };
+    if two_vars {
+        err(format!("unsupported comprehension range type: {go_type}"))
+    } else {
+        err(format!("got '{go_type}', expected iterable type"))
+    }
+}
+
+/// The Go type of a cel-go value, as `%T` prints it (the scalar kinds only).
+fn go_value_type(v: &Val) -> Option<&'static str> {
+    Some(match v {
+        Val::Null => "types.Null",
+        Val::Bool(_) => "types.Bool",
+        Val::Int(_) => "types.Int",
+        Val::Uint(_) => "types.Uint",
+        Val::Double(_) => "types.Double",
+        Val::String(_) => "types.String",
+        Val::Bytes(_) => "types.Bytes",
+        Val::Duration(_) => "types.Duration",
+        Val::Timestamp(..) => "types.Timestamp",
+        _ => return None,
+    })
+}
+
+/// Functions whose cel-go implementation checks its arguments itself (standard
+/// functions declared without type guards, or planned on a value's traits), so that a
+/// call with arguments of the wrong runtime type fails with the bare "no such
+/// overload". Every other function is declared with type guards
+/// (`decls.OverloadDecl.guardedUnaryOp` and siblings), which name the call:
+/// "no such overload: lowerAscii(int)".
+const UNGUARDED_FUNCTIONS: &[&str] = &[
+    "startsWith",
+    "endsWith",
+    "contains",
+    // With a constant pattern (the usual case) the Kubernetes environment's regex
+    // optimisation replaces these by implementations that check their receiver.
+    "matches",
+    "find",
+    "findAll",
+];
+
+/// What cel-go answers a call of `f` with arguments `a` that no overload takes.
+fn no_overload_for(f: &str, a: &[Val]) -> EvalError {
+    if f.starts_with('_') || f.starts_with('@') || f.ends_with('_') {
+        // Operators: planned on traits, answered by the operand.
+        return no_overload();
+    }
+    if f == "size" {
+        // A singleton planned on the Sizer trait: a value that cannot receive calls
+        // (strings, bytes, durations and timestamps can) gets the function's name.
+        return match a.first() {
+            Some(Val::String(_) | Val::Bytes(_) | Val::Duration(_) | Val::Timestamp(..)) | None => {
+                no_overload()
+            }
+            Some(_) => err("no such overload: size"),
+        };
+    }
+    if UNGUARDED_FUNCTIONS.contains(&f) {
+        return no_overload();
+    }
+    match (f, a) {
+        // These pass their guards and fail inside, on an address string that does not
+        // parse (see `library::call`).
+        ("containsIP" | "containsCIDR", [Val::Cidr(_), _]) => return no_overload(),
+        // The list functions that compare or add the elements of a list fail inside,
+        // on elements that do not compare or add.
+        (
+            "sum" | "min" | "max" | "isSorted" | "sort" | "@sortByAssociatedKeys",
+            [Val::List(_) | Val::SetList(_) | Val::MapList(..), ..],
+        ) => return no_overload(),
+        // ext lists' `distinct` has no guard and asserts a list.
+        ("distinct", [v]) => {
+            if let Some(t) = go_value_type(v) {
+                return err(format!(
+                    "internal error: interface conversion: {t} is not traits.Lister: missing method Contains"
+                ));
+            }
+        }
+        _ => {}
+    }
+    let types: Vec<String> = a.iter().map(Val::type_name).collect();
+    err(format!("no such overload: {f}({})", types.join(", ")))
+}
+
 fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
+    call_function_typed(f, member, a, overloads).map_err(|e| match e {
+        EvalError::Message(m) if m == "no such overload" => no_overload_for(f, a),
+        other => other,
+    })
+}
+
+fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
     use Val::*;
     let arg = |i: usize| a.get(i).ok_or_else(no_overload);
     match (f, a) {
@@ -1156,7 +1272,10 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
         },
         ("duration", [x]) => match x {
             Duration(n) => Ok(Duration(*n)),
-            Int(i) => Ok(Duration(*i)),
+            // cel-go declares duration(int) but `Int.ConvertToType` has no duration case.
+            Int(_) => Err(err(
+                "type conversion error from 'int' to 'google.protobuf.Duration'",
+            )),
             String(s) => {
                 // cel-go drops the parser's reason from the conversion error.
                 let n = gotime::parse_duration(s).map_err(|_| {

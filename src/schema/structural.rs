@@ -98,6 +98,10 @@ pub struct NestedValueValidation {
     pub x_validations: Vec<ValidationRule>,
     pub items: Option<Box<NestedValueValidation>>,
     pub properties: BTreeMap<String, NestedValueValidation>,
+    /// Whether an empty `properties` mapping is written: Go keeps it as a non-nil
+    /// empty map here (unlike in [`Structural`], which keeps only non-empty ones), so
+    /// the int-or-string `anyOf` comparison (a `reflect.DeepEqual`) fails on it.
+    pub has_empty_properties: bool,
     pub additional_properties: Option<Box<NestedValueValidation>>,
     pub forbidden_generics: Generic,
     pub forbidden_extensions: Extensions,
@@ -407,6 +411,7 @@ fn nested(s: &SchemaProps, depth: usize) -> Result<NestedValueValidation, Struct
         x_validations: s.x_validations.clone().unwrap_or_default(),
         items: None,
         properties: BTreeMap::new(),
+        has_empty_properties: s.properties.as_ref().is_some_and(Vec::is_empty),
         additional_properties: None,
         forbidden_generics: generic(s),
         forbidden_extensions: extensions(s)?,

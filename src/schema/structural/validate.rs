@@ -56,14 +56,20 @@ fn is_int_or_string_pair(list: &[NestedValueValidation], rules: Rules) -> bool {
         && is_only_type(&list[1], "string", rules)
 }
 
-/// A junctor clause that is exactly `{type: <ty>}`.
+/// A junctor clause that is exactly `{type: <ty>}`. The server compares with
+/// `reflect.DeepEqual`, so an empty list or mapping that is written (`required: []`,
+/// `properties: {}`) is not empty.
 fn is_only_type(n: &NestedValueValidation, ty: &str, rules: Rules) -> bool {
-    n.forbidden_generics.type_ == ty
-        && !(rules.docs_are_generic && n.forbidden_generics.has_example_or_external_docs)
-        && !n.forbidden_generics.has_description
-        && n.forbidden_generics.title.is_empty()
-        && n.forbidden_generics.default.is_none()
-        && !n.forbidden_generics.nullable
+    let g = &n.forbidden_generics;
+    let more_than_type = g.has_empty_list
+        || n.has_empty_properties
+        || g.has_description
+        || (rules.docs_are_generic && g.has_example_or_external_docs);
+    g.type_ == ty
+        && !more_than_type
+        && g.title.is_empty()
+        && g.default.is_none()
+        && !g.nullable
         && is_empty_extensions(&n.forbidden_extensions)
         && n.value_validation.is_empty()
         && n.x_validations.is_empty()
