@@ -218,7 +218,10 @@ pub fn semantically_equal(a: &str, b: &str) -> bool {
 /// `Properties`, `PatternProperties`, `Definitions` and `Dependencies` maps read as
 /// `null`. The normalized text, byte by byte, so that two renderings compare without
 /// building either (and stop at the first difference). The patterns cannot overlap.
+/// A `Default` or `Example` of `[]` is a JSON value, not a slice: a pointer to an empty
+/// list, which is not equal to no default.
 struct Normalized<'a> {
+    text: &'a [u8],
     rest: &'a [u8],
     /// The rest of a replacement being produced.
     pending: &'static [u8],
@@ -235,6 +238,7 @@ impl<'a> Normalized<'a> {
 
     fn new(text: &'a str) -> Self {
         Normalized {
+            text: text.as_bytes(),
             rest: text.as_bytes(),
             pending: &[],
         }
@@ -250,7 +254,10 @@ impl Iterator for Normalized<'_> {
             return Some(b);
         }
         let (&b, tail) = self.rest.split_first()?;
-        if matches!(b, b':' | b'"') {
+        let before = &self.text[..self.text.len() - self.rest.len()];
+        let json_value =
+            b == b':' && (before.ends_with(b"\"Default\"") || before.ends_with(b"\"Example\""));
+        if matches!(b, b':' | b'"') && !json_value {
             for (from, to) in Self::PATTERNS {
                 if let Some(after) = self.rest.strip_prefix(from.as_bytes()) {
                     self.rest = after;
