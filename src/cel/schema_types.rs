@@ -276,7 +276,8 @@ fn schema_decl_type_depth(
     if s.extensions.x_int_or_string {
         let mut dyn_type = DeclType::simple(Type::Dyn, 1);
         dyn_type.max_elements = match vv.and_then(|v| v.max_length) {
-            Some(n) => zero_if_negative(n) * 4,
+            // Go's int64 arithmetic wraps (a maxLength above 2^61 is legal).
+            Some(n) => zero_if_negative(n).wrapping_mul(4),
             None => max_string_length_per_request(s),
         };
         return Some(dyn_type);
