@@ -277,6 +277,19 @@ fn nested_has_rules(n: &NestedValueValidation, depth: usize) -> bool {
             .is_some_and(|a| nested_has_rules(a, depth + 1))
 }
 
+/// The server's `InternalError` for the rules of a node it has no CEL type for.
+fn untyped_node_error(list_path: &FieldPath, detail: &str, span: Span, help: &str) -> Diagnostic {
+    Diagnostic::error(
+        CEL_UNTYPED_NODE,
+        format!("{list_path}: Internal error: {detail}"),
+    )
+    .with_field(list_path.to_string())
+    .with_reason("InternalError")
+    .with_detail(detail)
+    .with_span(span)
+    .with_help(help)
+}
+
 /// How a node's rules reach their type (see [`FromParent`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum TypeReach {
@@ -716,34 +729,19 @@ impl Walker<'_> {
                         first.diagnostics.push(d);
                     }
                 }
-                None if reach == TypeReach::NoDeclType => {
-                    let d = Diagnostic::error(
-                        CEL_UNTYPED_NODE,
-                        format!(
-                            "{list_path}: Internal error: failed to convert to declType for CEL validation rules"
-                        ),
-                    )
-                    .with_field(list_path.to_string())
-                    .with_reason("InternalError")
-                    .with_detail("failed to convert to declType for CEL validation rules")
-                    .with_span(s.span)
-                    .with_help("the parent is x-kubernetes-int-or-string (CEL type dyn), which gives its items or additionalProperties no type; move the rules to the int-or-string node or drop x-kubernetes-int-or-string");
-                    if let Some(first) = results.first_mut() {
-                        first.diagnostics.push(d);
-                    }
-                }
                 None => {
-                    let d = Diagnostic::error(
-                        CEL_UNTYPED_NODE,
-                        format!(
-                            "{list_path}: Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations"
-                        ),
-                    )
-                    .with_field(list_path.to_string())
-                    .with_reason("InternalError")
-                    .with_detail("internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations")
-                    .with_span(s.span)
-                    .with_help("give this schema node a type (or items/properties) so its rules can be type-checked");
+                    let (detail, help) = if reach == TypeReach::NoDeclType {
+                        (
+                            "failed to convert to declType for CEL validation rules",
+                            "the parent is x-kubernetes-int-or-string (CEL type dyn), which gives its items or additionalProperties no type; move the rules to the int-or-string node or drop x-kubernetes-int-or-string",
+                        )
+                    } else {
+                        (
+                            "internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations",
+                            "give this schema node a type (or items/properties) so its rules can be type-checked",
+                        )
+                    };
+                    let d = untyped_node_error(&list_path, detail, s.span, help);
                     if let Some(first) = results.first_mut() {
                         first.diagnostics.push(d);
                     }
