@@ -700,6 +700,37 @@ pub fn parse_group_version(gv: &str) -> Option<(&str, &str)> {
     }
 }
 
+/// The request handlers' `dedupOwnerReferences`, run on the decoded object before the
+/// strategy sees it: a reference equal in every field to one kept before it is dropped
+/// (the server warns instead of refusing two controller references that are one).
+/// Returns the indexes dropped.
+pub fn dedup_owner_references(refs: &mut Vec<OwnerRef>) -> Vec<usize> {
+    let mut dropped = Vec::new();
+    let mut kept: Vec<OwnerRef> = Vec::with_capacity(refs.len());
+    for (i, r) in refs.drain(..).enumerate() {
+        if kept.iter().any(|k| k.same_reference(&r)) {
+            dropped.push(i);
+        } else {
+            kept.push(r);
+        }
+    }
+    *refs = kept;
+    dropped
+}
+
+impl OwnerRef {
+    /// `apiequality.Semantic.DeepEqual` of two references: every field, with an unset
+    /// `controller` or `blockOwnerDeletion` unlike an explicit `false`.
+    fn same_reference(&self, other: &OwnerRef) -> bool {
+        self.api_version == other.api_version
+            && self.kind == other.kind
+            && self.name == other.name
+            && self.uid == other.uid
+            && self.controller == other.controller
+            && self.block_owner_deletion == other.block_owner_deletion
+    }
+}
+
 /// Warnings the server returns for finalizer names on create.
 pub fn finalizer_warnings(meta: &Meta) -> Vec<(String, Span)> {
     const STANDARD: &[&str] = &["orphan", "foregroundDeletion", "kubernetes"];

@@ -30,6 +30,7 @@ crate::declare_codes! {
     CEL_RULES_SKIPPED = "cel-rules-skipped", Error, "The server skips x-kubernetes-validations rules because the object already has blocking errors";
     UPDATE_CONFLICT = "update-conflict", Error, "An update (--old) whose resourceVersion is not the stored object's: the server answers 409 Conflict";
     FINALIZER_NAME = "finalizer-name", Warning, "A finalizer name the server warns about (not domain-qualified)";
+    DUPLICATE_OWNER_REFERENCE = "duplicate-owner-reference", Warning, "metadata.ownerReferences repeats an entry; the server drops the copy and warns";
 }
 
 /// What to do with fields the schema does not declare.
@@ -527,6 +528,7 @@ impl Checker<'_> {
                 m.remove("namespace");
             }
         }
+        self.dedup_owner_references(&mut obj, &mut meta, old.is_some());
         if let Some(old) = &old
             && self.resource_version_on_update(&obj, old)
         {
@@ -652,6 +654,55 @@ impl Checker<'_> {
             self.out.stored = Some(obj);
         }
         self.out
+    }
+
+    /// The handlers drop repeated owner references before validation and warn: on a
+    /// create before mutating admission, on kubectl apply's patch of a stored object
+    /// after it (the warning says so).
+    fn dedup_owner_references(
+        &mut self,
+        obj: &mut Node,
+        meta: &mut objectmeta::Meta,
+        update: bool,
+    ) {
+        let total = meta.owner_references.len();
+        let before = meta.owner_references.clone();
+        let dropped = objectmeta::dedup_owner_references(&mut meta.owner_references);
+        let Some(&first) = dropped.first() else {
+            return;
+        };
+        if let Some(Value::Array(items)) = obj
+            .as_object_mut()
+            .and_then(|m| m.get_mut("metadata"))
+            .and_then(|m| m.as_object_mut())
+            .and_then(|m| m.get_mut("ownerReferences"))
+            .map(|n| &mut n.value)
+            && items.len() == total
+        {
+            let mut index = 0;
+            items.retain(|_| {
+                index += 1;
+                !dropped.contains(&(index - 1))
+            });
+        }
+        let uids: Vec<&str> = dropped.iter().map(|&i| before[i].uid.as_str()).collect();
+        let when = if update {
+            " after mutating admission happens"
+        } else {
+            ""
+        };
+        self.push(
+            Diagnostic::warning(
+                DUPLICATE_OWNER_REFERENCE,
+                format!(
+                    ".metadata.ownerReferences contains duplicate entries{when}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: {}",
+                    uids.join(", ")
+                ),
+            )
+            .with_field("metadata.ownerReferences")
+            .with_span(before[first].span)
+            .with_help("remove the repeated entry"),
+        );
     }
 
     /// Storage refuses to create an object that carries a resource version (a
