@@ -585,11 +585,23 @@ pub fn validate_meta_update(
         &new.creation_timestamp,
         &old.creation_timestamp,
     ));
-    errs.extend(immutable(
-        "deletionTimestamp",
-        &new.deletion_timestamp,
-        &old.deletion_timestamp,
-    ));
+    // A stored object has no deletionTimestamp unless it is being deleted (and then
+    // the old manifest, read from the cluster, shows it): setting one is a change.
+    if let Some(n) = &new.deletion_timestamp
+        && old
+            .deletion_timestamp
+            .as_ref()
+            .is_none_or(|o| o.value != n.value)
+    {
+        errs.push(err(
+            FieldError::invalid(
+                path.child("deletionTimestamp"),
+                n.value.as_str(),
+                "field is immutable",
+            ),
+            n.span,
+        ));
+    }
     if let Some(n) = &new.deletion_grace_period_seconds
         && old
             .deletion_grace_period_seconds
