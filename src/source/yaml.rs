@@ -600,6 +600,28 @@ const FLOW_QUESTION_MARK_SEQUENCE: &str = "did not find expected ',' or ']'";
 /// value).
 const FLOW_NODE_EXPECTED: &str = "did not find expected node content";
 
+/// YAML 1.2 (and saphyr) knows the escape `\/`; go-yaml's scanner, from YAML 1.1, does
+/// not, and kubectl refuses the file. JSON has it, and a stream kubectl reads as JSON
+/// keeps it.
+const SLASH_ESCAPE: &str = "while parsing a quoted scalar, found unknown escape character: go-yaml (kubectl) has no `\\/` escape (write `/`)";
+
+/// The offset of the first `\/` escape in the double-quoted scalar at `span`.
+fn slash_escape(text: &str, span: Span) -> Option<usize> {
+    let b = text.as_bytes().get(span.start..span.end)?;
+    let mut p = memchr::memchr(b'\\', b)?;
+    while p + 1 < b.len() {
+        if b[p] == b'\\' {
+            if b[p + 1] == b'/' {
+                return Some(span.start + p);
+            }
+            p += 2;
+        } else {
+            p += 1;
+        }
+    }
+    None
+}
+
 /// crdlint's message for `|` or `>` starting a plain scalar inside a flow collection
 /// (`versions: [>=1.2]`): go-yaml starts a block scalar there only outside flow
 /// collections and no plain scalar with either, so it fails with `found character that
@@ -1630,6 +1652,17 @@ impl<'t> Builder<'t> {
         raw_end: usize,
     ) {
         let mut span = self.scalar_span(style, anchor != 0 || tag.is_some(), raw_start, raw_end);
+        if style == SaphyrStyle::DoubleQuoted
+            && let Some(at) = slash_escape(self.text, span)
+            && !self.is_json_stream()
+        {
+            self.fatal(
+                YamlErrorKind::Syntax,
+                SLASH_ESCAPE.to_string(),
+                Span::new(at, at + 2),
+            );
+            return;
+        }
         let mut text = text;
         if style == SaphyrStyle::Plain
             && matches!(text.as_bytes().first(), Some(b':' | b'?'))

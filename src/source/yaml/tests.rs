@@ -1460,3 +1460,33 @@ fn a_block_scalar_header_at_its_keys_column_is_the_value() {
     let out = parse_default("- k:\n|\n b\n");
     assert!(out.documents.is_empty());
 }
+
+/// go-yaml's scanner (YAML 1.1) has no `\/` escape: kubectl refuses a YAML document
+/// with one in a double-quoted scalar, and reads a JSON stream (decoded as JSON) with
+/// it. Found by the YAML differential against sigs.k8s.io/yaml.
+#[test]
+fn slash_escapes_fail_yaml_documents_as_in_go_yaml() {
+    let message = "while parsing a quoted scalar, found unknown escape character: go-yaml (kubectl) has no `\\/` escape (write `/`)";
+    for (text, at) in [
+        ("v: \"a\\/b\"\n", 5),
+        ("v: [\"\\/\"]\n", 5),
+        ("\"k\\/\": 1\n", 2),
+        ("v: \"\\\\\\/\"\n", 6),
+    ] {
+        let out = parse_default(text);
+        assert!(out.documents.is_empty(), "{text:?}");
+        assert_eq!(errors_at(&out), [(at, message)], "{text:?}");
+    }
+    // An escaped backslash before a slash, a single-quoted or plain scalar: no escape.
+    let root = only_root("a: \"\\\\/\"\nb: '\\/'\nc: \\/\n");
+    assert_eq!(json(&root), r#"{"a":"\\/","b":"\\/","c":"\\/"}"#);
+    // Only that `---` section fails.
+    let out = parse_default("a: 1\n---\nv: \"\\/\"\n---\nb: 2\n");
+    assert_eq!(
+        out.documents.iter().map(|d| d.index).collect::<Vec<_>>(),
+        [0, 2]
+    );
+    // A JSON stream keeps it.
+    let root = only_root("{\"v\": \"a\\/b\"}\n");
+    assert_eq!(json(&root), r#"{"v":"a/b"}"#);
+}
