@@ -285,6 +285,8 @@ fn escape(s: &str, p: usize) -> Option<Result<(char, usize), usize>> {
         b'e' => '\x1b',
         b' ' => ' ',
         b'"' => '"',
+        // go-yaml's (libyaml's YAML 1.1 escape; saphyr refuses it: yaml/quote_escapes.rs).
+        b'\'' => '\'',
         b'/' => '/',
         b'\\' => '\\',
         b'N' => '\u{85}',
@@ -836,7 +838,7 @@ mod tests {
     fn double_quoted_scalars() {
         check(r#"a: "plain text""#);
         check(
-            r#"a: "esc \n \t \" \\ \/ \x41 \u00e9 \U0001F600 \0 \a \b \e \f \r \v \N \_ \L \P \  end""#,
+            r#"a: "esc \n \t \" \\ \' \x41 \u00e9 \U0001F600 \0 \a \b \e \f \r \v \N \_ \L \P \  end""#,
         );
         check("a: \"tab\\\there\"\n");
         check("a: \"one\n  two\n\n  three\"\n");

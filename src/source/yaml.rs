@@ -155,7 +155,7 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
 
 /// [`parse`] of `text`, a file's text or a JSON value in it, within `budget`.
 fn parse_within(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutput {
-    let mut out = parse_as_read(text, limits, budget);
+    let mut out = parse_escaped(text, limits, budget);
     // Only the first of several JSON values is a document to YAML: content after it,
     // or an error where the next value starts on the same line (`{}{}`, `{}3`).
     if !out.errors.is_empty()
@@ -170,6 +170,17 @@ fn parse_within(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutpu
         return out;
     }
     flow_colons::parse_again(
+        text,
+        out,
+        |masked| parse_escaped(masked, limits, budget),
+        budget,
+    )
+}
+
+/// [`parse_as_read`], with go-yaml's `\'` escape (see `yaml/quote_escapes.rs`).
+fn parse_escaped(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutput {
+    let out = parse_as_read(text, limits, budget);
+    quote_escapes::parse_again(
         text,
         out,
         |masked| parse_as_read(masked, limits, budget),
@@ -2249,6 +2260,7 @@ mod go_blanks;
 mod inner_bom;
 mod json_stream;
 mod lenient;
+mod quote_escapes;
 #[cfg(test)]
 mod tests;
 mod unicode_breaks;

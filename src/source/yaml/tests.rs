@@ -1490,3 +1490,35 @@ fn slash_escapes_fail_yaml_documents_as_in_go_yaml() {
     let root = only_root("{\"v\": \"a\\/b\"}\n");
     assert_eq!(json(&root), r#"{"v":"a/b"}"#);
 }
+
+/// go-yaml decodes `\'` in a double-quoted scalar as `'` (libyaml's YAML 1.1 escapes);
+/// saphyr refuses it. Values and keys come out as kubectl reads them, with their spans.
+/// Found by the YAML differential against sigs.k8s.io/yaml.
+#[test]
+fn quote_escapes_decode_as_in_go_yaml() {
+    let text = "x: \"a\\'b\"\n\"k\\'\": [\"\\'\", \"c\\'d\\n\"]\nz: 'e\\'\n";
+    let root = only_root(text);
+    assert_eq!(json(&root), r#"{"x":"a'b","k'":["'","c'd\n"],"z":"e\\"}"#);
+    let map = root.as_object().unwrap();
+    assert_eq!(
+        &text[map.entries[1].key_span.start..map.entries[1].key_span.end],
+        "\"k\\'\""
+    );
+    let x = &map.entries[0].value;
+    assert_eq!(&text[x.span.start..x.span.end], "\"a\\'b\"");
+    // The character after the escape maps to its own byte.
+    assert_eq!(
+        crate::source::inner::offset_in_scalar(text, x.span, x.style, 2),
+        Some(7)
+    );
+    // Other unknown escapes are still refused, at the scalar.
+    let out = parse_default("x: \"a\\qb\"\n");
+    assert!(out.documents.is_empty());
+    assert_eq!(
+        errors_at(&out),
+        [(
+            3,
+            "while parsing a quoted scalar, found unknown escape character"
+        )]
+    );
+}
