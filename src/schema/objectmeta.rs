@@ -585,14 +585,10 @@ pub fn validate_meta_update(
         &new.creation_timestamp,
         &old.creation_timestamp,
     ));
-    // A stored object has no deletionTimestamp unless it is being deleted (and then
-    // the old manifest, read from the cluster, shows it): setting one is a change.
-    if let Some(n) = &new.deletion_timestamp
-        && old
-            .deletion_timestamp
-            .as_ref()
-            .is_none_or(|o| o.value != n.value)
-    {
+    // A stored object has deletionTimestamp and deletionGracePeriodSeconds only while it
+    // is being deleted (and then the old manifest, read from the cluster, shows them):
+    // setting one is a change.
+    if let Some(n) = set_or_changed(&new.deletion_timestamp, &old.deletion_timestamp) {
         errs.push(err(
             FieldError::invalid(
                 path.child("deletionTimestamp"),
@@ -602,12 +598,10 @@ pub fn validate_meta_update(
             n.span,
         ));
     }
-    if let Some(n) = &new.deletion_grace_period_seconds
-        && old
-            .deletion_grace_period_seconds
-            .as_ref()
-            .is_none_or(|o| o.value != n.value)
-    {
+    if let Some(n) = set_or_changed(
+        &new.deletion_grace_period_seconds,
+        &old.deletion_grace_period_seconds,
+    ) {
         errs.push(err(
             FieldError::invalid(
                 path.child("deletionGracePeriodSeconds"),
@@ -618,6 +612,15 @@ pub fn validate_meta_update(
         ));
     }
     errs
+}
+
+/// The new value, when it is set and the old one is unset or different.
+fn set_or_changed<'a, T: PartialEq>(
+    new: &'a Option<Field<T>>,
+    old: &Option<Field<T>>,
+) -> Option<&'a Field<T>> {
+    new.as_ref()
+        .filter(|n| old.as_ref().is_none_or(|o| o.value != n.value))
 }
 
 fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaError> {

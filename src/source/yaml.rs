@@ -177,6 +177,31 @@ fn parse_within(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutpu
     )
 }
 
+/// Parses `masked`, a copy of a text with some ASCII bytes replaced by others, into
+/// `out`, when the budget can pay for it, and returns the masked text. Otherwise the
+/// syntax errors left in `out` (each may be one a further parse would have removed)
+/// say that the budget ran out.
+fn reparse_masked<'m>(
+    masked: &'m [u8],
+    out: &mut ParseOutput,
+    budget: &ParseBudget,
+    parse: &impl Fn(&str) -> ParseOutput,
+) -> Option<&'m str> {
+    // One ASCII byte for another: still UTF-8.
+    let masked_text = std::str::from_utf8(masked).ok()?;
+    // `parse` takes its cost from the budget.
+    if !budget.can_pay(masked_text) {
+        for e in out.errors.iter_mut() {
+            if e.kind == YamlErrorKind::Syntax && !e.message.ends_with(BUDGET_NOTE) {
+                e.message.push_str(BUDGET_NOTE);
+            }
+        }
+        return None;
+    }
+    *out = parse(masked_text);
+    Some(masked_text)
+}
+
 /// [`parse_as_read`], with go-yaml's `\'` escape (see `yaml/quote_escapes.rs`).
 fn parse_escaped(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutput {
     let out = parse_as_read(text, limits, budget);

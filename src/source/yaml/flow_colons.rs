@@ -17,7 +17,7 @@
 
 use super::super::node::{Node, Value};
 use super::super::span::Span;
-use super::{BUDGET_NOTE, ParseBudget, ParseOutput, YamlErrorKind};
+use super::{ParseBudget, ParseOutput, YamlErrorKind};
 
 /// The stand-ins a masked character may get: characters saphyr reads as plain scalar
 /// text inside a flow collection, which turn no scalar into a number, boolean or null
@@ -112,21 +112,9 @@ pub(super) fn parse_again(
         if colons.len() == before {
             break;
         }
-        // One ASCII byte for another: still UTF-8.
-        let Ok(masked_text) = std::str::from_utf8(&masked) else {
+        let Some(masked_text) = super::reparse_masked(&masked, &mut out, budget, &parse) else {
             break;
         };
-        // `parse` takes its cost from the budget.
-        if !budget.can_pay(masked_text) {
-            // The refusal left may be one another parse would have removed.
-            for e in out.errors.iter_mut() {
-                if e.kind == YamlErrorKind::Syntax && !e.message.ends_with(BUDGET_NOTE) {
-                    e.message.push_str(BUDGET_NOTE);
-                }
-            }
-            break;
-        }
-        out = parse(masked_text);
         add_refused(masked_text, &mut out);
     }
     colons.sort_unstable();

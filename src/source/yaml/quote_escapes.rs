@@ -40,14 +40,9 @@ pub(super) fn parse_again(
         if escapes.len() == before {
             break;
         }
-        // One ASCII byte for another: still UTF-8.
-        let Ok(masked_text) = std::str::from_utf8(&masked) else {
-            break;
-        };
-        if !budget.can_pay(masked_text) {
+        if super::reparse_masked(&masked, &mut out, budget, &parse).is_none() {
             break;
         }
-        out = parse(masked_text);
     }
     if !escapes.is_empty() {
         escapes.sort_unstable();
