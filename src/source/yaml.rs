@@ -1688,7 +1688,9 @@ impl<'t> Builder<'t> {
         raw_end: usize,
     ) {
         let mut span = self.scalar_span(style, anchor != 0 || tag.is_some(), raw_start, raw_end);
+        // A scalar with an escape is never borrowed from the text.
         if style == SaphyrStyle::DoubleQuoted
+            && matches!(text, Cow::Owned(_))
             && let Some(at) = slash_escape(self.text, span)
             && !self.is_json_stream()
         {

@@ -25,6 +25,14 @@ pub(super) fn parse_again(
     parse: impl Fn(&str) -> ParseOutput,
     budget: &ParseBudget,
 ) -> ParseOutput {
+    let refused = |out: &ParseOutput| {
+        out.errors
+            .iter()
+            .any(|e| e.kind == YamlErrorKind::Syntax && e.message == UNKNOWN_ESCAPE)
+    };
+    if !refused(&out) {
+        return out;
+    }
     let mut masked = text.as_bytes().to_vec();
     let mut escapes: Vec<usize> = Vec::new();
     for _ in 0..MAX_ROUNDS {
