@@ -623,9 +623,17 @@ fn set_or_changed<'a, T: PartialEq>(
         .filter(|n| old.as_ref().is_none_or(|o| o.value != n.value))
 }
 
+/// The server reports every controller reference after the first, each error with the
+/// whole list: output quadratic in the list. crdlint stops at this many, or once the
+/// lists quoted reach a MiB (the first is always reported; docs/limits.md).
+const MAX_EXTRA_CONTROLLER_ERRORS: usize = 100;
+const MAX_EXTRA_CONTROLLER_BYTES: usize = 1 << 20;
+
 fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaError> {
     let mut errs = Vec::new();
     let mut first_controller: Option<String> = None;
+    let mut extra_controllers = 0;
+    let mut list: Option<String> = None;
     for r in refs {
         // Up to Kubernetes 1.36 each reference is checked at the list's own path (no
         // index), with `Invalid` errors; the indexed `Required` form came in 1.37.
@@ -663,12 +671,21 @@ fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaE
         if r.controller == Some(true) {
             let current = format!("{}/{}", r.kind, r.name);
             match &first_controller {
+                Some(_)
+                    if extra_controllers == MAX_EXTRA_CONTROLLER_ERRORS
+                        || list.as_ref().is_some_and(|l| {
+                            extra_controllers * l.len() >= MAX_EXTRA_CONTROLLER_BYTES
+                        }) => {}
                 Some(first) => {
-                    let list: Vec<String> = refs.iter().map(owner_ref_json).collect();
+                    extra_controllers += 1;
+                    let list = list.get_or_insert_with(|| {
+                        let items: Vec<String> = refs.iter().map(owner_ref_json).collect();
+                        format!("[{}]", items.join(","))
+                    });
                     errs.push(err(
                         FieldError::invalid(
                             path.clone(),
-                            BadValue::Raw(format!("[{}]", list.join(","))),
+                            BadValue::Raw(list.clone()),
                             format!(
                                 "Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"
                             ),
@@ -720,29 +737,37 @@ pub fn parse_group_version(gv: &str) -> Option<(&str, &str)> {
 /// (the server warns instead of refusing two controller references that are one).
 /// Returns the indexes dropped.
 pub fn dedup_owner_references(refs: &mut Vec<OwnerRef>) -> Vec<usize> {
-    let mut dropped = Vec::new();
-    let mut kept: Vec<OwnerRef> = Vec::with_capacity(refs.len());
-    for (i, r) in refs.drain(..).enumerate() {
-        if kept.iter().any(|k| k.same_reference(&r)) {
-            dropped.push(i);
-        } else {
-            kept.push(r);
-        }
+    // Hashed, so that a list of many references stays linear (the server compares a
+    // reference with every kept one of its uid).
+    let mut seen = std::collections::HashSet::with_capacity(refs.len());
+    let dropped: Vec<usize> = refs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !seen.insert(r.identity()))
+        .map(|(i, _)| i)
+        .collect();
+    if !dropped.is_empty() {
+        let mut index = 0;
+        refs.retain(|_| {
+            index += 1;
+            dropped.binary_search(&(index - 1)).is_err()
+        });
     }
-    *refs = kept;
     dropped
 }
 
 impl OwnerRef {
-    /// `apiequality.Semantic.DeepEqual` of two references: every field, with an unset
+    /// What `apiequality.Semantic.DeepEqual` compares: every field, with an unset
     /// `controller` or `blockOwnerDeletion` unlike an explicit `false`.
-    fn same_reference(&self, other: &OwnerRef) -> bool {
-        self.api_version == other.api_version
-            && self.kind == other.kind
-            && self.name == other.name
-            && self.uid == other.uid
-            && self.controller == other.controller
-            && self.block_owner_deletion == other.block_owner_deletion
+    fn identity(&self) -> (&str, &str, &str, &str, Option<bool>, Option<bool>) {
+        (
+            &self.api_version,
+            &self.kind,
+            &self.name,
+            &self.uid,
+            self.controller,
+            self.block_owner_deletion,
+        )
     }
 }
 

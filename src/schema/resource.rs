@@ -666,6 +666,9 @@ impl Checker<'_> {
         update: bool,
     ) {
         let total = meta.owner_references.len();
+        if total < 2 {
+            return;
+        }
         let before = meta.owner_references.clone();
         let dropped = objectmeta::dedup_owner_references(&mut meta.owner_references);
         let Some(&first) = dropped.first() else {
@@ -682,7 +685,7 @@ impl Checker<'_> {
             let mut index = 0;
             items.retain(|_| {
                 index += 1;
-                !dropped.contains(&(index - 1))
+                dropped.binary_search(&(index - 1)).is_err()
             });
         }
         let uids: Vec<&str> = dropped.iter().map(|&i| before[i].uid.as_str()).collect();
