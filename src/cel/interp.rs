@@ -1771,7 +1771,7 @@ pub fn to_string(x: &Val) -> Result<String, EvalError> {
 
 /// Go's `fmt.Sprintf("%g", d)`: shortest digits; exponent form when the decimal
 /// exponent is below -4 or at least 6 (strconv's rule for the shortest precision).
-fn format_double(d: f64) -> String {
+pub(crate) fn format_double(d: f64) -> String {
     if d.is_infinite() {
         return if d > 0.0 {
             "+Inf".into()

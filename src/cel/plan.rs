@@ -262,10 +262,17 @@ fn convert(f: &str, v: &Const) -> Result<Const, String> {
             .map_err(|_| "invalid UTF-8 in bytes, cannot convert to string".to_string()),
         // The identity keeps the text: `matches(string('['))` compiles the pattern.
         ("string", String(s)) => Ok(String(s.clone())),
-        // Other values always convert; their text (never an invalid pattern) is not kept.
-        ("string", Bool(_) | Double(_) | Duration | Int(_) | Timestamp | Uint(_)) => {
-            Ok(String(std::string::String::new()))
-        }
+        // The text matters when it is converted again: `duration(string(0.0))` is
+        // `duration('0')`, which is valid.
+        ("string", Bool(b)) => Ok(String(b.to_string())),
+        ("string", Int(i)) => Ok(String(i.to_string())),
+        ("string", Uint(u)) => Ok(String(u.to_string())),
+        ("string", Double(d)) => Ok(String(super::interp::format_double(*d))),
+        // Durations and timestamps are folded without their values. Any of their texts
+        // converts (or fails to) like any other ("<seconds>s", RFC 3339), so a
+        // representative one stands for all.
+        ("string", Duration) => Ok(String("1s".into())),
+        ("string", Timestamp) => Ok(String("1970-01-01T00:00:00Z".into())),
         ("bool", Bool(b)) => Ok(Bool(*b)),
         ("bool", String(s)) => match s.as_str() {
             "1" | "t" | "T" | "TRUE" | "true" | "True" => Ok(Bool(true)),
