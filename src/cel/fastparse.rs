@@ -175,7 +175,7 @@ fn expand(exp: &mut Expander<'_>, e: Expr, height: u32) -> Option<Expr> {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tok {
+pub(super) enum Tok {
     Eq,
     Ne,
     In,
@@ -214,16 +214,16 @@ enum Tok {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Token {
-    kind: Tok,
+pub(super) struct Token {
+    pub(super) kind: Tok,
     /// Byte offsets in the text.
-    start: usize,
-    end: usize,
+    pub(super) start: usize,
+    pub(super) end: usize,
 }
 
 /// The tokens of `text` as CEL.g4's lexer splits it (longest match, whitespace and
 /// comments dropped), or `None` for anything it would not recognise.
-fn lex(text: &str) -> Option<Vec<Token>> {
+pub(super) fn lex(text: &str) -> Option<Vec<Token>> {
     let b = text.as_bytes();
     let mut out = Vec::with_capacity(text.len() / 3 + 2);
     let mut i = 0usize;

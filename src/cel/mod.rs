@@ -16,6 +16,7 @@ pub mod gotime;
 pub mod interp;
 pub mod library;
 pub mod parse;
+mod parse_expecting;
 pub mod plan;
 mod program_cache;
 pub mod rule_tree;

@@ -14,6 +14,7 @@ use super::ast::{
     ACCUMULATOR, Ast, Comprehension, Expr, ExprId, ExprKind, Literal, MapEntry, Source, StructField,
 };
 use super::errors::{CelError, Issues};
+use super::parse_expecting::{Repair, after_operand};
 
 /// Which macros and syntax the parser accepts (from the environment's libraries).
 #[derive(Clone, Copy, Debug)]
@@ -39,8 +40,13 @@ impl Default for ParseOptions {
 
 /// cel-go's texts for string and bytes literals whose escapes the lexer accepts but
 /// the unescaper refuses; the crate reports its own error value instead.
-fn literal_error_text(msg: String) -> String {
-    let msg = mismatched_input_text(msg);
+fn literal_error_text(
+    msg: String,
+    text: &str,
+    offset: Option<usize>,
+    repairs: &[Repair],
+) -> String {
+    let msg = mismatched_input_text(msg, text, offset, repairs);
     if msg.starts_with("invalid string literal: InvalidUnicode") {
         "invalid unicode code point".to_string()
     } else if msg.starts_with("invalid string literal: ")
@@ -52,10 +58,16 @@ fn literal_error_text(msg: String) -> String {
     }
 }
 
-/// For a token that can neither be matched nor deleted, ANTLR's Go runtime names the
-/// tokens the enclosing rule was about to match (`<EOF>`, `')'`, `']'`); the crate's
-/// runtime adds every operator that could have continued the expression before it.
-fn mismatched_input_text(msg: String) -> String {
+/// For a token that can neither be matched nor deleted after a complete operand,
+/// ANTLR's Go runtime names the token the enclosing rule was about to match (`<EOF>`,
+/// `')'`, `']'`, `':'`); the crate's runtime names every token that could have followed
+/// the last place a rule could end ([`super::parse_expecting`]).
+fn mismatched_input_text(
+    msg: String,
+    text: &str,
+    offset: Option<usize>,
+    repairs: &[Repair],
+) -> String {
     // A literal keyword where a field name must follow `.`.
     for keyword in ["true", "false", "null"] {
         if msg == format!("Syntax error: no viable alternative at input '.{keyword}'") {
@@ -78,6 +90,15 @@ fn mismatched_input_text(msg: String) -> String {
     let tokens: Vec<&str> = set.split(", ").collect();
     if !tokens.contains(&"'=='") {
         return msg;
+    }
+    // Only the repairs of errors before this one shaped the tokens before it.
+    let earlier: Vec<Repair> = repairs
+        .iter()
+        .copied()
+        .filter(|r| offset.is_some_and(|o| r.offset() < o))
+        .collect();
+    if let Some(expected) = offset.and_then(|o| after_operand(text, o, &earlier)) {
+        return format!("Syntax error: mismatched input {head} expecting {expected}");
     }
     let kept: Vec<&str> = tokens
         .into_iter()
@@ -252,6 +273,13 @@ fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, b
             // refuses the keyword (errors print sorted by position, stably).
             let mut errors = errors.errors;
             errors.sort_by_key(|e| e.msg == "unsupported ident kind");
+            let repairs: Vec<Repair> = errors
+                .iter()
+                .filter_map(|e| {
+                    let offset = offset_of_line_col(text, e.pos.0, e.pos.1)?;
+                    Repair::from_message(&e.msg, offset)
+                })
+                .collect();
             for e in errors {
                 if syntax > 0 && e.msg.starts_with("Incomplete `") {
                     continue;
@@ -277,7 +305,25 @@ fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, b
                     let skipped = after.len() - after.trim_start().len();
                     offset = Some(o + 2 + skipped);
                 }
-                issues.push(CelError::at(&source, offset, literal_error_text(e.msg)));
+                let mut msg = e.msg;
+                // cel-go names a reserved word without its leading dot and points at
+                // the dot (the identifier's parse context starts there); the crate
+                // keeps the dot in the text of a plain identifier and points at the word.
+                if let Some(word) = msg.strip_prefix("reserved identifier: ") {
+                    let word = word.trim_start_matches('.').to_string();
+                    if let Some(o) = offset
+                        && let Some(dot) =
+                            text.get(..o).and_then(|t| t.trim_end().strip_suffix('.'))
+                    {
+                        offset = Some(dot.len());
+                    }
+                    msg = format!("reserved identifier: {word}");
+                }
+                issues.push(CelError::at(
+                    &source,
+                    offset,
+                    literal_error_text(msg, text, offset, &repairs),
+                ));
             }
             if issues.is_empty() {
                 issues.push(CelError::at(&source, Some(0), "Syntax error"));
