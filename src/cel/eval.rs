@@ -698,7 +698,7 @@ impl Walker<'_, '_> {
                 self.budget = -1;
                 false
             }
-            Err(EvalError::Message(m)) => {
+            Err(EvalError::Message(m) | EvalError::Internal(m)) => {
                 let detail = if m.starts_with("no such overload") {
                     format!(
                         "'{m}': call arguments did not match a supported operator, function or macro signature for rule: {rule_text}"

@@ -45,12 +45,15 @@ pub enum EvalError {
     CostLimit,
     /// A function crdlint cannot evaluate yet.
     Unsupported(String),
+    /// A Go panic the server recovers as `internal error: …`: it ends the evaluation
+    /// (no `||` or `&&` absorbs it).
+    Internal(String),
 }
 
 impl std::fmt::Display for EvalError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            EvalError::Message(m) => f.write_str(m),
+            EvalError::Message(m) | EvalError::Internal(m) => f.write_str(m),
             EvalError::CostLimit => f.write_str(runtime::COST_LIMIT_EXCEEDED),
             EvalError::Unsupported(m) => write!(f, "crdlint cannot evaluate {m} yet"),
         }
@@ -644,6 +647,9 @@ impl<'a> Interp<'a> {
             Ok(v) => v.clone(),
             Err(x) => error_val(x),
         };
+        if let Some(panic) = cost_tracker_panic(overload, &vals) {
+            return Err(EvalError::Internal(panic));
+        }
         let refs: Vec<&Val> = vals.iter().collect();
         self.charge(runtime::call_cost(function, overload, &refs, &rv))?;
         result
@@ -1041,6 +1047,28 @@ fn not_iterable(range: &Val, two_vars: bool) -> EvalError {
 }
 
 /// The Go type of a cel-go value, as `%T` prints it (the scalar kinds only).
+/// cel-go calls the runtime cost tracker of a call even when an argument was an error
+/// (the call itself returned that error); ext lists' trackers assert their argument
+/// types, so an error there is a Go panic (`self.l.sort()` on a missing `l`).
+fn cost_tracker_panic(overload: &str, vals: &[Val]) -> Option<String> {
+    let asserted = match overload {
+        "list_distinct" => vals.first(),
+        "list_flatten_int" => {
+            return matches!(vals.get(1), Some(Val::Error(_))).then(|| {
+                "internal error: interface conversion: ref.Val is *types.Err, not types.Int"
+                    .to_string()
+            });
+        }
+        o if o.starts_with("list_") && o.ends_with("_sortByAssociatedKeys") => vals.get(1),
+        o if o.starts_with("list_") && o.ends_with("_sort") => vals.first(),
+        _ => None,
+    };
+    matches!(asserted, Some(Val::Error(_))).then(|| {
+        "internal error: interface conversion: *types.Err is not traits.Lister: missing method Add"
+            .to_string()
+    })
+}
+
 fn go_value_type(v: &Val) -> Option<&'static str> {
     Some(match v {
         Val::Null => "types.Null",
@@ -1105,7 +1133,7 @@ fn no_overload_for(f: &str, a: &[Val]) -> EvalError {
         // ext lists' `distinct` has no guard and asserts a list.
         ("distinct", [v]) => {
             if let Some(t) = go_value_type(v) {
-                return err(format!(
+                return EvalError::Internal(format!(
                     "internal error: interface conversion: {t} is not traits.Lister: missing method Contains"
                 ));
             }
@@ -1434,16 +1462,18 @@ fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -
                 None => chars.len() as i64,
                 _ => return Err(no_overload()),
             };
+            // cel-go's order: the range first (`substring(0, -1)` is a bad range);
+            // `substring(start)` checks the start only.
+            if !rest.is_empty() && *b > e {
+                return Err(err(format!(
+                    "invalid substring range. start: {b}, end: {e}"
+                )));
+            }
             if *b < 0 || *b > chars.len() as i64 {
                 return Err(err(format!("index out of range: {b}")));
             }
             if e < 0 || e > chars.len() as i64 {
                 return Err(err(format!("index out of range: {e}")));
-            }
-            if *b > e {
-                return Err(err(format!(
-                    "invalid substring range. start: {b}, end: {e}"
-                )));
             }
             Ok(Val::str(
                 &chars[*b as usize..e as usize]
