@@ -1123,7 +1123,7 @@ fn no_overload_for(f: &str, a: &[Val]) -> EvalError {
     match (f, a) {
         // These pass their guards and fail inside, on an address string that does not
         // parse (see `library::call`).
-        ("containsIP" | "containsCIDR", [Val::Cidr(_), _]) => return no_overload(),
+        ("containsIP" | "containsCIDR", [Val::Cidr(_), Val::String(_)]) => return no_overload(),
         // The list functions that compare or add the elements of a list fail inside,
         // on elements that do not compare or add.
         (

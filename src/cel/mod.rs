@@ -17,6 +17,7 @@ pub mod interp;
 pub mod library;
 pub mod parse;
 mod parse_expecting;
+mod parse_has;
 pub mod plan;
 mod program_cache;
 pub mod rule_tree;

@@ -280,6 +280,11 @@ fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, b
                     Repair::from_message(&e.msg, offset)
                 })
                 .collect();
+            let errors_at: Vec<usize> = errors
+                .iter()
+                .filter(|e| e.msg.starts_with("Syntax error"))
+                .filter_map(|e| offset_of_line_col(text, e.pos.0, e.pos.1))
+                .collect();
             for e in errors {
                 if syntax > 0 && e.msg.starts_with("Incomplete `") {
                     continue;
@@ -324,6 +329,15 @@ fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, b
                     offset,
                     literal_error_text(msg, text, offset, &repairs),
                 ));
+            }
+            if syntax > 0 {
+                for at in super::parse_has::invalid_has_arguments(text, &repairs, &errors_at) {
+                    issues.push(CelError::at(
+                        &source,
+                        Some(at),
+                        "invalid argument to has() macro",
+                    ));
+                }
             }
             if issues.is_empty() {
                 issues.push(CelError::at(&source, Some(0), "Syntax error"));

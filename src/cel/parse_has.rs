@@ -1,0 +1,127 @@
+//! `has()` macro errors cel-go reports next to syntax errors.
+//!
+//! cel-go builds its tree even when the parser recovered from syntax errors, and
+//! expands macros on it: `has(self.)` gives "invalid argument to has() macro" (its
+//! argument is `self` with a dangling `.`) before the syntax error. The `cel` crate
+//! keeps no tree after a syntax error, so this module finds the common shapes from
+//! the tokens: a `has(` whose argument is an identifier (or `.identifier`) that is
+//! not followed by a field, where the argument ends at `)`, at the end, at a
+//! dangling `.`, or at a token the parser refused. Other shapes are left alone.
+
+use super::fastparse::{Tok, lex};
+use super::parse_expecting::Repair;
+
+/// Offsets of the arguments of `has()` calls cel-go refuses, given the syntax
+/// errors' repairs and offsets.
+pub(super) fn invalid_has_arguments(
+    text: &str,
+    repairs: &[Repair],
+    errors_at: &[usize],
+) -> Vec<usize> {
+    let mut blanked = text.to_string();
+    for r in repairs {
+        if let Repair::Dropped(at, len) = *r
+            && blanked.get(at..at + len).is_some()
+        {
+            blanked.replace_range(at..at + len, &" ".repeat(len));
+        }
+    }
+    let Some(tokens) = lex(&blanked) else {
+        return Vec::new();
+    };
+    let kind = |i: usize| tokens.get(i).map_or(Tok::Eof, |t| t.kind);
+    let mut found = Vec::new();
+    for i in 0..tokens.len() {
+        let is_has = kind(i) == Tok::Ident
+            && &text[tokens[i].start..tokens[i].end] == "has"
+            && kind(i + 1) == Tok::LParen
+            && (i == 0 || kind(i - 1) != Tok::Dot);
+        if !is_has {
+            continue;
+        }
+        // The argument: `name` or `.name` (located at the name), then fields.
+        let mut j = i + 2;
+        if kind(j) == Tok::Dot {
+            j += 1;
+        }
+        if kind(j) != Tok::Ident {
+            continue;
+        }
+        let start = tokens[j].start;
+        j += 1;
+        let mut selects = false;
+        let mut dangling = false;
+        let mut at = start;
+        loop {
+            match (kind(j), kind(j + 1), kind(j + 2)) {
+                // `.?` without a field name: the optional select is the argument,
+                // located at its `.`.
+                (Tok::Dot, Tok::Question, next) if next != Tok::Ident => {
+                    at = tokens[j].start;
+                    dangling = true;
+                    break;
+                }
+                (Tok::Dot, Tok::Ident, Tok::LParen)
+                | (Tok::Dot, Tok::Question, _)
+                | (Tok::LBracket, ..)
+                | (Tok::LParen, ..) => {
+                    // Calls, optional fields and indexes: not followed here.
+                    selects = true;
+                    break;
+                }
+                (Tok::Dot, Tok::Ident, _) => {
+                    selects = true;
+                    j += 2;
+                }
+                (Tok::Dot, ..) => {
+                    dangling = true;
+                    break;
+                }
+                _ => break,
+            }
+        }
+        if selects {
+            continue;
+        }
+        let next = tokens.get(j).map_or(text.len(), |t| t.start);
+        let ends =
+            dangling || matches!(kind(j), Tok::RParen | Tok::Eof) || errors_at.contains(&next);
+        if ends {
+            found.push(at);
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::invalid_has_arguments;
+    use crate::cel::parse_expecting::Repair;
+
+    #[test]
+    fn finds_identifier_arguments() {
+        assert_eq!(invalid_has_arguments("has(self.)", &[], &[9]), vec![4]);
+        assert_eq!(invalid_has_arguments("has(self..s)", &[], &[9]), vec![4]);
+        assert_eq!(invalid_has_arguments("+has(selfby)", &[], &[0]), vec![5]);
+        assert_eq!(
+            invalid_has_arguments("has(a.b) && has(x", &[], &[17]),
+            vec![16]
+        );
+        assert_eq!(invalid_has_arguments("has(self!ls)", &[], &[8]), vec![4]);
+        // `#` dropped by the lexer: the argument is `.li`.
+        let dropped = [Repair::Dropped(4, 1)];
+        assert_eq!(invalid_has_arguments("has(#.li)", &dropped, &[4]), vec![6]);
+    }
+
+    #[test]
+    fn leaves_fields_and_other_shapes() {
+        assert!(invalid_has_arguments("has(self.s.)", &[], &[11]).is_empty());
+        assert!(invalid_has_arguments("has(self.s", &[], &[10]).is_empty());
+        assert!(invalid_has_arguments("has(self + 1) +", &[], &[15]).is_empty());
+        assert!(invalid_has_arguments("has(x, 1) +", &[], &[11]).is_empty());
+        assert!(invalid_has_arguments("has(f(x)) +", &[], &[11]).is_empty());
+        assert!(invalid_has_arguments("a.has(x) +", &[], &[10]).is_empty());
+        assert_eq!(invalid_has_arguments("!has(.s.?", &[], &[9]), vec![7]);
+        assert!(invalid_has_arguments("has(.a.?b", &[], &[9]).is_empty());
+    }
+}
