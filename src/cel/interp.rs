@@ -796,13 +796,36 @@ impl runtime::CostValue for Val {
 }
 
 /// Equalities the server answers with an error: a quantity produced by `add`/`sub`
-/// on the right of `==` (its `Equal` only accepts a non-pointer quantity).
+/// on the right of `==` (its `Equal` only accepts a non-pointer quantity), and a
+/// Kubernetes library value (quantity, URL, IP, CIDR, semver, format) on the left of
+/// a value of another type (their `Equal` answers "no such overload" where cel-go's
+/// own types answer false; `null` is compared before `Equal`).
 fn equality_error(x: &Val, y: &Val) -> bool {
+    let library_value = matches!(
+        x,
+        Val::Quantity(_)
+            | Val::Url(_)
+            | Val::Ip(_)
+            | Val::Cidr(_)
+            | Val::Semver(_)
+            | Val::Format(_)
+    );
+    let other_kind = std::mem::discriminant(x) != std::mem::discriminant(y)
+        && !matches!(y, Val::Null | Val::Error(_));
+    (library_value && other_kind) || derived_quantity_on_right(x, y)
+}
+
+/// Within lists too (this error is not the elements' `Equal` of another type, which
+/// cel-go's lists treat as not unequal).
+fn derived_quantity_on_right(x: &Val, y: &Val) -> bool {
     match (x, y) {
         (Val::Quantity(_), Val::Quantity(q)) => q.derived,
         (a, b) if a.list_items().is_some() && b.list_items().is_some() => {
             let (a, b) = (a.list_items().unwrap_or(&[]), b.list_items().unwrap_or(&[]));
-            a.len() == b.len() && a.iter().zip(b).any(|(p, q)| equality_error(p, q))
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .any(|(p, q)| derived_quantity_on_right(p, q))
         }
         _ => false,
     }
