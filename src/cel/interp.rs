@@ -801,15 +801,8 @@ impl runtime::CostValue for Val {
 /// a value of another type (their `Equal` answers "no such overload" where cel-go's
 /// own types answer false; `null` is compared before `Equal`).
 fn equality_error(x: &Val, y: &Val) -> bool {
-    let library_value = matches!(
-        x,
-        Val::Quantity(_)
-            | Val::Url(_)
-            | Val::Ip(_)
-            | Val::Cidr(_)
-            | Val::Semver(_)
-            | Val::Format(_)
-    );
+    // The library types are the ones the cost functions compare at unit cost.
+    let library_value = runtime::CostValue::is_unit_equality_type(x);
     let other_kind = std::mem::discriminant(x) != std::mem::discriminant(y)
         && !matches!(y, Val::Null | Val::Error(_));
     (library_value && other_kind) || derived_quantity_on_right(x, y)
