@@ -67,6 +67,20 @@ impl Repair {
     }
 }
 
+/// `text` with the bytes the lexer dropped blanked out (offsets unchanged), so that it
+/// lexes into the tokens the parser saw.
+pub(super) fn without_dropped(text: &str, repairs: &[Repair]) -> String {
+    let mut blanked = text.to_string();
+    for r in repairs {
+        if let Repair::Dropped(at, len) = *r
+            && blanked.get(at..at + len).is_some()
+        {
+            blanked.replace_range(at..at + len, &" ".repeat(len));
+        }
+    }
+    blanked
+}
+
 /// cel-go's expected token (as its messages print it) for a `match` that fails at
 /// byte `offset` of `text`, after a complete operand, given the earlier errors'
 /// repairs; `None` when the text before it does not lex (the caller keeps the
@@ -75,16 +89,7 @@ pub(super) fn after_operand(text: &str, offset: usize, repairs: &[Repair]) -> Op
     if repairs.iter().any(|r| matches!(r, Repair::Unfollowed(_))) {
         return None;
     }
-    let mut before = text.get(..offset)?.to_string();
-    for r in repairs {
-        if let Repair::Dropped(at, len) = *r
-            && let Some(dropped) = before.get(at..at + len)
-        {
-            let blank = " ".repeat(dropped.len());
-            before.replace_range(at..at + len, &blank);
-        }
-    }
-    let lexed = lex(&before)?;
+    let lexed = lex(&without_dropped(text.get(..offset)?, repairs))?;
     let mut tokens: Vec<Tok> = Vec::with_capacity(lexed.len() + repairs.len());
     // Indices in `tokens` of `?` that are conditionals whatever precedes them.
     let mut conditional_at: Vec<usize> = Vec::new();

@@ -9,7 +9,7 @@
 //! dangling `.`, or at a token the parser refused. Other shapes are left alone.
 
 use super::fastparse::{Tok, lex};
-use super::parse_expecting::Repair;
+use super::parse_expecting::{Repair, without_dropped};
 
 /// Offsets of the arguments of `has()` calls cel-go refuses, given the syntax
 /// errors' repairs and offsets.
@@ -18,15 +18,7 @@ pub(super) fn invalid_has_arguments(
     repairs: &[Repair],
     errors_at: &[usize],
 ) -> Vec<usize> {
-    let mut blanked = text.to_string();
-    for r in repairs {
-        if let Repair::Dropped(at, len) = *r
-            && blanked.get(at..at + len).is_some()
-        {
-            blanked.replace_range(at..at + len, &" ".repeat(len));
-        }
-    }
-    let Some(tokens) = lex(&blanked) else {
+    let Some(tokens) = lex(&without_dropped(text, repairs)) else {
         return Vec::new();
     };
     let kind = |i: usize| tokens.get(i).map_or(Tok::Eof, |t| t.kind);
