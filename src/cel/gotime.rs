@@ -132,114 +132,15 @@ fn days_in_month(y: i64, m: u32) -> u32 {
     }
 }
 
-/// `time.Parse(time.RFC3339, s)` plus CEL's year range check.
+/// `time.Parse(time.RFC3339, s)` plus CEL's year range check: what cel-go's
+/// `timestamp()` takes (Go's general layout parser, so a one-digit hour and a `+24:60`
+/// offset too).
 pub fn parse_rfc3339(s: &str) -> Result<Timestamp, String> {
-    let err = || {
-        format!(
-            "parsing time \"{s}\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"{s}\" as \"2006\""
-        )
-    };
-    let b = s.as_bytes();
-    let num = |from: usize, len: usize| -> Option<u32> {
-        let part = b.get(from..from + len)?;
-        if !part.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(part).ok()?.parse().ok()
-    };
-    let year = num(0, 4).ok_or_else(err)? as i64;
-    if b.get(4) != Some(&b'-') {
-        return Err(err());
-    }
-    let month = num(5, 2).ok_or_else(err)?;
-    if b.get(7) != Some(&b'-') {
-        return Err(err());
-    }
-    let day = num(8, 2).ok_or_else(err)?;
-    if b.get(10) != Some(&b'T') {
-        return Err(err());
-    }
-    let hour = num(11, 2).ok_or_else(err)?;
-    if b.get(13) != Some(&b':') {
-        return Err(err());
-    }
-    let minute = num(14, 2).ok_or_else(err)?;
-    if b.get(16) != Some(&b':') {
-        return Err(err());
-    }
-    let second = num(17, 2).ok_or_else(err)?;
-    let mut i = 19;
-    let mut nanos = 0u32;
-    if matches!(b.get(i), Some(b'.') | Some(b',')) {
-        let start = i + 1;
-        let mut j = start;
-        while j < b.len() && b[j].is_ascii_digit() {
-            j += 1;
-        }
-        if j == start {
-            return Err(err());
-        }
-        let digits = &s[start..j];
-        let mut n: u64 = 0;
-        for (k, d) in digits.bytes().enumerate() {
-            if k < 9 {
-                n = n * 10 + u64::from(d - b'0');
-            }
-        }
-        for _ in digits.len()..9 {
-            n *= 10;
-        }
-        nanos = n as u32;
-        i = j;
-    }
-    let offset: i64 = match b.get(i) {
-        Some(b'Z') => {
-            i += 1;
-            0
-        }
-        Some(b'+') | Some(b'-') => {
-            let sign = if b[i] == b'-' { -1 } else { 1 };
-            let oh = num(i + 1, 2).ok_or_else(err)?;
-            if b.get(i + 3) != Some(&b':') {
-                return Err(err());
-            }
-            let om = num(i + 4, 2).ok_or_else(err)?;
-            if oh > 23 || om > 59 {
-                return Err(format!(
-                    "parsing time \"{s}\": time zone offset hour out of range"
-                ));
-            }
-            i += 6;
-            sign * (i64::from(oh) * 3600 + i64::from(om) * 60)
-        }
-        _ => return Err(err()),
-    };
-    if i != b.len() {
-        return Err(format!("parsing time \"{s}\": extra text"));
-    }
-    if !(1..=12).contains(&month) {
-        return Err(format!("parsing time \"{s}\": month out of range"));
-    }
-    if day < 1 || day > days_in_month(year, month) {
-        return Err(format!("parsing time \"{s}\": day out of range"));
-    }
-    if hour > 23 || minute > 59 || second > 59 {
-        return Err(format!(
-            "parsing time \"{s}\": hour, minute or second out of range"
-        ));
-    }
-    let days = days_from_civil(year, month, day);
-    let seconds =
-        days * 86_400 + i64::from(hour) * 3600 + i64::from(minute) * 60 + i64::from(second)
-            - offset;
-    if !(MIN_UNIX_SECONDS..=MAX_UNIX_SECONDS).contains(&seconds) {
+    let t = parse_go_rfc3339(s)?;
+    if !(MIN_UNIX_SECONDS..=MAX_UNIX_SECONDS).contains(&t.seconds) {
         return Err("timestamp out of range".into());
     }
-    Ok(Timestamp {
-        seconds,
-        nanos,
-        offset: offset as i32,
-    })
+    Ok(t)
 }
 
 /// RFC 3339 in the timestamp's own offset (`Z` for UTC) with Go's `time.RFC3339Nano`
@@ -316,13 +217,32 @@ pub fn time_quote(s: &str) -> String {
 /// `strfmt.ParseDateTime` tries, whose error it reports): the time in UTC, or Go's
 /// error text.
 pub fn parse_iso8601_local(s: &str) -> Result<Timestamp, String> {
-    const LAYOUT: &str = "2006-01-02T15:04:05";
+    parse_go_layout(s, false)
+}
+
+/// `time.Parse(time.RFC3339, s)`, as `metav1.Time` decodes a timestamp: Go's general
+/// layout parser, so also what its fast path refuses and the fallback accepts (a
+/// one-digit hour, a comma before the fraction), with Go's error texts (the empty
+/// string is an error too).
+pub fn parse_go_rfc3339(s: &str) -> Result<Timestamp, String> {
+    parse_go_layout(s, true)
+}
+
+/// Go's `time.Parse` for the layout `2006-01-02T15:04:05`, followed by `Z07:00` when
+/// `zone`: the elements in order, each failure reported as Go's `ParseError` reports it
+/// (the remaining value and the layout element, or a range error).
+fn parse_go_layout(s: &str, zone: bool) -> Result<Timestamp, String> {
+    let layout = if zone {
+        "2006-01-02T15:04:05Z07:00"
+    } else {
+        "2006-01-02T15:04:05"
+    };
     let b = s.as_bytes();
     let cannot = |rest: usize, elem: &str| {
         format!(
             "parsing time {} as {}: cannot parse {} as {}",
             time_quote(s),
-            time_quote(LAYOUT),
+            time_quote(layout),
             time_quote(&s[rest..]),
             time_quote(elem)
         )
@@ -382,6 +302,7 @@ pub fn parse_iso8601_local(s: &str) -> Result<Timestamp, String> {
     if second >= 60 {
         return Err(range("second"));
     }
+    // A fraction the layout does not name is taken after the seconds.
     let mut nanos = 0u32;
     if matches!(b.get(i), Some(b'.') | Some(b',')) && digit(i + 1) {
         let mut j = i + 1;
@@ -400,6 +321,41 @@ pub fn parse_iso8601_local(s: &str) -> Result<Timestamp, String> {
         nanos = n;
         i = j;
     }
+    let mut offset = 0i64;
+    if zone {
+        if b.get(i) == Some(&b'Z') {
+            i += 1;
+        } else {
+            // `Z07:00` otherwise takes exactly `±hh:mm`. Go checks the offset's ranges
+            // (with `>`; the minute's verdict last) before the sign and the digits.
+            let Some(t) = b.get(i..i + 6).filter(|t| t[3] == b':') else {
+                return Err(cannot(i, "Z07:00"));
+            };
+            let two = |k: usize| {
+                (t[k].is_ascii_digit() && t[k + 1].is_ascii_digit())
+                    .then(|| u32::from(t[k] - b'0') * 10 + u32::from(t[k + 1] - b'0'))
+            };
+            let oh = two(1);
+            let om = oh.and(two(4));
+            if om.is_some_and(|m| m > 60) {
+                return Err(range("time zone offset minute"));
+            }
+            if oh.is_some_and(|h| h > 24) {
+                return Err(range("time zone offset hour"));
+            }
+            let (Some(oh), Some(om)) = (oh, om) else {
+                return Err(cannot(i, "Z07:00"));
+            };
+            let sign = t[0];
+            let magnitude = i64::from(oh) * 3600 + i64::from(om) * 60;
+            offset = match sign {
+                b'+' => magnitude,
+                b'-' => -magnitude,
+                _ => return Err(cannot(i, "Z07:00")),
+            };
+            i += 6;
+        }
+    }
     if i < b.len() {
         return Err(format!(
             "parsing time {}: extra text: {}",
@@ -413,11 +369,12 @@ pub fn parse_iso8601_local(s: &str) -> Result<Timestamp, String> {
     let seconds = days_from_civil(year, month, day) * 86_400
         + i64::from(hour) * 3600
         + i64::from(minute) * 60
-        + i64::from(second);
+        + i64::from(second)
+        - offset;
     Ok(Timestamp {
         seconds,
         nanos,
-        offset: 0,
+        offset: offset as i32,
     })
 }
 
@@ -478,6 +435,45 @@ mod tests {
                 nanos: 250_000_000,
                 offset: 0
             })
+        );
+    }
+
+    #[test]
+    fn rfc3339_like_go_time_parse() {
+        // Texts recorded from the v0.35 reference (metav1.Time in embedded metadata).
+        let e = |s: &str| parse_go_rfc3339(s).unwrap_err();
+        assert_eq!(
+            e(""),
+            r#"parsing time "" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "2006""#
+        );
+        assert_eq!(
+            e("2020"),
+            r#"parsing time "2020" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "-""#
+        );
+        assert_eq!(
+            e("2020-01-01T00:00:00"),
+            r#"parsing time "2020-01-01T00:00:00" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "Z07:00""#
+        );
+        assert_eq!(
+            e("2020-01-01T00:00:00+25:xx"),
+            r#"parsing time "2020-01-01T00:00:00+25:xx": time zone offset hour out of range"#
+        );
+        assert_eq!(
+            e("2020-01-01T00:00:00+01:00:00"),
+            r#"parsing time "2020-01-01T00:00:00+01:00:00": extra text: ":00""#
+        );
+        assert_eq!(
+            e("2020-01-01T00:00:00é"),
+            r#"parsing time "2020-01-01T00:00:00\xc3\xa9" as "2006-01-02T15:04:05Z07:00": cannot parse "\xc3\xa9" as "Z07:00""#
+        );
+        // What Go's fast path refuses and its general parser takes.
+        let one_digit_hour = parse_go_rfc3339("2020-01-01T9:00:00Z").unwrap();
+        assert_eq!(one_digit_hour.seconds % 86_400, 9 * 3600);
+        let wide_offset = parse_go_rfc3339("2020-01-01T00:00:00+24:60").unwrap();
+        assert_eq!(wide_offset.offset, 25 * 3600);
+        assert_eq!(
+            parse_go_rfc3339("2020-01-01T00:00:00,5Z").unwrap().nanos,
+            500_000_000
         );
     }
 

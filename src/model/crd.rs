@@ -427,38 +427,18 @@ fn decode_managed_fields(dec: &mut Decoder, node: &Node, at: &At) {
     }
 }
 
-/// `metav1.Time`: a string in RFC 3339 form, or null. Its unmarshaler decodes on its
-/// own, so a failure ends decoding.
+/// `metav1.Time`: null, or a string `time.Parse(time.RFC3339, …)` takes (not the empty
+/// string). Its unmarshaler decodes on its own, so a failure ends decoding.
 fn decode_time(dec: &mut Decoder, node: &Node, at: &At) {
     match &node.value {
         Value::Null => {}
         Value::String(s) => {
-            if !looks_like_rfc3339(s) {
-                dec.fatal_message(
-                    at,
-                    node.span,
-                    format!(
-                        "parsing time {} as \"2006-01-02T15:04:05Z07:00\": cannot parse {} as \"2006\"",
-                        crate::diag::gofmt::quote(s),
-                        crate::diag::gofmt::quote(s)
-                    ),
-                );
+            if let Err(message) = crate::cel::gotime::parse_go_rfc3339(s) {
+                dec.fatal_message(at, node.span, message);
             }
         }
         _ => dec.type_error(at, node, "string"),
     }
-}
-
-fn looks_like_rfc3339(s: &str) -> bool {
-    let b = s.as_bytes();
-    s.is_empty()
-        || (b.len() >= 20
-            && b[..4].iter().all(u8::is_ascii_digit)
-            && b[4] == b'-'
-            && b[7] == b'-'
-            && b[10] == b'T'
-            && b[13] == b':'
-            && b[16] == b':')
 }
 
 fn decode_spec(dec: &mut Decoder, entry: &crate::source::Entry, at: &At, crd: &mut Crd) {

@@ -284,31 +284,18 @@ fn decode_managed_fields(dec: &mut Decoder, node: &Node, at: &At) {
     }
 }
 
-/// `metav1.Time`: an RFC 3339 string or null.
+/// `metav1.Time`: null, or a string `time.Parse(time.RFC3339, …)` takes (not the empty
+/// string).
 fn decode_time(dec: &mut Decoder, node: &Node, at: &At) {
     match &node.value {
         Value::Null => {}
         Value::String(s) => {
-            if !s.is_empty() && !is_rfc3339(s) {
-                let q = crate::diag::gofmt::quote(s);
-                dec.fatal_message(
-                    at,
-                    node.span,
-                    format!("parsing time {q} as \"2006-01-02T15:04:05Z07:00\": cannot parse {q} as \"2006\""),
-                );
+            if let Err(message) = crate::cel::gotime::parse_go_rfc3339(s) {
+                dec.fatal_message(at, node.span, message);
             }
         }
         _ => dec.type_error(at, node, "string"),
     }
-}
-
-fn is_rfc3339(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() >= 20
-        && s.get(..10).is_some_and(super::formats::is_date)
-        && (b[10] == b'T' || b[10] == b't')
-        && b[13] == b':'
-        && b[16] == b':'
 }
 
 // ---------------------------------------------------------------------------------
