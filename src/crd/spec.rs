@@ -688,7 +688,7 @@ fn deprecation_errors(deprecated: bool, warning: Option<&str>) -> Vec<String> {
         errs.push("must not be an empty string".to_string());
     }
     for (i, c) in w.char_indices() {
-        if !is_go_print(c) {
+        if !crate::diag::gofmt::is_go_print(c) {
             errs.push(format!(
                 "must only contain printable UTF-8 characters; non-printable character found at index {i}"
             ));
@@ -696,22 +696,6 @@ fn deprecation_errors(deprecated: bool, warning: Option<&str>) -> Vec<String> {
         }
     }
     errs
-}
-
-/// Go's `unicode.IsPrint`: graphic characters and the ASCII space only.
-pub fn is_go_print(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    !matches!(c as u32,
-        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x890..=0x891 | 0x8E2 | 0x180E
-        | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB
-        | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A
-        | 0xE0001 | 0xE0020..=0xE007F | 0xE000..=0xF8FF | 0xF0000..=0x10FFFF
-        | 0xD800..=0xDFFF | 0xFFFE..=0xFFFF)
 }
 
 /// The versions-level checks (`validateCustomResourceDefinitionSpec`'s loop and the

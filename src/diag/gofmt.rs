@@ -18,7 +18,7 @@ pub fn quote(s: &str) -> String {
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
             '\u{b}' => out.push_str("\\v"),
-            c if is_go_printable(c) => out.push(c),
+            c if is_go_print(c) => out.push(c),
             c if (c as u32) < 0x80 => {
                 let _ = write!(out, "\\x{:02x}", c as u32);
             }
@@ -34,20 +34,21 @@ pub fn quote(s: &str) -> String {
     out
 }
 
-/// An approximation of Go's `strconv.IsPrint`: letters, marks, numbers, punctuation,
-/// symbols and the ASCII space.
-fn is_go_printable(c: char) -> bool {
+/// Go's `unicode.IsPrint` (and `strconv.IsPrint`, the same set): graphic characters and
+/// the ASCII space only.
+pub fn is_go_print(c: char) -> bool {
     if c == ' ' {
         return true;
     }
     if c.is_control() || c.is_whitespace() {
         return false;
     }
-    // Format characters and private use / unassigned ranges are not printable in Go.
     !matches!(c as u32,
-        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E | 0x200B..=0x200F
-        | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB
-        | 0xE000..=0xF8FF | 0xF0000..=0x10FFFF)
+        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x890..=0x891 | 0x8E2 | 0x180E
+        | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB
+        | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A
+        | 0xE0001 | 0xE0020..=0xE007F | 0xE000..=0xF8FF | 0xF0000..=0x10FFFF
+        | 0xD800..=0xDFFF | 0xFFFE..=0xFFFF)
 }
 
 /// `fmt.Sprintf("%v", f)` for a float64, which is `strconv.FormatFloat(f, 'g', -1, 64)`:

@@ -53,6 +53,17 @@ pub struct Meta {
     pub creation_timestamp: Option<Field<String>>,
     pub deletion_timestamp: Option<Field<String>>,
     pub deletion_grace_period_seconds: Option<Field<i64>>,
+    pub managed_fields: Vec<ManagedFieldsEntry>,
+}
+
+/// The parts of a `managedFields` entry `ValidateManagedFields` checks.
+#[derive(Clone, Debug, Default)]
+pub struct ManagedFieldsEntry {
+    pub span: Span,
+    pub manager: Option<Field<String>>,
+    pub operation: Option<Field<String>>,
+    pub fields_type: Option<Field<String>>,
+    pub subresource: Option<Field<String>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -214,7 +225,8 @@ fn decode_meta(dec: &mut Decoder, node: &Node, at: &At) -> Meta {
             "managedFields" => {
                 if let Some(items) = dec.array(&e.value, &fat, "[]v1.ManagedFieldsEntry") {
                     for (i, item) in items.iter().enumerate() {
-                        decode_managed_fields(dec, item, &fat.index(i));
+                        m.managed_fields
+                            .push(decode_managed_fields(dec, item, &fat.index(i)));
                     }
                 }
             }
@@ -256,7 +268,7 @@ fn decode_owner_ref(dec: &mut Decoder, node: &Node, at: &At) -> OwnerRef {
     r
 }
 
-fn decode_managed_fields(dec: &mut Decoder, node: &Node, at: &At) {
+fn decode_managed_fields(dec: &mut Decoder, node: &Node, at: &At) -> ManagedFieldsEntry {
     const KEYS: &[&str] = &[
         "manager",
         "operation",
@@ -266,22 +278,36 @@ fn decode_managed_fields(dec: &mut Decoder, node: &Node, at: &At) {
         "fieldsV1",
         "subresource",
     ];
+    let mut entry = ManagedFieldsEntry {
+        span: node.span,
+        ..ManagedFieldsEntry::default()
+    };
     let Some(entries) = dec.object(node, at, "v1.ManagedFieldsEntry", KEYS) else {
-        return;
+        return entry;
     };
     for e in entries {
         let fat = at.field("ManagedFieldsEntry", &e.key);
+        let field = |v: String| Field::new(v, e.key_span, e.value.span);
         match e.key.as_str() {
             "operation" => {
-                dec.string(&e.value, &fat, "v1.ManagedFieldsOperationType");
+                entry.operation = dec
+                    .string(&e.value, &fat, "v1.ManagedFieldsOperationType")
+                    .map(field);
             }
             "time" => decode_time(dec, &e.value, &fat),
             "fieldsV1" => {}
-            _ => {
-                dec.string(&e.value, &fat, "string");
+            key => {
+                let value = dec.string(&e.value, &fat, "string").map(field);
+                match key {
+                    "manager" => entry.manager = value,
+                    "fieldsType" => entry.fields_type = value,
+                    "subresource" => entry.subresource = value,
+                    _ => {}
+                }
             }
         }
     }
+    entry
 }
 
 /// `metav1.Time`: null, or a string `time.Parse(time.RFC3339, …)` takes (not the empty
@@ -462,6 +488,71 @@ fn validate_common(
             ),
             meta.finalizers_span.unwrap_or(meta.span),
         ));
+    }
+    errs
+}
+
+/// `ValidateManagedFields`: the last check of `ValidateObjectMetaAccessor`. Only
+/// embedded metadata gets here as written: a resource's own entries pass through the
+/// field manager first, which rebuilds them.
+fn validate_managed_fields(meta: &Meta, path: &FieldPath) -> Vec<SchemaError> {
+    fn text(f: &Option<Field<String>>) -> &str {
+        f.as_ref().map_or("", |f| f.value.as_str())
+    }
+    /// `FieldManagerMaxLength` and `MaxSubresourceNameLength`.
+    const MAX_MANAGER: usize = 128;
+    const MAX_SUBRESOURCE: usize = 256;
+    let mut errs = Vec::new();
+    for (i, entry) in meta.managed_fields.iter().enumerate() {
+        let at = path.child("managedFields").index(i);
+        let span = |f: &Option<Field<String>>| f.as_ref().map_or(entry.span, |f| f.span);
+        let operation = text(&entry.operation);
+        if operation != "Apply" && operation != "Update" {
+            errs.push(err(
+                FieldError::invalid(
+                    at.child("operation"),
+                    operation,
+                    "must be `Apply` or `Update`",
+                ),
+                span(&entry.operation),
+            ));
+        }
+        let fields_type = text(&entry.fields_type);
+        if !fields_type.is_empty() && fields_type != "FieldsV1" {
+            errs.push(err(
+                FieldError::invalid(at.child("fieldsType"), fields_type, "must be `FieldsV1`"),
+                span(&entry.fields_type),
+            ));
+        }
+        // `ValidateFieldManager`.
+        let manager = text(&entry.manager);
+        if manager.len() > MAX_MANAGER {
+            errs.push(err(
+                FieldError::too_long(at.child("manager"), MAX_MANAGER as i64),
+                span(&entry.manager),
+            ));
+        }
+        for (at_byte, c) in manager.char_indices() {
+            if !crate::diag::gofmt::is_go_print(c) {
+                errs.push(err(
+                    FieldError::invalid(
+                        at.child("manager"),
+                        manager,
+                        format!(
+                            "invalid character U+{:04X} (at position {at_byte})",
+                            c as u32
+                        ),
+                    ),
+                    span(&entry.manager),
+                ));
+            }
+        }
+        if text(&entry.subresource).len() > MAX_SUBRESOURCE {
+            errs.push(err(
+                FieldError::too_long(at.child("subresource"), MAX_SUBRESOURCE as i64),
+                span(&entry.subresource),
+            ));
+        }
     }
     errs
 }
@@ -1284,6 +1375,7 @@ fn validate_embedded_resource(path: &FieldPath, x: &Node, errs: &mut Vec<SchemaE
                     &path.child("metadata"),
                     e.key_span,
                 ));
+                errs.extend(validate_managed_fields(&meta, &path.child("metadata")));
             }
             _ => {}
         }
