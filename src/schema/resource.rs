@@ -316,7 +316,7 @@ impl CompiledCrd {
             prune::prune_nulls(&mut obj, Some(schema));
         }
         let _ = objectmeta::coerce_embedded(&mut obj, schema);
-        prune::default(&mut obj, schema);
+        let _ = default_and_coerce(&mut obj, schema, self.preserve_unknown_fields);
         OldObject { obj, meta }
     }
 
@@ -516,7 +516,10 @@ impl Checker<'_> {
             return self.out;
         }
         self.report_unknown(&unknown);
-        prune::default(&mut obj, schema);
+        if let Some(e) = default_and_coerce(&mut obj, schema, self.crd.preserve_unknown_fields) {
+            self.push(diag(UNDECODABLE_RESOURCE, &e));
+            return self.out;
+        }
         if !self.crd.namespaced {
             // The server clears the namespace of a cluster-scoped object.
             meta.namespace = None;
@@ -1170,6 +1173,26 @@ fn validate_scale(obj: &Node, scale: &ScalePaths) -> Vec<SchemaError> {
         });
     }
     errs
+}
+
+/// Defaults `obj`, then coerces it again as the server's decoder does after
+/// defaulting: fields a default brought that the schema does not know are pruned
+/// (silently: they are not the request's), non-nullable nulls in defaults dropped,
+/// embedded metadata coerced. Only when a default was applied: the first coercion
+/// left nothing else to do. An embedded-metadata error is the decoding's error.
+fn default_and_coerce(
+    obj: &mut Node,
+    schema: &Structural,
+    preserve_unknown_fields: bool,
+) -> Option<crate::schema::validate::SchemaError> {
+    if prune::default(obj, schema).is_empty() {
+        return None;
+    }
+    if !preserve_unknown_fields {
+        prune::prune(obj, schema, true);
+        prune::prune_nulls(obj, Some(schema));
+    }
+    objectmeta::coerce_embedded(obj, schema).error
 }
 
 #[cfg(test)]
