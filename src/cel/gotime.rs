@@ -217,7 +217,13 @@ pub fn time_quote(s: &str) -> String {
 /// `strfmt.ParseDateTime` tries, whose error it reports): the time in UTC, or Go's
 /// error text.
 pub fn parse_iso8601_local(s: &str) -> Result<Timestamp, String> {
-    parse_go_layout(s, false)
+    parse_go_layout(s, GoLayout::DateTime)
+}
+
+/// `time.Parse("2006-01-02", s)` (strfmt's `RFC3339FullDate`, CEL's `date` format
+/// values): midnight UTC, or Go's error text.
+pub fn parse_go_date(s: &str) -> Result<Timestamp, String> {
+    parse_go_layout(s, GoLayout::Date)
 }
 
 /// `time.Parse(time.RFC3339, s)`, as `metav1.Time` decodes a timestamp: Go's general
@@ -225,18 +231,28 @@ pub fn parse_iso8601_local(s: &str) -> Result<Timestamp, String> {
 /// one-digit hour, a comma before the fraction), with Go's error texts (the empty
 /// string is an error too).
 pub fn parse_go_rfc3339(s: &str) -> Result<Timestamp, String> {
-    parse_go_layout(s, true)
+    parse_go_layout(s, GoLayout::Rfc3339)
 }
 
-/// Go's `time.Parse` for the layout `2006-01-02T15:04:05`, followed by `Z07:00` when
-/// `zone`: the elements in order, each failure reported as Go's `ParseError` reports it
-/// (the remaining value and the layout element, or a range error).
-fn parse_go_layout(s: &str, zone: bool) -> Result<Timestamp, String> {
-    let layout = if zone {
-        "2006-01-02T15:04:05Z07:00"
-    } else {
-        "2006-01-02T15:04:05"
+/// The layouts crdlint parses as Go does: each a prefix of the next.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum GoLayout {
+    Date,
+    DateTime,
+    Rfc3339,
+}
+
+/// Go's `time.Parse` for the layout `2006-01-02`, `2006-01-02T15:04:05` or
+/// `2006-01-02T15:04:05Z07:00`: the elements in order, each failure reported as Go's
+/// `ParseError` reports it (the remaining value and the layout element, or a range
+/// error).
+fn parse_go_layout(s: &str, layout_kind: GoLayout) -> Result<Timestamp, String> {
+    let layout = match layout_kind {
+        GoLayout::Date => "2006-01-02",
+        GoLayout::DateTime => "2006-01-02T15:04:05",
+        GoLayout::Rfc3339 => "2006-01-02T15:04:05Z07:00",
     };
+    let zone = layout_kind == GoLayout::Rfc3339;
     let b = s.as_bytes();
     let cannot = |rest: usize, elem: &str| {
         format!(
@@ -287,6 +303,23 @@ fn parse_go_layout(s: &str, zone: bool) -> Result<Timestamp, String> {
     }
     let i = lit(i, b'-', "-")?;
     let (day, i) = getnum(i, true).ok_or_else(|| cannot(i, "02"))?;
+    if layout_kind == GoLayout::Date {
+        if i < b.len() {
+            return Err(format!(
+                "parsing time {}: extra text: {}",
+                time_quote(s),
+                time_quote(&s[i..])
+            ));
+        }
+        if day < 1 || day > days_in_month(year, month) {
+            return Err(range("day"));
+        }
+        return Ok(Timestamp {
+            seconds: days_from_civil(year, month, day) * 86_400,
+            nanos: 0,
+            offset: 0,
+        });
+    }
     let i = lit(i, b'T', "T")?;
     let (hour, i) = getnum(i, false).ok_or_else(|| cannot(i, "15"))?;
     if hour >= 24 {

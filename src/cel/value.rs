@@ -364,13 +364,9 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
         }
         NodeValue::Float(f) => Val::Double(*f),
         NodeValue::String(s) if !int_or_string && type_ == "string" => match format {
-            "date" => match super::gotime::parse_rfc3339(&format!("{s}T00:00:00Z")) {
-                Ok(ts) if s.len() == 10 => Val::Timestamp(ts.seconds, ts.nanos, 0),
-                _ => Val::Error(Arc::from(format!(
-                    "Invalid date formatted string {s}: parsing time {} as \"2006-01-02\": cannot parse {} as \"2006-01-02\"",
-                    crate::diag::gofmt::quote(s),
-                    crate::diag::gofmt::quote(s)
-                ))),
+            "date" => match super::gotime::parse_go_date(s) {
+                Ok(ts) => Val::Timestamp(ts.seconds, ts.nanos, 0),
+                Err(e) => Val::Error(Arc::from(format!("Invalid date formatted string {s}: {e}"))),
             },
             "date-time" => {
                 if s.is_empty() {
