@@ -441,13 +441,18 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                 }
                 match schema {
                     Some(s) if !s.properties.is_empty() || resource => {
-                        // Objects: declared properties only, escaped; null means absent.
+                        // Objects: declared properties only, escaped.
                         if let Some(prop) = s.property(k)
                             && let Some(name) = escape(k)
-                            && !v.is_null()
                         {
-                            entries
-                                .push((Val::str(&name), convert(v, Some(prop), false, depth + 1)));
+                            if v.is_null() {
+                                entries.push((null_property_key(&name), Val::Null));
+                            } else {
+                                entries.push((
+                                    Val::str(&name),
+                                    convert(v, Some(prop), false, depth + 1),
+                                ));
+                            }
                         }
                     }
                     Some(s) => {
@@ -463,6 +468,15 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
             Val::Map(Arc::new(entries))
         }
     }
+}
+
+/// The key a null-valued property (of a nullable field) gets in an object's map. The
+/// server's object map keeps such a property: it counts in the object's size and
+/// equality (`{a: null}` is not `{}`), while field selection and `has()` treat it as
+/// absent. A key no field name can be (names are selected as exact strings) gives
+/// both.
+fn null_property_key(name: &str) -> Val {
+    Val::String(Arc::from(format!("\0{name}")))
 }
 
 /// `UnstructuredToVal`'s errors for data of another type than the schema's (reached
