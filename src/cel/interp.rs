@@ -714,12 +714,27 @@ impl<'a> Interp<'a> {
                 return Err(no_overload());
             }
             // Invalid data can only make values unequal: look for it only then, so an
-            // unchanged `self == oldSelf` walks its values once.
+            // unchanged `self == oldSelf` walks its values once. Set lists of
+            // non-scalars are the exception: the server's comparison panics.
             let equal = x.equals(y);
-            if !equal && let Some(m) = invalid_data_in_equality(x, y) {
-                return Err(err(m.to_string()));
+            if !equal || holds_unhashable_set_element(x) {
+                match equality_fault(x, y) {
+                    Some(EqualityFault::InvalidData(m)) => return Err(err(m.to_string())),
+                    Some(EqualityFault::Unhashable(go_type)) => {
+                        return Err(unhashable_panic(go_type));
+                    }
+                    None => {}
+                }
             }
             return Ok(Val::Bool(equal == (function == "_==_")));
+        }
+        if function == "_+_"
+            && let [Val::SetList(a), b] = vals
+            && let Some(b) = b.list_items()
+            && let Some(go_type) = a.iter().chain(b).find_map(unhashable_go_type)
+        {
+            // The union hashes the left list's elements, then the right one's.
+            return Err(unhashable_panic(go_type));
         }
         call_function(function, member, vals, overloads)
     }
@@ -824,25 +839,71 @@ fn derived_quantity_on_right(x: &Val, y: &Val) -> bool {
     }
 }
 
+/// Why the server's `Equal` of two values is an error instead of a boolean.
+enum EqualityFault<'a> {
+    /// An element holds data of another type than its schema.
+    InvalidData(&'a Arc<str>),
+    /// Two set lists of the object were compared: the server hashes their raw
+    /// elements, and a map or list element panics (`hash of unhashable type`).
+    Unhashable(&'static str),
+}
+
+/// The Go type of a set list's raw element that cannot be a Go map key: objects and
+/// lists, also as invalid data the element's schema did not expect.
+fn unhashable_go_type(v: &Val) -> Option<&'static str> {
+    const MAP: &str = "map[string]interface {}";
+    const SLICE: &str = "[]interface {}";
+    match v {
+        Val::Map(_) => Some(MAP),
+        Val::List(_) | Val::SetList(_) | Val::MapList(..) => Some(SLICE),
+        Val::Error(m) if m.ends_with(&format!("got {MAP}")) => Some(MAP),
+        Val::Error(m) if m.ends_with(&format!("got {SLICE}")) => Some(SLICE),
+        _ => None,
+    }
+}
+
+/// Whether `v` holds a set list with an element [`unhashable_go_type`] names: only
+/// then can an equality that holds still be the server's panic.
+fn holds_unhashable_set_element(v: &Val) -> bool {
+    match v {
+        Val::SetList(items) => items.iter().any(|x| unhashable_go_type(x).is_some()),
+        Val::List(items) | Val::MapList(items, _) => items.iter().any(holds_unhashable_set_element),
+        Val::Map(entries) => entries.iter().any(|(_, x)| holds_unhashable_set_element(x)),
+        Val::Optional(Some(x)) => holds_unhashable_set_element(x),
+        _ => false,
+    }
+}
+
+/// The Go runtime panic the server's evaluation recovers as the rule's error; it
+/// unwinds the whole expression, so no `||` absorbs it.
+fn unhashable_panic(go_type: &str) -> EvalError {
+    EvalError::Internal(format!(
+        "internal error: runtime error: hash of unhashable type {go_type}"
+    ))
+}
+
 /// The server's lists and maps convert their elements while `Equal` walks them
 /// (left operand first, stopping at the first difference): an element holding data
 /// of another type than its schema makes the comparison an error instead of a
 /// boolean. The server walks a map in Go's random order; crdlint takes the
 /// manifest's order.
-fn invalid_data_in_equality<'a>(x: &'a Val, y: &'a Val) -> Option<&'a Arc<str>> {
+fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault<'a>> {
+    use EqualityFault::InvalidData;
     match (x, y) {
-        (Val::Error(m), _) => Some(m),
-        (Val::Map(_) | Val::List(_) | Val::SetList(_) | Val::MapList(..), Val::Error(m)) => Some(m),
+        (Val::Error(m), _) => Some(InvalidData(m)),
+        (Val::Map(_) | Val::List(_) | Val::SetList(_) | Val::MapList(..), Val::Error(m)) => {
+            Some(InvalidData(m))
+        }
         // cel-go's Optional.Equal compares the values inside.
-        (Val::Optional(Some(a)), Val::Optional(Some(b))) => invalid_data_in_equality(a, b),
+        (Val::Optional(Some(a)), Val::Optional(Some(b))) => equality_fault(a, b),
         (Val::Map(a), Val::Map(b)) => {
             if a.len() != b.len() {
                 return None;
             }
             for (k, v) in a.iter() {
                 let (_, w) = b.iter().find(|(k2, _)| k.equals(k2))?;
-                if let Some(m) = invalid_data_in_equality(v, w) {
-                    return Some(m);
+                if let Some(f) = equality_fault(v, w) {
+                    return Some(f);
                 }
                 if !v.equals(w) {
                     return None;
@@ -856,8 +917,8 @@ fn invalid_data_in_equality<'a>(x: &'a Val, y: &'a Val) -> Option<&'a Arc<str>> 
                 return None;
             }
             for (p, q) in a.iter().zip(b) {
-                if let Some(m) = invalid_data_in_equality(p, q) {
-                    return Some(m);
+                if let Some(f) = equality_fault(p, q) {
+                    return Some(f);
                 }
                 if !p.equals(q) {
                     return None;
@@ -865,7 +926,18 @@ fn invalid_data_in_equality<'a>(x: &'a Val, y: &'a Val) -> Option<&'a Arc<str>> 
             }
             None
         }
-        // Set lists compare the raw values: no conversion, no error.
+        // A set list compared with another set list of the object: the other's raw
+        // elements are hashed into a set, then each of this list's looked up.
+        (Val::SetList(a), Val::SetList(b)) => {
+            if a.len() != b.len() {
+                return None;
+            }
+            b.iter()
+                .chain(a.iter())
+                .find_map(unhashable_go_type)
+                .map(EqualityFault::Unhashable)
+        }
+        // Otherwise set lists compare the raw values: no conversion, no error.
         (Val::SetList(_), _) => None,
         // Map lists look each element of the other list up by its raw key, then
         // compare the converted elements. A key holding invalid data is compared by
@@ -887,8 +959,8 @@ fn invalid_data_in_equality<'a>(x: &'a Val, y: &'a Val) -> Option<&'a Arc<str>> 
                 let y = a.iter().rev().find(|y| {
                     key_of(y).is_some_and(|ky| ky.iter().zip(&kx).all(|(p, q)| same_key(p, q)))
                 })?;
-                if let Some(m) = invalid_data_in_equality(y, x) {
-                    return Some(m);
+                if let Some(f) = equality_fault(y, x) {
+                    return Some(f);
                 }
                 if !y.equals(x) {
                     return None;
