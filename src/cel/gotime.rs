@@ -303,7 +303,9 @@ fn parse_go_layout(s: &str, layout_kind: GoLayout) -> Result<Timestamp, String> 
     }
     let i = lit(i, b'-', "-")?;
     let (day, i) = getnum(i, true).ok_or_else(|| cannot(i, "02"))?;
-    if layout_kind == GoLayout::Date {
+    // The layout ends at `i`: nothing may follow, and then the day is checked against
+    // its month (Go's last check).
+    let finish = |i: usize, second_of_day: i64, nanos: u32, offset: i64| {
         if i < b.len() {
             return Err(format!(
                 "parsing time {}: extra text: {}",
@@ -314,11 +316,14 @@ fn parse_go_layout(s: &str, layout_kind: GoLayout) -> Result<Timestamp, String> 
         if day < 1 || day > days_in_month(year, month) {
             return Err(range("day"));
         }
-        return Ok(Timestamp {
-            seconds: days_from_civil(year, month, day) * 86_400,
-            nanos: 0,
-            offset: 0,
-        });
+        Ok(Timestamp {
+            seconds: days_from_civil(year, month, day) * 86_400 + second_of_day - offset,
+            nanos,
+            offset: offset as i32,
+        })
+    };
+    if layout_kind == GoLayout::Date {
+        return finish(i, 0, 0, 0);
     }
     let i = lit(i, b'T', "T")?;
     let (hour, i) = getnum(i, false).ok_or_else(|| cannot(i, "15"))?;
@@ -389,26 +394,12 @@ fn parse_go_layout(s: &str, layout_kind: GoLayout) -> Result<Timestamp, String> 
             i += 6;
         }
     }
-    if i < b.len() {
-        return Err(format!(
-            "parsing time {}: extra text: {}",
-            time_quote(s),
-            time_quote(&s[i..])
-        ));
-    }
-    if day < 1 || day > days_in_month(year, month) {
-        return Err(range("day"));
-    }
-    let seconds = days_from_civil(year, month, day) * 86_400
-        + i64::from(hour) * 3600
-        + i64::from(minute) * 60
-        + i64::from(second)
-        - offset;
-    Ok(Timestamp {
-        seconds,
+    finish(
+        i,
+        i64::from(hour) * 3600 + i64::from(minute) * 60 + i64::from(second),
         nanos,
-        offset: offset as i32,
-    })
+        offset,
+    )
 }
 
 #[cfg(test)]
