@@ -4,7 +4,7 @@
 use crate::diag::Diagnostic;
 use crate::model::decode::{At, Decoder, Field};
 use crate::model::schema::{self, SchemaProps};
-use crate::source::{Node, Span, Value};
+use crate::source::{Node, Span};
 
 pub use crate::model::decode::Field as Spanned;
 
@@ -330,7 +330,7 @@ fn decode_meta(dec: &mut Decoder, entry: &crate::source::Entry, at: &At) -> Obje
             "uid" => m.uid = str_field(dec, e, &fat, "types.UID"),
             "resourceVersion" => m.resource_version = str_field(dec, e, &fat, "string"),
             "generation" => m.generation = int_field(dec, e, &fat, "int64"),
-            "creationTimestamp" | "deletionTimestamp" => decode_time(dec, &e.value, &fat),
+            "creationTimestamp" | "deletionTimestamp" => dec.time(&e.value, &fat),
             "deletionGracePeriodSeconds" => {
                 m.deletion_grace_period_seconds = int_field(dec, e, &fat, "int64");
             }
@@ -417,27 +417,13 @@ fn decode_managed_fields(dec: &mut Decoder, node: &Node, at: &At) {
             "operation" => {
                 dec.string(&e.value, &fat, "v1.ManagedFieldsOperationType");
             }
-            "time" => decode_time(dec, &e.value, &fat),
+            "time" => dec.time(&e.value, &fat),
             // FieldsV1 keeps raw JSON.
             "fieldsV1" => {}
             _ => {
                 dec.string(&e.value, &fat, "string");
             }
         }
-    }
-}
-
-/// `metav1.Time`: null, or a string `time.Parse(time.RFC3339, …)` takes (not the empty
-/// string). Its unmarshaler decodes on its own, so a failure ends decoding.
-fn decode_time(dec: &mut Decoder, node: &Node, at: &At) {
-    match &node.value {
-        Value::Null => {}
-        Value::String(s) => {
-            if let Err(message) = crate::cel::gotime::parse_go_rfc3339(s) {
-                dec.fatal_message(at, node.span, message);
-            }
-        }
-        _ => dec.type_error(at, node, "string"),
     }
 }
 
@@ -827,7 +813,7 @@ fn decode_status(dec: &mut Decoder, entry: &crate::source::Entry, at: &At) -> St
                             "status" => {
                                 dec.string(&e.value, &cat, "v1.ConditionStatus");
                             }
-                            "lastTransitionTime" => decode_time(dec, &e.value, &cat),
+                            "lastTransitionTime" => dec.time(&e.value, &cat),
                             "observedGeneration" => {
                                 dec.int(&e.value, &cat, "int64");
                             }

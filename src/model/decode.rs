@@ -339,6 +339,20 @@ impl Decoder {
         });
     }
 
+    /// `metav1.Time`: null, or a string `time.Parse(time.RFC3339, …)` takes (not the
+    /// empty string). Its unmarshaler decodes on its own, so a failure ends decoding.
+    pub fn time(&mut self, node: &Node, at: &At) {
+        match &node.value {
+            Value::Null => {}
+            Value::String(s) => {
+                if let Err(message) = crate::cel::gotime::parse_go_rfc3339(s) {
+                    self.fatal_message(at, node.span, message);
+                }
+            }
+            _ => self.type_error(at, node, "string"),
+        }
+    }
+
     /// A saved (non-fatal) error with a custom message (e.g. base64 errors).
     pub fn saved_message(&mut self, at: &At, span: Span, message: impl Into<String>) {
         self.save(DecodeError {

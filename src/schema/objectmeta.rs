@@ -190,7 +190,7 @@ fn decode_meta(dec: &mut Decoder, node: &Node, at: &At) -> Meta {
                     .map(|i| Field::new(i, e.key_span, e.value.span));
             }
             "creationTimestamp" | "deletionTimestamp" => {
-                decode_time(dec, &e.value, &fat);
+                dec.time(&e.value, &fat);
                 let time = e
                     .value
                     .as_str()
@@ -294,7 +294,7 @@ fn decode_managed_fields(dec: &mut Decoder, node: &Node, at: &At) -> ManagedFiel
                     .string(&e.value, &fat, "v1.ManagedFieldsOperationType")
                     .map(field);
             }
-            "time" => decode_time(dec, &e.value, &fat),
+            "time" => dec.time(&e.value, &fat),
             "fieldsV1" => {}
             key => {
                 let value = dec.string(&e.value, &fat, "string").map(field);
@@ -308,20 +308,6 @@ fn decode_managed_fields(dec: &mut Decoder, node: &Node, at: &At) -> ManagedFiel
         }
     }
     entry
-}
-
-/// `metav1.Time`: null, or a string `time.Parse(time.RFC3339, …)` takes (not the empty
-/// string).
-fn decode_time(dec: &mut Decoder, node: &Node, at: &At) {
-    match &node.value {
-        Value::Null => {}
-        Value::String(s) => {
-            if let Err(message) = crate::cel::gotime::parse_go_rfc3339(s) {
-                dec.fatal_message(at, node.span, message);
-            }
-        }
-        _ => dec.type_error(at, node, "string"),
-    }
 }
 
 // ---------------------------------------------------------------------------------
