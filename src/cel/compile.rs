@@ -257,7 +257,7 @@ fn all_of_has_rules(s: &Structural, depth: usize) -> bool {
             .is_some_and(|a| all_of_has_rules(a, depth + 1))
 }
 
-fn nested_has_rules(n: &NestedValueValidation, depth: usize) -> bool {
+pub(crate) fn nested_has_rules(n: &NestedValueValidation, depth: usize) -> bool {
     if depth > 1000 {
         return false;
     }

@@ -30,6 +30,7 @@
 //!   create a CRD with rules in any of these places; CRDs loaded from files may have
 //!   them.)
 
+use super::reach::ValidatorReach;
 use super::rule_tree::RuleTree;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -83,6 +84,9 @@ pub struct EvalOptions {
     pub cost_budget: i64,
     /// The per-call cost limit.
     pub per_call_limit: u64,
+    /// The schema evaluated is a resource's root (else a default's node that is not
+    /// one): the validator types its `apiVersion`, `kind` and `metadata` itself.
+    pub is_resource_root: bool,
 }
 
 impl Default for EvalOptions {
@@ -91,6 +95,7 @@ impl Default for EvalOptions {
             ratcheting: true,
             cost_budget: RUNTIME_COST_BUDGET,
             per_call_limit: PER_CALL_LIMIT,
+            is_resource_root: true,
         }
     }
 }
@@ -114,7 +119,10 @@ pub fn evaluate_with(
     old: Option<&Node>,
     options: &EvalOptions,
 ) -> EvalOutcome {
-    let tree = RuleTree::new(compiled);
+    let tree = RuleTree::new(
+        compiled,
+        &ValidatorReach::new(root, options.is_resource_root),
+    );
     run(
         root,
         compiled,
@@ -142,8 +150,9 @@ pub struct CompiledRules {
 }
 
 impl CompiledRules {
-    pub fn new(results: Vec<RuleCompileResult>) -> CompiledRules {
-        let tree = RuleTree::new(&results);
+    /// `root`: the resource root schema the rules were compiled from.
+    pub fn new(root: &Structural, results: Vec<RuleCompileResult>) -> CompiledRules {
+        let tree = RuleTree::new(&results, &ValidatorReach::new(root, true));
         let spine_rules = has_spine_rules(&results);
         CompiledRules {
             results,
@@ -871,7 +880,7 @@ impl CrdRules {
             self.kube_version,
             &Self::base(),
         ));
-        let c = Arc::new(CompiledRules::new(rules));
+        let c = Arc::new(CompiledRules::new(schema, rules));
         if let Ok(mut guard) = self.compiled.lock() {
             guard.insert(key, c.clone());
         }

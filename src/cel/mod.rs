@@ -20,6 +20,7 @@ mod parse_expecting;
 mod parse_has;
 pub mod plan;
 mod program_cache;
+pub mod reach;
 pub mod rule_tree;
 pub mod schema_types;
 pub mod types;

@@ -7,6 +7,7 @@
 //! of every object.
 
 use super::compile::{RuleCompileResult, SchemaStep};
+use super::reach::ValidatorReach;
 
 /// One schema node: the rules compiled for it, and the children under which more
 /// rules lie. A child is present only when its subtree holds at least one rule.
@@ -24,11 +25,12 @@ pub struct RuleTree {
 
 impl RuleTree {
     /// The tree of `compiled`; rules without a program or a runtime error (compile
-    /// failures the CRD validation reports) are left out, as they never run.
-    pub fn new(compiled: &[RuleCompileResult]) -> RuleTree {
+    /// failures the CRD validation reports) are left out, as they never run, and so
+    /// are rules on nodes the server's validator does not reach.
+    pub fn new(compiled: &[RuleCompileResult], reach: &ValidatorReach<'_>) -> RuleTree {
         let mut root = RuleTree::default();
         for (i, r) in compiled.iter().enumerate() {
-            if r.program.is_none() && r.runtime_error.is_none() {
+            if r.program.is_none() && r.runtime_error.is_none() || !reach.reaches(&r.node) {
                 continue;
             }
             let mut node = &mut root;

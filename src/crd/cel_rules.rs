@@ -211,9 +211,11 @@ pub fn validate_default(
     let compiled =
         cel::compile_rules_at(schema, is_resource_root, kube_version, &FieldPath::empty());
     let mut out = Vec::new();
-    // A rule that does not compile fails every value it would check.
+    let reach = cel::reach::ValidatorReach::new(schema, is_resource_root);
+    // A rule that does not compile fails every value it would check (if the
+    // validator reaches it).
     for r in &compiled {
-        if r.program.is_some() {
+        if r.program.is_some() || !reach.reaches(&r.node) {
             continue;
         }
         let Some(detail) = r
@@ -250,6 +252,7 @@ pub fn validate_default(
         // gets no ratcheting option, so unchanged values are not excused.
         let options = cel::EvalOptions {
             ratcheting: false,
+            is_resource_root,
             ..cel::EvalOptions::default()
         };
         let outcome = cel::evaluate_with(schema, &compiled, default, old, &options);

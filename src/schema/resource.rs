@@ -6,6 +6,7 @@
 //!
 //! Build a [`CompiledCrd`] once per CRD and share it; [`CompiledCrd::check`] is cheap.
 
+use crate::cel::reach::ValidatorReach;
 use crate::cel::{KubeVersion, RuleCompileResult};
 use crate::diag::{BadValue, Diagnostic, FieldError, FieldPath, Severity};
 use crate::model::crd::{Crd, Version};
@@ -153,7 +154,11 @@ fn compile_version(
         },
         None => (None, None),
     };
-    let has_rules = structural.as_ref().is_some_and(has_rules);
+    // The server builds a validator only when one of its rules is on a node it
+    // reaches (it then skips it after a blocking error).
+    let has_rules = structural
+        .as_ref()
+        .is_some_and(|s| has_rules(s) && ValidatorReach::new(s, true).reaches_rules());
     let scale = v
         .subresources
         .as_ref()
