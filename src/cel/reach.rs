@@ -43,7 +43,7 @@ impl<'s> ValidatorReach<'s> {
     /// one and runs it on every object).
     pub fn reaches_rules(&self) -> bool {
         match &self.root_type {
-            Some(t) => has_reached_rules(self.root, t, 0),
+            Some(t) => has_reached_rules(self.root, Some(t), 0),
             None => false,
         }
     }
@@ -94,7 +94,11 @@ fn property_type<'t>(ty: &'t DeclType, name: &str, prop: &Structural) -> Option<
     }
 }
 
-fn has_reached_rules(node: &Structural, ty: &DeclType, depth: usize) -> bool {
+/// Whether a node with rules is reached from `node`, typed `ty`. A node reached without
+/// a type (the items or values of a node whose type has no element type, such as an
+/// int-or-string node) still gets a validator when it has rules: they fail to compile
+/// on every value ("failed to convert to declType"), which the server reports.
+fn has_reached_rules(node: &Structural, ty: Option<&DeclType>, depth: usize) -> bool {
     if depth > 1000 {
         return false;
     }
@@ -105,21 +109,25 @@ fn has_reached_rules(node: &Structural, ty: &DeclType, depth: usize) -> bool {
     if !node.x_validations.is_empty() || all_of_rules {
         return true;
     }
-    if let (Some(items), Some(elem)) = (node.items.as_deref(), ty.elem())
+    let elem = ty.and_then(DeclType::elem);
+    if let Some(items) = node.items.as_deref()
         && has_reached_rules(items, elem, depth + 1)
     {
         return true;
     }
-    if let (Some(values), Some(elem)) = (node.additional_properties_schema(), ty.elem())
+    if let Some(values) = node.additional_properties_schema()
         && has_reached_rules(values, elem, depth + 1)
     {
         return true;
     }
     node.properties
         .iter()
-        .any(|(name, prop)| match property_type(ty, name, prop) {
-            Some(PropertyType::Field(t)) => has_reached_rules(prop, t, depth + 1),
-            Some(PropertyType::Converted(t)) => has_reached_rules(prop, &t, depth + 1),
-            None => false,
+        .any(|(name, prop)| match escape(name) {
+            // The validator looks an escapable name up in the node's fields.
+            Some(escaped) => ty
+                .and_then(|t| t.field(&escaped))
+                .is_some_and(|f| has_reached_rules(prop, Some(&f.ty), depth + 1)),
+            None => schema_decl_type(prop, prop.extensions.x_embedded_resource)
+                .is_some_and(|t| has_reached_rules(prop, Some(&t), depth + 1)),
         })
 }
