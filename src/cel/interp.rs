@@ -374,7 +374,7 @@ impl<'a> Interp<'a> {
                 .enumerate()
                 .map(|(i, v)| (Val::Int(i as i64), v.clone()))
                 .collect(),
-            Val::Map(m) => m.iter().cloned().collect(),
+            Val::Map(m) => super::value::iterated_entries(m).collect(),
             other => return Err(not_iterable(other, c.iter_var2.is_some())),
         };
         let accu = match self.eval(&c.accu_init, depth + 1) {
@@ -773,7 +773,7 @@ impl runtime::CostValue for Val {
             Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => l
                 .iter()
                 .fold(0u64, |a, x| a.saturating_add(x.traversal_cost())),
-            Val::Map(m) => m.iter().fold(0u64, |a, (k, v)| {
+            Val::Map(m) => super::value::iterated_entries(m).fold(0u64, |a, (k, v)| {
                 a.saturating_add(k.traversal_cost())
                     .saturating_add(v.traversal_cost())
             }),
@@ -901,6 +901,10 @@ fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault<'a>> {
                 return None;
             }
             for (k, v) in a.iter() {
+                // Only declared fields with values are converted (and can fail).
+                if !matches!(super::value::object_key(k), super::value::ObjectKey::Plain) {
+                    continue;
+                }
                 let (_, w) = b.iter().find(|(k2, _)| k.equals(k2))?;
                 if let Some(f) = equality_fault(v, w) {
                     return Some(f);

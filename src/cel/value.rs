@@ -150,15 +150,51 @@ impl Val {
                 let b = b.list_items().unwrap_or(&[]);
                 a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.equals(y))
             }
+            // The server's object `Equal`: sizes count every key; declared fields
+            // compare by value (a null-valued one as absent); a field the schema does
+            // not know compares by Go's `DeepEqual`, and only when the other object
+            // has it too.
+            (Val::Map(a), Val::Map(b)) => {
+                a.len() == b.len()
+                    && a.iter().all(|(k, v)| match object_key(k) {
+                        ObjectKey::Unknown => b
+                            .iter()
+                            .find(|(k2, _)| k.equals(k2))
+                            .is_none_or(|(_, w)| v.deep_equal(w)),
+                        ObjectKey::NullField(name) => !b
+                            .iter()
+                            .any(|(k2, _)| matches!(k2, Val::String(s) if **s == *name)),
+                        ObjectKey::Plain => b
+                            .iter()
+                            .find(|(k2, _)| k.equals(k2))
+                            .is_some_and(|(_, w)| v.equals(w)),
+                    })
+            }
+            _ => matches!(self.numeric_cmp(other), Some(Ordering::Equal)),
+        }
+    }
+
+    /// Go's `reflect.DeepEqual` on the data (untyped values, as converted for fields
+    /// the schema does not know): same JSON kind and value, no numeric conversion.
+    pub(crate) fn deep_equal(&self, other: &Val) -> bool {
+        match (self, other) {
+            (Val::Null, Val::Null) => true,
+            (Val::Bool(a), Val::Bool(b)) => a == b,
+            (Val::Int(a), Val::Int(b)) => a == b,
+            (Val::Double(a), Val::Double(b)) => a == b,
+            (Val::String(a), Val::String(b)) => a == b,
+            (Val::List(a), Val::List(b)) => {
+                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.deep_equal(y))
+            }
             (Val::Map(a), Val::Map(b)) => {
                 a.len() == b.len()
                     && a.iter().all(|(k, v)| {
                         b.iter()
-                            .find(|(k2, _)| k.equals(k2))
-                            .is_some_and(|(_, v2)| v.equals(v2))
+                            .find(|(k2, _)| k.deep_equal(k2))
+                            .is_some_and(|(_, w)| v.deep_equal(w))
                     })
             }
-            _ => matches!(self.numeric_cmp(other), Some(Ordering::Equal)),
+            _ => false,
         }
     }
 
@@ -319,9 +355,15 @@ fn type_and_object_meta(map: &crate::source::Mapping, depth: usize) -> Vec<(Val,
                 let Some(m) = v.as_object() else {
                     continue;
                 };
+                // `name` and `generateName` are the only declared fields; the rest
+                // (namespace, labels…) is data the map holds unknown.
                 let mut meta = Vec::new();
                 for (mk, mv) in m.iter() {
-                    if matches!(mk, "name" | "generateName") && !mv.is_null() {
+                    if !matches!(mk, "name" | "generateName") {
+                        meta.push(unknown_entry(mk, mv, depth + 1));
+                    } else if mv.is_null() {
+                        meta.push((null_property_key(mk), Val::Null));
+                    } else {
                         meta.push((Val::str(mk), convert(mv, None, false, depth + 2)));
                     }
                 }
@@ -440,11 +482,11 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                     continue;
                 }
                 match schema {
-                    Some(s) if !s.properties.is_empty() || resource => {
-                        // Objects: declared properties only, escaped.
-                        if let Some(prop) = s.property(k)
-                            && let Some(name) = escape(k)
-                        {
+                    Some(s) if !s.properties.is_empty() || resource => match s.property(k) {
+                        // Objects: declared properties by their escaped names (an
+                        // unescapable one keeps its own, which no selection reaches).
+                        Some(prop) => {
+                            let name = escape(k).unwrap_or(Cow::Borrowed(k));
                             if v.is_null() {
                                 entries.push((null_property_key(&name), Val::Null));
                             } else {
@@ -454,20 +496,66 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                                 ));
                             }
                         }
-                    }
-                    Some(s) => {
-                        let vs = match &s.additional_properties {
-                            Some(StructuralOrBool::Structural(ap)) => Some(&**ap),
-                            _ => None,
-                        };
-                        entries.push((Val::str(k), convert(v, vs, false, depth + 1)));
-                    }
+                        None => entries.push(unknown_entry(k, v, depth)),
+                    },
+                    Some(s) => match &s.additional_properties {
+                        Some(StructuralOrBool::Structural(ap)) => {
+                            entries.push((Val::str(k), convert(v, Some(ap), false, depth + 1)));
+                        }
+                        // No properties and no value schema (preserve-unknown-fields,
+                        // `additionalProperties: true`): the server's map knows no key.
+                        _ => entries.push(unknown_entry(k, v, depth)),
+                    },
                     None => entries.push((Val::str(k), convert(v, None, false, depth + 1))),
                 }
             }
             Val::Map(Arc::new(entries))
         }
     }
+}
+
+/// A field the schema does not declare: kept (the server's object map holds the data;
+/// it counts in the object's size and equality) under a key no selection reaches.
+fn unknown_entry(name: &str, value: &Node, depth: usize) -> (Val, Val) {
+    (
+        Val::String(Arc::from(format!("\u{1}{name}"))),
+        convert(value, None, false, depth + 1),
+    )
+}
+
+/// What an object's map key stands for.
+pub(crate) enum ObjectKey<'a> {
+    /// A map key or a declared field with a value.
+    Plain,
+    /// A declared (nullable) field whose value is null.
+    NullField(&'a str),
+    /// A field the schema does not declare.
+    Unknown,
+}
+
+pub(crate) fn object_key(k: &Val) -> ObjectKey<'_> {
+    match k {
+        Val::String(s) => match s.chars().next() {
+            Some('\0') => ObjectKey::NullField(&s[1..]),
+            Some('\u{1}') => ObjectKey::Unknown,
+            _ => ObjectKey::Plain,
+        },
+        _ => ObjectKey::Plain,
+    }
+}
+
+/// The entries iterating a map or object yields (the server's `Iterator`, then `Get`):
+/// fields the schema does not know are skipped; a null-valued field yields its name
+/// and "no such key".
+pub(crate) fn iterated_entries(m: &[(Val, Val)]) -> impl Iterator<Item = (Val, Val)> + '_ {
+    m.iter().filter_map(|(k, v)| match object_key(k) {
+        ObjectKey::Plain => Some((k.clone(), v.clone())),
+        ObjectKey::NullField(name) => Some((
+            Val::str(name),
+            Val::Error(Arc::from(format!("no such key: {name}"))),
+        )),
+        ObjectKey::Unknown => None,
+    })
 }
 
 /// The key a null-valued property (of a nullable field) gets in an object's map. The

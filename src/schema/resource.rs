@@ -994,6 +994,25 @@ impl Checker<'_> {
             &old.meta.deletion_timestamp,
             true,
         );
+        // kubectl sends no resourceVersion: its patch applies to the stored object,
+        // whose version the object being validated then carries.
+        let old_resource_version = old
+            .obj
+            .get_path(&["metadata", "resourceVersion"])
+            .and_then(Node::as_str)
+            .filter(|v| !v.is_empty());
+        let has_resource_version = m
+            .get("resourceVersion")
+            .and_then(Node::as_str)
+            .is_some_and(|v| !v.is_empty());
+        if let Some(v) = old_resource_version
+            && !has_resource_version
+        {
+            m.insert(
+                "resourceVersion".into(),
+                Node::synthetic(Value::String(v.to_string()), at),
+            );
+        }
         if let Some(o) = &old.meta.deletion_grace_period_seconds
             && meta.deletion_grace_period_seconds.is_none()
         {

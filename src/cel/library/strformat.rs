@@ -380,7 +380,8 @@ fn format_list(v: &Val) -> Result<String, FmtError> {
 
 fn format_map(m: &[(Val, Val)]) -> Result<String, FmtError> {
     let mut pairs = Vec::with_capacity(m.len());
-    for (k, v) in m {
+    for (k, v) in crate::cel::value::iterated_entries(m) {
+        let (k, v) = (&k, &v);
         let key = match k {
             Val::String(_) | Val::Bool(_) => format_string(k)?,
             Val::Int(_) | Val::Uint(_) => format_decimal(k)?,
