@@ -357,28 +357,6 @@ fn finding(error: FieldError) -> Finding {
     }
 }
 
-/// Whether pruning changes a default anywhere in `s` (`schemaHasUnprunedDefaults`,
-/// each default pruned with the schema it stands in).
-pub fn has_unpruned_default(s: &Structural) -> bool {
-    fn walk(s: &Structural, depth: usize) -> bool {
-        if depth > 1000 {
-            return false;
-        }
-        if let Some(default) = &s.generic.default {
-            let original = default.to_json();
-            let mut pruned = original.clone();
-            prune(&mut pruned, Some(s), s.extensions.x_embedded_resource, 0);
-            if pruned != original {
-                return true;
-            }
-        }
-        ap_schema(s).is_some_and(|a| walk(a, depth + 1))
-            || s.items.as_deref().is_some_and(|i| walk(i, depth + 1))
-            || s.properties.iter().any(|(_, p)| walk(p, depth + 1))
-    }
-    walk(s, 0)
-}
-
 /// The server's pruning algorithm on a JSON value.
 pub fn prune(
     x: &mut serde_json::Value,

@@ -17,6 +17,7 @@ pub mod hooks;
 pub mod locate;
 pub mod openapi;
 pub mod spec;
+pub mod unpruned;
 pub mod update;
 pub mod warnings;
 

@@ -406,7 +406,7 @@ fn has_unpruned_defaults(s: &SchemaProps) -> bool {
     if !structural::validate_structural(&FieldPath::empty(), &ss).is_empty() {
         return false;
     }
-    super::defaults::has_unpruned_default(&ss)
+    super::unpruned::has_unpruned_default(&ss)
 }
 
 /// `hasNonAtomicSetType` at one node.
