@@ -208,9 +208,22 @@ pub fn validate_default(
     if !has_rules(schema, 0) {
         return Vec::new();
     }
+    let mut out = Vec::new();
+    // The validator built for a node without a CEL type (untyped, under
+    // x-kubernetes-preserve-unknown-fields) cannot compile the node's rules, and says
+    // so for the value; nothing below it has a type to be reached by either.
+    if !schema.x_validations.is_empty()
+        && cel::schema_types::schema_decl_type(schema, is_resource_root).is_none()
+    {
+        out.push(default_finding(FieldError::invalid(
+            path.clone(),
+            schema.generic.type_.as_ref(),
+            "rule compiler initialization error: failed to convert to declType for CEL validation rules",
+        )));
+        return out;
+    }
     let compiled =
         cel::compile_rules_at(schema, is_resource_root, kube_version, &FieldPath::empty());
-    let mut out = Vec::new();
     let reach = cel::reach::ValidatorReach::new(schema, is_resource_root);
     // A rule that does not compile fails every value it would check (if the
     // validator reaches it).
