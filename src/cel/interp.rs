@@ -1089,6 +1089,13 @@ fn index(container: &Val, key: &Val, optional: bool) -> R {
 }
 
 fn index_inner(container: &Val, key: &Val, optional: bool) -> R {
+    // cel-go makes a qualifier of the key first; only strings, numbers and bools make
+    // one (a constant key fails planning: `plan::first_error`; a computed one, such as
+    // the null key an object's unknown field iterates as, fails here).
+    if let Val::Null | Val::Bytes(_) | Val::Duration(_) | Val::Timestamp(..) = key {
+        let go_type = go_value_type(key).unwrap_or("<nil>");
+        return Err(err(format!("invalid qualifier type: {go_type}")));
+    }
     match container {
         Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => {
             let i = match key {

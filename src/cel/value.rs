@@ -544,18 +544,40 @@ pub(crate) fn object_key(k: &Val) -> ObjectKey<'_> {
     }
 }
 
-/// The entries iterating a map or object yields (the server's `Iterator`, then `Get`):
-/// fields the schema does not know are skipped; a null-valued field yields its name
-/// and "no such key".
+/// The entries iterating a map or object yields (the server's `Iterator`, then `Get`).
+/// The server's key list has a slot per key but fills only declared fields' (a
+/// null-valued one yields its name and "no such key"): each field the schema does not
+/// know leaves a nil slot at the end, which CEL reads as `null` (and `Get(null)`
+/// answers "no such overload").
 pub(crate) fn iterated_entries(m: &[(Val, Val)]) -> impl Iterator<Item = (Val, Val)> + '_ {
-    m.iter().filter_map(|(k, v)| match object_key(k) {
+    let declared = m.iter().filter_map(|(k, v)| match object_key(k) {
         ObjectKey::Plain => Some((k.clone(), v.clone())),
         ObjectKey::NullField(name) => Some((
             Val::str(name),
             Val::Error(Arc::from(format!("no such key: {name}"))),
         )),
         ObjectKey::Unknown => None,
-    })
+    });
+    let unknown = m
+        .iter()
+        .filter(|(k, _)| matches!(object_key(k), ObjectKey::Unknown))
+        .map(|_| (Val::Null, Val::Error(Arc::from("no such overload"))));
+    declared.chain(unknown)
+}
+
+/// Whether a value holds an object with a field the schema does not know, where
+/// formatting it (`%s` on the list or object) would reach the nil key slot: the
+/// server's formatter then panics.
+pub(crate) fn formats_unknown_field(v: &Val) -> bool {
+    match v {
+        Val::Map(m) => m.iter().any(|(k, v)| match object_key(k) {
+            ObjectKey::Unknown => true,
+            ObjectKey::Plain => formats_unknown_field(v),
+            ObjectKey::NullField(_) => false,
+        }),
+        Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => l.iter().any(formats_unknown_field),
+        _ => false,
+    }
 }
 
 /// The key a null-valued property (of a nullable field) gets in an object's map. The

@@ -213,6 +213,11 @@ pub fn call(f: &str, a: &[Val]) -> Option<R> {
 
         // strings extension
         ("format", [String(s), List(l)]) => {
+            if l.iter().any(crate::cel::value::formats_unknown_field) {
+                return Some(Err(EvalError::Internal(
+                    "internal error: runtime error: invalid memory address or nil pointer dereference".into(),
+                )));
+            }
             strformat::format(s, l).map(|s| Val::str(&s)).map_err(err)
         }
         _ => return None,
