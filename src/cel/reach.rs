@@ -39,6 +39,22 @@ impl<'s> ValidatorReach<'s> {
         }
     }
 
+    /// The nodes with rules the validator reaches without a CEL type (the root when it
+    /// has none, the items or values of a node whose type has no element type, such
+    /// as an int-or-string node): their rules cannot compile, and each value there
+    /// fails with "rule compiler initialization error".
+    pub fn untyped_rule_nodes(&self) -> Vec<Vec<SchemaStep>> {
+        let mut out = Vec::new();
+        untyped_rules(
+            self.root,
+            self.root_type.as_ref(),
+            &mut Vec::new(),
+            &mut out,
+            0,
+        );
+        out
+    }
+
     /// Whether the validator reaches a node that has rules (the server then builds
     /// one and runs it on every object).
     pub fn reaches_rules(&self) -> bool {
@@ -130,4 +146,57 @@ fn has_reached_rules(node: &Structural, ty: Option<&DeclType>, depth: usize) -> 
             None => schema_decl_type(prop, prop.extensions.x_embedded_resource)
                 .is_some_and(|t| has_reached_rules(prop, Some(&t), depth + 1)),
         })
+}
+
+fn untyped_rules(
+    node: &Structural,
+    ty: Option<&DeclType>,
+    steps: &mut Vec<SchemaStep>,
+    out: &mut Vec<Vec<SchemaStep>>,
+    depth: usize,
+) {
+    if depth > 1000 {
+        return;
+    }
+    if ty.is_none() && !node.x_validations.is_empty() {
+        out.push(steps.clone());
+    }
+    let elem = ty.and_then(DeclType::elem);
+    if let Some(items) = node.items.as_deref() {
+        steps.push(SchemaStep::Items);
+        untyped_rules(items, elem, steps, out, depth + 1);
+        steps.pop();
+    }
+    if let Some(values) = node.additional_properties_schema() {
+        steps.push(SchemaStep::AdditionalProperties);
+        untyped_rules(values, elem, steps, out, depth + 1);
+        steps.pop();
+    }
+    for (name, prop) in &node.properties {
+        steps.push(SchemaStep::Property(name.clone()));
+        match property_type_of(ty, name, prop) {
+            Some(PropertyType::Field(t)) => untyped_rules(prop, Some(t), steps, out, depth + 1),
+            Some(PropertyType::Converted(t)) => {
+                untyped_rules(prop, Some(&t), steps, out, depth + 1)
+            }
+            None => {}
+        }
+        steps.pop();
+    }
+}
+
+/// [`property_type`] under a node that may have no type: an escapable name is then
+/// not reached at all.
+fn property_type_of<'t>(
+    ty: Option<&'t DeclType>,
+    name: &str,
+    prop: &Structural,
+) -> Option<PropertyType<'t>> {
+    match (ty, escape(name)) {
+        (Some(t), _) => property_type(t, name, prop),
+        (None, Some(_)) => None,
+        (None, None) => {
+            schema_decl_type(prop, prop.extensions.x_embedded_resource).map(PropertyType::Converted)
+        }
+    }
 }

@@ -209,22 +209,28 @@ pub fn validate_default(
         return Vec::new();
     }
     let mut out = Vec::new();
-    // The validator built for a node without a CEL type (untyped, under
-    // x-kubernetes-preserve-unknown-fields) cannot compile the node's rules, and says
-    // so for the value; nothing below it has a type to be reached by either.
-    if !schema.x_validations.is_empty()
-        && cel::schema_types::schema_decl_type(schema, is_resource_root).is_none()
-    {
-        out.push(default_finding(FieldError::invalid(
-            path.clone(),
-            schema.generic.type_.as_ref(),
-            "rule compiler initialization error: failed to convert to declType for CEL validation rules",
-        )));
+    // Nodes with rules the validator reaches without a CEL type (the default's own
+    // node when untyped, under x-kubernetes-preserve-unknown-fields; the items of an
+    // int-or-string node): it cannot compile their rules and says so for each value.
+    let reach = cel::reach::ValidatorReach::new(schema, is_resource_root);
+    for steps in reach.untyped_rule_nodes() {
+        let Some(node_schema) = node_at(schema, &steps) else {
+            continue;
+        };
+        for (at, _) in instances(default, &steps, path.clone()) {
+            out.push(default_finding(FieldError::invalid(
+                at,
+                node_schema.generic.type_.as_ref(),
+                "rule compiler initialization error: failed to convert to declType for CEL validation rules",
+            )));
+        }
+    }
+    if cel::schema_types::schema_decl_type(schema, is_resource_root).is_none() {
+        // Nothing below an untyped node is typed by the validator either.
         return out;
     }
     let compiled =
         cel::compile_rules_at(schema, is_resource_root, kube_version, &FieldPath::empty());
-    let reach = cel::reach::ValidatorReach::new(schema, is_resource_root);
     // A rule that does not compile fails every value it would check (if the
     // validator reaches it).
     for r in &compiled {
@@ -255,8 +261,10 @@ pub fn validate_default(
             )));
         }
     }
-    // The second run (no old value) happens only when the first passes.
+    // The second run (no old value) happens only when the first passes, compile
+    // failures included (the server's runs report those each time).
     let mut failed = false;
+    let compile_failures = !out.is_empty();
     for old in [Some(default), None] {
         if failed {
             break;
@@ -296,7 +304,7 @@ pub fn validate_default(
                 severity: Severity::Warning,
             });
         }
-        if !outcome.diagnostics.is_empty() {
+        if !outcome.diagnostics.is_empty() || compile_failures {
             failed = true;
         }
     }
