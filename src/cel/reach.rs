@@ -29,6 +29,11 @@ impl<'s> ValidatorReach<'s> {
         }
     }
 
+    /// Whether the root has a CEL type (else nothing below it is typed either).
+    pub fn root_has_type(&self) -> bool {
+        self.root_type.is_some()
+    }
+
     /// Whether the validator reaches the node at `steps`. Steps after an `allOf` are
     /// the `allOf` entry's own: whoever compiled them (`compile_all_of_rules`) has
     /// followed the node's types already.

@@ -225,7 +225,7 @@ pub fn validate_default(
             )));
         }
     }
-    if cel::schema_types::schema_decl_type(schema, is_resource_root).is_none() {
+    if !reach.root_has_type() {
         // Nothing below an untyped node is typed by the validator either.
         return out;
     }
