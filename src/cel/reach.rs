@@ -10,13 +10,141 @@
 //! converts its own schema instead. Items and map values take the element type.
 
 use super::compile::{SchemaStep, nested_has_rules};
-use super::schema_types::{DeclType, escape, schema_decl_type};
-use crate::schema::structural::Structural;
+use super::schema_types::{escape, has_type_and_object_meta};
+use crate::schema::structural::{Structural, StructuralOrBool};
+
+/// The depth at which `schema_decl_type` gives up (a node deeper than this below the
+/// node a conversion starts from has no type).
+const MAX_CONVERSION_DEPTH: usize = 1000;
+
+/// A node's CEL type, as far as the validator's descent needs it: which of its
+/// properties are fields, and whether it has an element type. It is read from the
+/// schema the way `schema_types::schema_decl_type` builds the type, without building
+/// it: a resource root's type is a tree as large as its schema, and the descent only
+/// asks which children have a type.
+#[derive(Clone, Copy)]
+enum Shape<'s> {
+    /// The type `node` converts to, `depth` levels below the node its conversion
+    /// started from.
+    Schema {
+        node: &'s Structural,
+        /// A resource root (or embedded resource) without its own typed
+        /// `kind`/`apiVersion`/`metadata`: the server types those three itself.
+        typed_meta: bool,
+        depth: usize,
+    },
+    /// The string the server gives a resource root's `kind` and `apiVersion`, and
+    /// `metadata.name`/`generateName`.
+    String,
+    /// The object the server gives a resource root's `metadata`: `name` and
+    /// `generateName`, both strings.
+    Metadata,
+}
+
+impl<'s> Shape<'s> {
+    /// The type a conversion of `node` starts with (`schema_decl_type(node,
+    /// is_resource_root)`); `None` when it has none.
+    fn convert(node: &'s Structural, is_resource_root: bool) -> Option<Shape<'s>> {
+        Shape::at(node, is_resource_root, 0)
+    }
+
+    fn at(node: &'s Structural, is_resource_root: bool, depth: usize) -> Option<Shape<'s>> {
+        has_type(node, depth).then(|| Shape::Schema {
+            node,
+            typed_meta: is_resource_root && !has_type_and_object_meta(node),
+            depth,
+        })
+    }
+
+    /// The element type of a list or map type.
+    fn elem(self) -> Option<Shape<'s>> {
+        let Shape::Schema { node, depth, .. } = self else {
+            return None;
+        };
+        let elem = element_schema(node)?;
+        Shape::at(elem, elem.extensions.x_embedded_resource, depth + 1)
+    }
+
+    /// The type of the field property `name` (escaped as `escaped`) becomes in an
+    /// object type; `None` when the object has no such field.
+    fn field(self, name: &str, prop: &'s Structural) -> Option<Shape<'s>> {
+        match self {
+            Shape::Schema {
+                node,
+                typed_meta,
+                depth,
+            } => {
+                if !is_object_type(node) {
+                    return None;
+                }
+                if typed_meta {
+                    match name {
+                        "kind" | "apiVersion" => return Some(Shape::String),
+                        "metadata" => return Some(Shape::Metadata),
+                        _ => {}
+                    }
+                }
+                Shape::at(prop, prop.extensions.x_embedded_resource, depth + 1)
+            }
+            Shape::Metadata => matches!(name, "name" | "generateName").then_some(Shape::String),
+            Shape::String => None,
+        }
+    }
+}
+
+/// Whether `schema_decl_type` gives `node` a type, `depth` levels below where the
+/// conversion started. Only lists and maps depend on their elements (an object
+/// leaves untyped properties out).
+fn has_type(node: &Structural, depth: usize) -> bool {
+    if depth > MAX_CONVERSION_DEPTH {
+        return false;
+    }
+    if node.extensions.x_int_or_string {
+        return true;
+    }
+    match node.generic.type_.as_ref() {
+        "array" => node
+            .items
+            .as_deref()
+            .is_some_and(|items| has_type(items, depth + 1)),
+        "object" => match &node.additional_properties {
+            Some(StructuralOrBool::Structural(values)) => has_type(values, depth + 1),
+            _ => true,
+        },
+        "string" | "boolean" | "number" | "integer" => true,
+        _ => false,
+    }
+}
+
+/// The schema of a list's items or a map's values, for a node typed as one.
+fn element_schema(node: &Structural) -> Option<&Structural> {
+    if node.extensions.x_int_or_string {
+        return None;
+    }
+    match node.generic.type_.as_ref() {
+        "array" => node.items.as_deref(),
+        "object" => match &node.additional_properties {
+            Some(StructuralOrBool::Structural(values)) => Some(values),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// An object type with fields (not a map, not int-or-string).
+fn is_object_type(node: &Structural) -> bool {
+    !node.extensions.x_int_or_string
+        && node.generic.type_ == "object"
+        && !matches!(
+            node.additional_properties,
+            Some(StructuralOrBool::Structural(_))
+        )
+}
 
 /// The CEL types the validator gives the nodes of one schema, from its root.
 pub struct ValidatorReach<'s> {
     root: &'s Structural,
-    root_type: Option<DeclType>,
+    root_type: Option<Shape<'s>>,
 }
 
 impl<'s> ValidatorReach<'s> {
@@ -25,7 +153,7 @@ impl<'s> ValidatorReach<'s> {
     pub fn new(root: &'s Structural, is_resource_root: bool) -> ValidatorReach<'s> {
         ValidatorReach {
             root,
-            root_type: schema_decl_type(root, is_resource_root),
+            root_type: Shape::convert(root, is_resource_root),
         }
     }
 
@@ -38,7 +166,7 @@ impl<'s> ValidatorReach<'s> {
     /// the `allOf` entry's own: whoever compiled them (`compile_all_of_rules`) has
     /// followed the node's types already.
     pub fn reaches(&self, steps: &[SchemaStep]) -> bool {
-        match &self.root_type {
+        match self.root_type {
             Some(t) => reaches_from(self.root, t, steps),
             None => false,
         }
@@ -50,27 +178,21 @@ impl<'s> ValidatorReach<'s> {
     /// fails with "rule compiler initialization error".
     pub fn untyped_rule_nodes(&self) -> Vec<Vec<SchemaStep>> {
         let mut out = Vec::new();
-        untyped_rules(
-            self.root,
-            self.root_type.as_ref(),
-            &mut Vec::new(),
-            &mut out,
-            0,
-        );
+        untyped_rules(self.root, self.root_type, &mut Vec::new(), &mut out, 0);
         out
     }
 
     /// Whether the validator reaches a node that has rules (the server then builds
     /// one and runs it on every object).
     pub fn reaches_rules(&self) -> bool {
-        match &self.root_type {
+        match self.root_type {
             Some(t) => has_reached_rules(self.root, Some(t), 0),
             None => false,
         }
     }
 }
 
-fn reaches_from(node: &Structural, ty: &DeclType, steps: &[SchemaStep]) -> bool {
+fn reaches_from(node: &Structural, ty: Shape<'_>, steps: &[SchemaStep]) -> bool {
     let Some((step, rest)) = steps.split_first() else {
         return true;
     };
@@ -91,27 +213,20 @@ fn reaches_from(node: &Structural, ty: &DeclType, steps: &[SchemaStep]) -> bool 
                 return false;
             };
             match property_type(ty, name, prop) {
-                Some(PropertyType::Field(t)) => reaches_from(prop, t, rest),
-                Some(PropertyType::Converted(t)) => reaches_from(prop, &t, rest),
+                Some(t) => reaches_from(prop, t, rest),
                 None => false,
             }
         }
     }
 }
 
-enum PropertyType<'t> {
-    Field(&'t DeclType),
-    Converted(DeclType),
-}
-
 /// The type the validator gives property `name` of a node typed `ty`; `None` when it
-/// leaves the property out.
-fn property_type<'t>(ty: &'t DeclType, name: &str, prop: &Structural) -> Option<PropertyType<'t>> {
+/// leaves the property out. An escapable name is looked up among the type's fields;
+/// another converts the property's own schema.
+fn property_type<'s>(ty: Shape<'s>, name: &str, prop: &'s Structural) -> Option<Shape<'s>> {
     match escape(name) {
-        Some(escaped) => ty.field(&escaped).map(|f| PropertyType::Field(&f.ty)),
-        None => {
-            schema_decl_type(prop, prop.extensions.x_embedded_resource).map(PropertyType::Converted)
-        }
+        Some(_) => ty.field(name, prop),
+        None => Shape::convert(prop, prop.extensions.x_embedded_resource),
     }
 }
 
@@ -119,7 +234,7 @@ fn property_type<'t>(ty: &'t DeclType, name: &str, prop: &Structural) -> Option<
 /// a type (the items or values of a node whose type has no element type, such as an
 /// int-or-string node) still gets a validator when it has rules: they fail to compile
 /// on every value ("failed to convert to declType"), which the server reports.
-fn has_reached_rules(node: &Structural, ty: Option<&DeclType>, depth: usize) -> bool {
+fn has_reached_rules(node: &Structural, ty: Option<Shape<'_>>, depth: usize) -> bool {
     if depth > 1000 {
         return false;
     }
@@ -130,7 +245,7 @@ fn has_reached_rules(node: &Structural, ty: Option<&DeclType>, depth: usize) -> 
     if !node.x_validations.is_empty() || all_of_rules {
         return true;
     }
-    let elem = ty.and_then(DeclType::elem);
+    let elem = ty.and_then(Shape::elem);
     if let Some(items) = node.items.as_deref()
         && has_reached_rules(items, elem, depth + 1)
     {
@@ -141,21 +256,22 @@ fn has_reached_rules(node: &Structural, ty: Option<&DeclType>, depth: usize) -> 
     {
         return true;
     }
-    node.properties
-        .iter()
-        .any(|(name, prop)| match escape(name) {
-            // The validator looks an escapable name up in the node's fields.
-            Some(escaped) => ty
-                .and_then(|t| t.field(&escaped))
-                .is_some_and(|f| has_reached_rules(prop, Some(&f.ty), depth + 1)),
-            None => schema_decl_type(prop, prop.extensions.x_embedded_resource)
-                .is_some_and(|t| has_reached_rules(prop, Some(&t), depth + 1)),
-        })
+    node.properties.iter().any(|(name, prop)| {
+        // Under a node without a type, an escapable name is not reached at all.
+        let prop_type = match ty {
+            Some(t) => property_type(t, name, prop),
+            None if escape(name).is_none() => {
+                Shape::convert(prop, prop.extensions.x_embedded_resource)
+            }
+            None => None,
+        };
+        prop_type.is_some_and(|t| has_reached_rules(prop, Some(t), depth + 1))
+    })
 }
 
 fn untyped_rules(
     node: &Structural,
-    ty: Option<&DeclType>,
+    ty: Option<Shape<'_>>,
     steps: &mut Vec<SchemaStep>,
     out: &mut Vec<Vec<SchemaStep>>,
     depth: usize,
@@ -166,7 +282,7 @@ fn untyped_rules(
     if ty.is_none() && !node.x_validations.is_empty() {
         out.push(steps.clone());
     }
-    let elem = ty.and_then(DeclType::elem);
+    let elem = ty.and_then(Shape::elem);
     if let Some(items) = node.items.as_deref() {
         steps.push(SchemaStep::Items);
         untyped_rules(items, elem, steps, out, depth + 1);
@@ -179,12 +295,8 @@ fn untyped_rules(
     }
     for (name, prop) in &node.properties {
         steps.push(SchemaStep::Property(name.clone()));
-        match property_type_of(ty, name, prop) {
-            Some(PropertyType::Field(t)) => untyped_rules(prop, Some(t), steps, out, depth + 1),
-            Some(PropertyType::Converted(t)) => {
-                untyped_rules(prop, Some(&t), steps, out, depth + 1)
-            }
-            None => {}
+        if let Some(t) = property_type_of(ty, name, prop) {
+            untyped_rules(prop, Some(t), steps, out, depth + 1);
         }
         steps.pop();
     }
@@ -192,16 +304,14 @@ fn untyped_rules(
 
 /// [`property_type`] under a node that may have no type: an escapable name is then
 /// not reached at all.
-fn property_type_of<'t>(
-    ty: Option<&'t DeclType>,
+fn property_type_of<'s>(
+    ty: Option<Shape<'s>>,
     name: &str,
-    prop: &Structural,
-) -> Option<PropertyType<'t>> {
+    prop: &'s Structural,
+) -> Option<Shape<'s>> {
     match (ty, escape(name)) {
         (Some(t), _) => property_type(t, name, prop),
         (None, Some(_)) => None,
-        (None, None) => {
-            schema_decl_type(prop, prop.extensions.x_embedded_resource).map(PropertyType::Converted)
-        }
+        (None, None) => Shape::convert(prop, prop.extensions.x_embedded_resource),
     }
 }

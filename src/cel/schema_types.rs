@@ -427,7 +427,7 @@ fn schema_decl_type_depth(
 
 /// Whether a root already declares `kind`, `apiVersion` and `metadata.name` /
 /// `metadata.generateName` as strings (then it is used as written).
-fn has_type_and_object_meta(s: &Structural) -> bool {
+pub(super) fn has_type_and_object_meta(s: &Structural) -> bool {
     let is = |p: Option<&Structural>, t: &str| p.is_some_and(|p| p.generic.type_ == t);
     let meta = s.property("metadata");
     !s.properties.is_empty()
