@@ -46,7 +46,7 @@ fn literal_error_text(
     offset: Option<usize>,
     repairs: &[Repair],
 ) -> String {
-    let msg = mismatched_input_text(msg, text, offset, repairs);
+    let msg = mismatched_input_text(escape_no_viable_input(msg), text, offset, repairs);
     if msg.starts_with("invalid string literal: InvalidUnicode") {
         "invalid unicode code point".to_string()
     } else if msg.starts_with("invalid string literal: ")
@@ -55,6 +55,30 @@ fn literal_error_text(
         "unable to unescape string".to_string()
     } else {
         msg
+    }
+}
+
+/// The parser crate's notes on half-built nodes after a syntax error ("Incomplete
+/// `…`", "No `…ContextAll`!"). cel-go has none: its visitor reports an unknown parse
+/// element only when no error was reported before.
+fn is_crate_note(msg: &str) -> bool {
+    msg.starts_with("Incomplete `") || (msg.starts_with("No `") && msg.ends_with("ContextAll`!"))
+}
+
+/// ANTLR's Go runtime quotes the input of a "no viable alternative" with tabs and line
+/// breaks escaped (`escapeWSAndQuote`), as it does a token's text; the crate's runtime
+/// escapes the token but not this input.
+fn escape_no_viable_input(msg: String) -> String {
+    const PREFIX: &str = "Syntax error: no viable alternative at input '";
+    match msg.strip_prefix(PREFIX).and_then(|m| m.strip_suffix('\'')) {
+        Some(input) if input.contains(['\t', '\n', '\r']) => {
+            let escaped = input
+                .replace('\t', "\\t")
+                .replace('\n', "\\n")
+                .replace('\r', "\\r");
+            format!("{PREFIX}{escaped}'")
+        }
+        _ => msg,
     }
 }
 
@@ -267,7 +291,7 @@ fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, b
             let syntax = errors
                 .errors
                 .iter()
-                .filter(|e| !e.msg.starts_with("Incomplete `"))
+                .filter(|e| !is_crate_note(&e.msg))
                 .count();
             // At one position cel-go lists the syntax error before the AST check that
             // refuses the keyword (errors print sorted by position, stably).
@@ -286,7 +310,7 @@ fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, b
                 .filter_map(|e| offset_of_line_col(text, e.pos.0, e.pos.1))
                 .collect();
             for e in errors {
-                if syntax > 0 && e.msg.starts_with("Incomplete `") {
+                if syntax > 0 && is_crate_note(&e.msg) {
                     continue;
                 }
                 let mut offset = offset_of_line_col(text, e.pos.0, e.pos.1);
@@ -331,6 +355,16 @@ fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, b
                 ));
             }
             if syntax > 0 {
+                for (at, word) in super::parse_has::reserved_conditions(text, &repairs) {
+                    let message = format!("reserved identifier: {word}");
+                    let reported = issues
+                        .errors
+                        .iter()
+                        .any(|e| e.offset == Some(at) && e.message == message);
+                    if !reported {
+                        issues.push(CelError::at(&source, Some(at), message));
+                    }
+                }
                 for at in super::parse_has::invalid_has_arguments(text, &repairs, &errors_at) {
                     issues.push(CelError::at(
                         &source,

@@ -1,4 +1,5 @@
-//! `has()` macro errors cel-go reports next to syntax errors.
+//! Errors of cel-go's tree visitor that it reports next to syntax errors and the
+//! `cel` crate does not: `has()` macro arguments, reserved words in conditions.
 //!
 //! cel-go builds its tree even when the parser recovered from syntax errors, and
 //! expands macros on it: `has(self.)` gives "invalid argument to has() macro" (its
@@ -31,12 +32,24 @@ pub(super) fn invalid_has_arguments(
         if !is_has {
             continue;
         }
-        // The argument: `name` or `.name` (located at the name), then fields.
+        // The argument: `name`, `.name` (located at the name) or a literal, then fields.
         let mut j = i + 2;
-        if kind(j) == Tok::Dot {
+        let leading_dot = kind(j) == Tok::Dot;
+        if leading_dot {
             j += 1;
         }
-        if kind(j) != Tok::Ident {
+        let literal = matches!(
+            kind(j),
+            Tok::Int
+                | Tok::Uint
+                | Tok::Float
+                | Tok::Str
+                | Tok::Bytes
+                | Tok::True
+                | Tok::False
+                | Tok::Null
+        );
+        if kind(j) != Tok::Ident && (leading_dot || !literal) {
             continue;
         }
         let start = tokens[j].start;
@@ -75,6 +88,31 @@ pub(super) fn invalid_has_arguments(
         if selects {
             continue;
         }
+        // `has(a ? b)`: the parser recovers a conditional without its `:` branch, which
+        // is the argument, located at its `?`.
+        let operand = |k: Tok| {
+            matches!(
+                k,
+                Tok::Ident
+                    | Tok::Int
+                    | Tok::Uint
+                    | Tok::Float
+                    | Tok::Str
+                    | Tok::Bytes
+                    | Tok::True
+                    | Tok::False
+                    | Tok::Null
+            )
+        };
+        if !dangling
+            && kind(j) == Tok::Question
+            && operand(kind(j + 1))
+            && matches!(kind(j + 2), Tok::RParen | Tok::Eof)
+            && errors_at.contains(&tokens.get(j + 2).map_or(text.len(), |t| t.start))
+        {
+            found.push(tokens[j].start);
+            continue;
+        }
         let next = tokens.get(j).map_or(text.len(), |t| t.start);
         let ends =
             dangling || matches!(kind(j), Tok::RParen | Tok::Eof) || errors_at.contains(&next);
@@ -85,9 +123,34 @@ pub(super) fn invalid_has_arguments(
     found
 }
 
+/// Offsets and words of reserved identifiers that end the condition of a conditional
+/// (`[let ?]`). cel-go visits a conditional's condition before its missing branches
+/// and refuses the word there ("reserved identifier: let"); the crate gives up on the
+/// half-built conditional without visiting it. A word after `.` or `.?` is a field
+/// name, which is another error.
+pub(super) fn reserved_conditions(text: &str, repairs: &[Repair]) -> Vec<(usize, String)> {
+    let Some(tokens) = lex(&without_dropped(text, repairs)) else {
+        return Vec::new();
+    };
+    let kind = |i: usize| tokens.get(i).map_or(Tok::Eof, |t| t.kind);
+    let mut found = Vec::new();
+    for i in 0..tokens.len() {
+        let word = &text[tokens[i].start..tokens[i].end];
+        let after_select = i > 0 && matches!(kind(i - 1), Tok::Dot | Tok::Question);
+        if kind(i) == Tok::Ident
+            && kind(i + 1) == Tok::Question
+            && !after_select
+            && super::fastparse::is_reserved(word)
+        {
+            found.push((tokens[i].start, word.to_string()));
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
-    use super::invalid_has_arguments;
+    use super::{invalid_has_arguments, reserved_conditions};
     use crate::cel::parse_expecting::Repair;
 
     #[test]
@@ -103,6 +166,27 @@ mod tests {
         // `#` dropped by the lexer: the argument is `.li`.
         let dropped = [Repair::Dropped(4, 1)];
         assert_eq!(invalid_has_arguments("has(#.li)", &dropped, &[4]), vec![6]);
+        // Literals: `1e+` lexes as `1` and `e`, which the parser refuses.
+        assert_eq!(invalid_has_arguments("has(1e+.rs)", &[], &[5]), vec![4]);
+        assert_eq!(invalid_has_arguments("has('a'", &[], &[7]), vec![4]);
+        // A conditional without its `:` branch, at its `?`.
+        assert_eq!(invalid_has_arguments("has(self?lset)", &[], &[13]), vec![8]);
+    }
+
+    #[test]
+    fn finds_reserved_words_ending_conditions() {
+        let dropped = [Repair::Dropped(4, 1)];
+        assert_eq!(
+            reserved_conditions("[let@?]", &dropped),
+            vec![(1, "let".to_string())]
+        );
+        assert_eq!(
+            reserved_conditions("self.s == while?", &[]),
+            vec![(10, "while".to_string())]
+        );
+        assert!(reserved_conditions("self.let ?", &[]).is_empty());
+        assert!(reserved_conditions("letx ?", &[]).is_empty());
+        assert!(reserved_conditions("let + ?", &[]).is_empty());
     }
 
     #[test]
