@@ -9,7 +9,7 @@
 //! not followed by a field, where the argument ends at `)`, at the end, at a
 //! dangling `.`, or at a token the parser refused. Other shapes are left alone.
 
-use super::fastparse::{Tok, lex};
+use super::fastparse::{Tok, Token, lex};
 use super::parse_expecting::{Repair, without_dropped};
 
 /// Offsets of the arguments of `has()` calls cel-go refuses, given the syntax
@@ -66,13 +66,29 @@ pub(super) fn invalid_has_arguments(
                     dangling = true;
                     break;
                 }
-                (Tok::Dot, Tok::Ident, Tok::LParen)
-                | (Tok::Dot, Tok::Question, _)
-                | (Tok::LBracket, ..)
-                | (Tok::LParen, ..) => {
-                    // Calls, optional fields and indexes: not followed here.
+                // Calls, optional fields and indexes: followed only to see whether a
+                // `?` comes after them (the argument is then a conditional).
+                (Tok::Dot, Tok::Ident, Tok::LParen) => {
+                    selects = true;
+                    match closing(&tokens, j + 2) {
+                        Some(close) => j = close + 1,
+                        None => break,
+                    }
+                }
+                (Tok::Dot, Tok::Question, Tok::Ident) => {
+                    selects = true;
+                    j += 3;
+                }
+                (Tok::Dot, Tok::Question, _) => {
                     selects = true;
                     break;
+                }
+                (Tok::LBracket | Tok::LParen, ..) => {
+                    selects = true;
+                    match closing(&tokens, j) {
+                        Some(close) => j = close + 1,
+                        None => break,
+                    }
                 }
                 (Tok::Dot, Tok::Ident, _) => {
                     selects = true;
@@ -85,32 +101,13 @@ pub(super) fn invalid_has_arguments(
                 _ => break,
             }
         }
-        if selects {
+        // `has(a ? …`: a conditional is the argument, located at its `?` (the parser
+        // recovers one without its branches).
+        if !dangling && kind(j) == Tok::Question {
+            found.push(tokens[j].start);
             continue;
         }
-        // `has(a ? b)`: the parser recovers a conditional without its `:` branch, which
-        // is the argument, located at its `?`.
-        let operand = |k: Tok| {
-            matches!(
-                k,
-                Tok::Ident
-                    | Tok::Int
-                    | Tok::Uint
-                    | Tok::Float
-                    | Tok::Str
-                    | Tok::Bytes
-                    | Tok::True
-                    | Tok::False
-                    | Tok::Null
-            )
-        };
-        if !dangling
-            && kind(j) == Tok::Question
-            && operand(kind(j + 1))
-            && matches!(kind(j + 2), Tok::RParen | Tok::Eof)
-            && errors_at.contains(&tokens.get(j + 2).map_or(text.len(), |t| t.start))
-        {
-            found.push(tokens[j].start);
+        if selects {
             continue;
         }
         let next = tokens.get(j).map_or(text.len(), |t| t.start);
@@ -121,6 +118,24 @@ pub(super) fn invalid_has_arguments(
         }
     }
     found
+}
+
+/// The index of the token that closes the `(` or `[` at `open`, if the text has it.
+fn closing(tokens: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, t) in tokens.iter().enumerate().skip(open) {
+        match t.kind {
+            Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
+            Tok::RParen | Tok::RBracket | Tok::RBrace => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Offsets and words of reserved identifiers that end the condition of a conditional
@@ -169,8 +184,17 @@ mod tests {
         // Literals: `1e+` lexes as `1` and `e`, which the parser refuses.
         assert_eq!(invalid_has_arguments("has(1e+.rs)", &[], &[5]), vec![4]);
         assert_eq!(invalid_has_arguments("has('a'", &[], &[7]), vec![4]);
-        // A conditional without its `:` branch, at its `?`.
+        // A conditional (without its `:` branch), at its `?`.
         assert_eq!(invalid_has_arguments("has(self?lset)", &[], &[13]), vec![8]);
+        assert_eq!(invalid_has_arguments("has(self.b?)", &[], &[11]), vec![10]);
+        assert_eq!(
+            invalid_has_arguments("has(self.l[0] ?)", &[], &[15]),
+            vec![14]
+        );
+        assert_eq!(
+            invalid_has_arguments("has(a.f(x).g ?)", &[], &[14]),
+            vec![13]
+        );
     }
 
     #[test]
