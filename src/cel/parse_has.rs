@@ -32,7 +32,26 @@ pub(super) fn invalid_has_arguments(
         if !is_has {
             continue;
         }
-        // The argument: `name`, `.name` (located at the name) or a literal, then fields.
+        // An argument the parser read without an error inside it is the expression
+        // its tokens say (`has(self.a && self.b` with the `)` missing at the end).
+        let open = i + 1;
+        let close = closing(&tokens, open);
+        let end = close.map_or(text.len(), |c| tokens[c].start);
+        let clean = !errors_at
+            .iter()
+            .any(|&at| at > tokens[open].start && at < end);
+        if clean {
+            match argument(&tokens, open + 1, close.unwrap_or(tokens.len()), 0) {
+                Argument::Select => continue,
+                Argument::Invalid(at) => {
+                    found.push(at);
+                    continue;
+                }
+                Argument::Unknown => {}
+            }
+        }
+        // Otherwise the shapes recovery leaves: `name`, `.name` (located at the name)
+        // or a literal, then fields.
         let mut j = i + 2;
         let leading_dot = kind(j) == Tok::Dot;
         if leading_dot {
@@ -120,6 +139,158 @@ pub(super) fn invalid_has_arguments(
     found
 }
 
+/// What the expression of a `has()` argument is, for the macro.
+#[derive(Debug, PartialEq)]
+enum Argument {
+    /// A field selection: a valid argument.
+    Select,
+    /// Anything else, located where cel-go locates the expression's root.
+    Invalid(usize),
+    /// A shape this module does not follow.
+    Unknown,
+}
+
+/// The expression of `tokens[lo..hi]`, read with CEL's precedence: a conditional is
+/// located at its `?`; a chain of `||` or `&&` at the operator cel-go's balancer
+/// makes the root (the middle one); relations, sums and products at their last
+/// operator; an odd run of `!` or `-` at the first; a call at its `(`, an index at
+/// its `[`, an optional field at its `.`, a list or map at its bracket, an
+/// identifier or literal at its token. `!!x` and `(x)` are `x`.
+fn argument(tokens: &[Token], lo: usize, hi: usize, depth: usize) -> Argument {
+    if lo >= hi || depth > 64 {
+        return Argument::Unknown;
+    }
+    let kind = |i: usize| tokens[i].kind;
+    let ends_operand = |i: usize| {
+        matches!(
+            kind(i),
+            Tok::Ident
+                | Tok::Int
+                | Tok::Uint
+                | Tok::Float
+                | Tok::Str
+                | Tok::Bytes
+                | Tok::True
+                | Tok::False
+                | Tok::Null
+                | Tok::RParen
+                | Tok::RBracket
+                | Tok::RBrace
+        )
+    };
+    let (mut question, mut or, mut and, mut relation, mut sum, mut product) =
+        (None, Vec::new(), Vec::new(), None, None, None);
+    let mut nesting = 0usize;
+    for i in lo..hi {
+        match kind(i) {
+            Tok::LParen | Tok::LBracket | Tok::LBrace => nesting += 1,
+            Tok::RParen | Tok::RBracket | Tok::RBrace => match nesting.checked_sub(1) {
+                Some(n) => nesting = n,
+                None => return Argument::Unknown,
+            },
+            _ if nesting > 0 => {}
+            Tok::Comma => return Argument::Unknown,
+            Tok::Question if i > lo && kind(i - 1) != Tok::Dot => {
+                question.get_or_insert(i);
+            }
+            Tok::Or => or.push(i),
+            Tok::And => and.push(i),
+            Tok::Eq | Tok::Ne | Tok::Lt | Tok::Le | Tok::Ge | Tok::Gt | Tok::In => {
+                relation = Some(i)
+            }
+            Tok::Plus => sum = Some(i),
+            Tok::Minus if i > lo && ends_operand(i - 1) => sum = Some(i),
+            Tok::Star | Tok::Slash | Tok::Percent => product = Some(i),
+            _ => {}
+        }
+    }
+    if nesting != 0 {
+        return Argument::Unknown;
+    }
+    let root = question
+        .or_else(|| or.get(or.len() / 2).copied())
+        .or_else(|| and.get(and.len() / 2).copied())
+        .or(relation)
+        .or(sum)
+        .or(product);
+    if let Some(op) = root {
+        return Argument::Invalid(tokens[op].start);
+    }
+    // Unary operators: `!`s or `-`s before a member expression.
+    for op in [Tok::Excl, Tok::Minus] {
+        let run = (lo..hi).take_while(|&i| kind(i) == op).count();
+        if run > 0 {
+            return if run % 2 == 1 {
+                Argument::Invalid(tokens[lo].start)
+            } else if op == Tok::Excl {
+                argument(tokens, lo + run, hi, depth + 1)
+            } else {
+                Argument::Unknown
+            };
+        }
+    }
+    member(tokens, lo, hi, depth)
+}
+
+/// A primary expression (identifier, literal, call, parenthesised expression, list or
+/// map) followed by fields, calls and indexes.
+fn member(tokens: &[Token], lo: usize, hi: usize, depth: usize) -> Argument {
+    let kind = |i: usize| if i < hi { tokens[i].kind } else { Tok::Eof };
+    let (mut last, mut j) = match kind(lo) {
+        Tok::Dot if kind(lo + 1) == Tok::Ident => (Argument::Invalid(tokens[lo + 1].start), lo + 2),
+        Tok::Ident if kind(lo + 1) == Tok::LParen => match closing(tokens, lo + 1) {
+            Some(close) if close < hi => (Argument::Invalid(tokens[lo + 1].start), close + 1),
+            _ => return Argument::Unknown,
+        },
+        Tok::Ident
+        | Tok::Int
+        | Tok::Uint
+        | Tok::Float
+        | Tok::Str
+        | Tok::Bytes
+        | Tok::True
+        | Tok::False
+        | Tok::Null => (Argument::Invalid(tokens[lo].start), lo + 1),
+        Tok::LParen => match closing(tokens, lo) {
+            Some(close) if close < hi => (argument(tokens, lo + 1, close, depth + 1), close + 1),
+            _ => return Argument::Unknown,
+        },
+        Tok::LBracket | Tok::LBrace => match closing(tokens, lo) {
+            Some(close) if close < hi => (Argument::Invalid(tokens[lo].start), close + 1),
+            _ => return Argument::Unknown,
+        },
+        _ => return Argument::Unknown,
+    };
+    while j < hi {
+        match (kind(j), kind(j + 1), kind(j + 2)) {
+            (Tok::Dot, Tok::Ident, Tok::LParen) => match closing(tokens, j + 2) {
+                Some(close) if close < hi => {
+                    last = Argument::Invalid(tokens[j + 2].start);
+                    j = close + 1;
+                }
+                _ => return Argument::Unknown,
+            },
+            (Tok::Dot, Tok::Ident, _) => {
+                last = Argument::Select;
+                j += 2;
+            }
+            (Tok::Dot, Tok::Question, Tok::Ident) => {
+                last = Argument::Invalid(tokens[j].start);
+                j += 3;
+            }
+            (Tok::LBracket, ..) => match closing(tokens, j) {
+                Some(close) if close < hi => {
+                    last = Argument::Invalid(tokens[j].start);
+                    j = close + 1;
+                }
+                _ => return Argument::Unknown,
+            },
+            _ => return Argument::Unknown,
+        }
+    }
+    last
+}
+
 /// The index of the token that closes the `(` or `[` at `open`, if the text has it.
 fn closing(tokens: &[Token], open: usize) -> Option<usize> {
     let mut depth = 0usize;
@@ -198,6 +369,26 @@ mod tests {
     }
 
     #[test]
+    fn locates_expression_arguments_as_cel_go() {
+        // (Server facts: `testdata/cel/syntax_errors.txt`.)
+        let at = |text: &str| invalid_has_arguments(text, &[], &[text.len()]);
+        assert_eq!(at("(has(self.a && self.b)"), vec![12]);
+        assert_eq!(at("(has(a || b || c || d)"), vec![12]);
+        assert_eq!(at("(has(a && b && c)"), vec![12]);
+        assert_eq!(at("(has(a < 1 == true)"), vec![11]);
+        assert_eq!(at("(has(a.i * 2 + 1)"), vec![13]);
+        assert_eq!(at("(has(self.s.size())"), vec![16]);
+        assert_eq!(at("(has(size(a))"), vec![9]);
+        assert_eq!(at("(has(a.l[0])"), vec![8]);
+        assert_eq!(at("(has(a.l.?x)"), vec![8]);
+        assert_eq!(at("(has(!a.b)"), vec![5]);
+        assert!(at("(has(!!a.b)").is_empty());
+        assert!(at("(has((a.b))").is_empty());
+        assert_eq!(at("(has(-a)"), vec![5]);
+        assert_eq!(at("(has([1])"), vec![5]);
+    }
+
+    #[test]
     fn finds_reserved_words_ending_conditions() {
         let dropped = [Repair::Dropped(4, 1)];
         assert_eq!(
@@ -217,9 +408,13 @@ mod tests {
     fn leaves_fields_and_other_shapes() {
         assert!(invalid_has_arguments("has(self.s.)", &[], &[11]).is_empty());
         assert!(invalid_has_arguments("has(self.s", &[], &[10]).is_empty());
-        assert!(invalid_has_arguments("has(self + 1) +", &[], &[15]).is_empty());
+        // (Parsed without an error inside: the operator or call is the argument.)
+        assert_eq!(
+            invalid_has_arguments("has(self + 1) +", &[], &[15]),
+            vec![9]
+        );
         assert!(invalid_has_arguments("has(x, 1) +", &[], &[11]).is_empty());
-        assert!(invalid_has_arguments("has(f(x)) +", &[], &[11]).is_empty());
+        assert_eq!(invalid_has_arguments("has(f(x)) +", &[], &[11]), vec![5]);
         assert!(invalid_has_arguments("a.has(x) +", &[], &[10]).is_empty());
         assert_eq!(invalid_has_arguments("!has(.s.?", &[], &[9]), vec![7]);
         assert!(invalid_has_arguments("has(.a.?b", &[], &[9]).is_empty());
