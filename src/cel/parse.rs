@@ -58,6 +58,56 @@ fn literal_error_text(
     }
 }
 
+/// When the first syntax error is a token after a complete expression (the parser
+/// expected the end: "extraneous input ')' expecting <EOF>"), cel-go has built and
+/// visited that expression's whole tree, and reports its macro and identifier errors
+/// too ("argument must be a simple name"): they are the errors of the text before the
+/// token, parsed alone (when it parses without a syntax error of its own).
+fn add_complete_prefix_errors(
+    text: &str,
+    options: ParseOptions,
+    source: &Source,
+    issues: &mut Issues,
+) {
+    let first_syntax = issues
+        .errors
+        .iter()
+        .filter(|e| e.message.starts_with("Syntax error: "))
+        .filter_map(|e| Some((e.offset?, e.message.as_str())))
+        .min_by_key(|(at, _)| *at);
+    let Some((end, message)) = first_syntax else {
+        return;
+    };
+    let after_complete = (message.starts_with("Syntax error: extraneous input ")
+        || message.starts_with("Syntax error: mismatched input "))
+        && message.ends_with(" expecting <EOF>");
+    let Some(prefix) = text
+        .get(..end)
+        .filter(|p| after_complete && !p.trim().is_empty())
+    else {
+        return;
+    };
+    let Err(prefix_issues) = parse_uncached(prefix, options).0 else {
+        return;
+    };
+    if prefix_issues
+        .errors
+        .iter()
+        .any(|e| e.message.starts_with("Syntax error"))
+    {
+        return;
+    }
+    for e in prefix_issues.errors {
+        let reported = issues
+            .errors
+            .iter()
+            .any(|r| r.offset == e.offset && r.message == e.message);
+        if !reported {
+            issues.push(CelError::at(source, e.offset, e.message));
+        }
+    }
+}
+
 /// The parser crate's notes on half-built nodes after a syntax error ("Incomplete
 /// `…`", "No `…ContextAll`!"). cel-go has none: its visitor reports an unknown parse
 /// element only when no error was reported before.
@@ -373,6 +423,7 @@ fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, b
                     ));
                 }
             }
+            add_complete_prefix_errors(text, options, &source, &mut issues);
             if issues.is_empty() {
                 issues.push(CelError::at(&source, Some(0), "Syntax error"));
             }
