@@ -178,7 +178,7 @@ fn punctuation(c: char) -> Option<Tok> {
     })
 }
 
-fn ends_operand(t: Tok) -> bool {
+pub(super) fn ends_operand(t: Tok) -> bool {
     matches!(
         t,
         Tok::Ident

@@ -10,7 +10,7 @@
 //! dangling `.`, or at a token the parser refused. Other shapes are left alone.
 
 use super::fastparse::{Tok, Token, lex};
-use super::parse_expecting::{Repair, without_dropped};
+use super::parse_expecting::{Repair, ends_operand, without_dropped};
 
 /// Offsets of the arguments of `has()` calls cel-go refuses, given the syntax
 /// errors' repairs and offsets.
@@ -57,18 +57,7 @@ pub(super) fn invalid_has_arguments(
         if leading_dot {
             j += 1;
         }
-        let literal = matches!(
-            kind(j),
-            Tok::Int
-                | Tok::Uint
-                | Tok::Float
-                | Tok::Str
-                | Tok::Bytes
-                | Tok::True
-                | Tok::False
-                | Tok::Null
-        );
-        if kind(j) != Tok::Ident && (leading_dot || !literal) {
+        if kind(j) != Tok::Ident && (leading_dot || !is_literal(kind(j))) {
             continue;
         }
         let start = tokens[j].start;
@@ -161,23 +150,6 @@ fn argument(tokens: &[Token], lo: usize, hi: usize, depth: usize) -> Argument {
         return Argument::Unknown;
     }
     let kind = |i: usize| tokens[i].kind;
-    let ends_operand = |i: usize| {
-        matches!(
-            kind(i),
-            Tok::Ident
-                | Tok::Int
-                | Tok::Uint
-                | Tok::Float
-                | Tok::Str
-                | Tok::Bytes
-                | Tok::True
-                | Tok::False
-                | Tok::Null
-                | Tok::RParen
-                | Tok::RBracket
-                | Tok::RBrace
-        )
-    };
     let (mut question, mut or, mut and, mut relation, mut sum, mut product) =
         (None, Vec::new(), Vec::new(), None, None, None);
     let mut nesting = 0usize;
@@ -199,7 +171,7 @@ fn argument(tokens: &[Token], lo: usize, hi: usize, depth: usize) -> Argument {
                 relation = Some(i)
             }
             Tok::Plus => sum = Some(i),
-            Tok::Minus if i > lo && ends_operand(i - 1) => sum = Some(i),
+            Tok::Minus if i > lo && ends_operand(kind(i - 1)) => sum = Some(i),
             Tok::Star | Tok::Slash | Tok::Percent => product = Some(i),
             _ => {}
         }
@@ -242,15 +214,7 @@ fn member(tokens: &[Token], lo: usize, hi: usize, depth: usize) -> Argument {
             Some(close) if close < hi => (Argument::Invalid(tokens[lo + 1].start), close + 1),
             _ => return Argument::Unknown,
         },
-        Tok::Ident
-        | Tok::Int
-        | Tok::Uint
-        | Tok::Float
-        | Tok::Str
-        | Tok::Bytes
-        | Tok::True
-        | Tok::False
-        | Tok::Null => (Argument::Invalid(tokens[lo].start), lo + 1),
+        k if k == Tok::Ident || is_literal(k) => (Argument::Invalid(tokens[lo].start), lo + 1),
         Tok::LParen => match closing(tokens, lo) {
             Some(close) if close < hi => (argument(tokens, lo + 1, close, depth + 1), close + 1),
             _ => return Argument::Unknown,
@@ -289,6 +253,21 @@ fn member(tokens: &[Token], lo: usize, hi: usize, depth: usize) -> Argument {
         }
     }
     last
+}
+
+/// A literal's token.
+fn is_literal(kind: Tok) -> bool {
+    matches!(
+        kind,
+        Tok::Int
+            | Tok::Uint
+            | Tok::Float
+            | Tok::Str
+            | Tok::Bytes
+            | Tok::True
+            | Tok::False
+            | Tok::Null
+    )
 }
 
 /// The index of the token that closes the `(` or `[` at `open`, if the text has it.
