@@ -98,13 +98,19 @@ fn add_complete_prefix_errors(
         return;
     }
     for e in prefix_issues.errors {
-        let reported = issues
-            .errors
-            .iter()
-            .any(|r| r.offset == e.offset && r.message == e.message);
-        if !reported {
-            issues.push(CelError::at(source, e.offset, e.message));
-        }
+        push_once(issues, source, e.offset, e.message);
+    }
+}
+
+/// Adds an error unless one with the same text is already reported at `offset` (the
+/// crate's own findings and the ones recovered here can meet).
+fn push_once(issues: &mut Issues, source: &Source, offset: Option<usize>, message: String) {
+    let reported = issues
+        .errors
+        .iter()
+        .any(|e| e.offset == offset && e.message == message);
+    if !reported {
+        issues.push(CelError::at(source, offset, message));
     }
 }
 
@@ -407,13 +413,7 @@ fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, b
             if syntax > 0 {
                 for (at, word) in super::parse_has::reserved_conditions(text, &repairs) {
                     let message = format!("reserved identifier: {word}");
-                    let reported = issues
-                        .errors
-                        .iter()
-                        .any(|e| e.offset == Some(at) && e.message == message);
-                    if !reported {
-                        issues.push(CelError::at(&source, Some(at), message));
-                    }
+                    push_once(&mut issues, &source, Some(at), message);
                 }
                 for at in super::parse_has::invalid_has_arguments(text, &repairs, &errors_at) {
                     issues.push(CelError::at(

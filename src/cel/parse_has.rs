@@ -4,10 +4,12 @@
 //! cel-go builds its tree even when the parser recovered from syntax errors, and
 //! expands macros on it: `has(self.)` gives "invalid argument to has() macro" (its
 //! argument is `self` with a dangling `.`) before the syntax error. The `cel` crate
-//! keeps no tree after a syntax error, so this module finds the common shapes from
-//! the tokens: a `has(` whose argument is an identifier (or `.identifier`) that is
-//! not followed by a field, where the argument ends at `)`, at the end, at a
-//! dangling `.`, or at a token the parser refused. Other shapes are left alone.
+//! keeps no tree after a syntax error, so this module reads the tokens: a `has(`
+//! argument with no error inside it is read as the expression it is (with CEL's
+//! precedence, located as cel-go locates its root); otherwise the shapes recovery
+//! leaves are recognised: an identifier (or `.identifier`) or literal not followed by
+//! a field, ending at `)`, at the end, at a dangling `.` or at a token the parser
+//! refused, or followed by a conditional's `?`. Other shapes are left alone.
 
 use super::fastparse::{Tok, Token, lex};
 use super::parse_expecting::{Repair, ends_operand, without_dropped};
@@ -41,7 +43,13 @@ pub(super) fn invalid_has_arguments(
             .iter()
             .any(|&at| at > tokens[open].start && at < end);
         if clean {
-            match argument(&tokens, open + 1, close.unwrap_or(tokens.len()), 0) {
+            let last = close.unwrap_or_else(|| {
+                tokens
+                    .iter()
+                    .position(|t| t.kind == Tok::Eof)
+                    .unwrap_or(tokens.len())
+            });
+            match argument(&tokens, open + 1, last, 0) {
                 Argument::Select => continue,
                 Argument::Invalid(at) => {
                     found.push(at);
@@ -365,6 +373,8 @@ mod tests {
         assert!(at("(has((a.b))").is_empty());
         assert_eq!(at("(has(-a)"), vec![5]);
         assert_eq!(at("(has([1])"), vec![5]);
+        // Unclosed: the argument runs to the end.
+        assert_eq!(at("has(self.s.size()"), vec![15]);
     }
 
     #[test]
@@ -396,6 +406,7 @@ mod tests {
         assert_eq!(invalid_has_arguments("has(f(x)) +", &[], &[11]), vec![5]);
         assert!(invalid_has_arguments("a.has(x) +", &[], &[10]).is_empty());
         assert_eq!(invalid_has_arguments("!has(.s.?", &[], &[9]), vec![7]);
-        assert!(invalid_has_arguments("has(.a.?b", &[], &[9]).is_empty());
+        // (An optional field, read to the end: located at its `.`.)
+        assert_eq!(invalid_has_arguments("has(.a.?b", &[], &[9]), vec![6]);
     }
 }
