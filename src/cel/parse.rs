@@ -14,7 +14,7 @@ use super::ast::{
     ACCUMULATOR, Ast, Comprehension, Expr, ExprId, ExprKind, Literal, MapEntry, Source, StructField,
 };
 use super::errors::{CelError, Issues};
-use super::parse_expecting::{Repair, after_operand};
+use super::parse_expecting::{Repair, after_operand, after_recovery};
 
 /// Which macros and syntax the parser accepts (from the environment's libraries).
 #[derive(Clone, Copy, Debug)]
@@ -186,6 +186,10 @@ fn mismatched_input_text(
         .collect();
     match kept.as_slice() {
         [] => msg,
+        [one] if *one == head => {
+            let expected = offset.map_or("<EOF>", |o| after_recovery(text, o, &earlier));
+            format!("Syntax error: mismatched input {head} expecting {expected}")
+        }
         [one] => format!("Syntax error: mismatched input {head} expecting {one}"),
         many => format!(
             "Syntax error: mismatched input {head} expecting {{{}}}",
