@@ -15,6 +15,7 @@ use super::ast::{
 };
 use super::errors::{CelError, Issues};
 use super::parse_expecting::{Repair, after_operand, after_recovery};
+use super::parse_recovered::recovered_text;
 
 /// Which macros and syntax the parser accepts (from the environment's libraries).
 #[derive(Clone, Copy, Debug)]
@@ -58,47 +59,60 @@ fn literal_error_text(
     }
 }
 
-/// When the first syntax error is a token after a complete expression (the parser
-/// expected the end: "extraneous input ')' expecting <EOF>"), cel-go has built and
-/// visited that expression's whole tree, and reports its macro and identifier errors
-/// too ("argument must be a simple name"): they are the errors of the text before the
-/// token, parsed alone (when it parses without a syntax error of its own).
-fn add_complete_prefix_errors(
+thread_local! {
+    /// A recovered text is being parsed: its own syntax errors are not recovered from
+    /// again.
+    static RECOVERING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// cel-go builds and visits a tree even around syntax errors, and reports that tree's
+/// macro errors too ("argument must be a simple name" when recovery left a third
+/// argument to `all`): they are the errors of the text the recovery left
+/// ([`super::parse_recovered`]), parsed alone when it parses without a syntax error,
+/// up to where the recovery is no longer followed.
+fn add_recovered_tree_errors(
     text: &str,
     options: ParseOptions,
     source: &Source,
     issues: &mut Issues,
 ) {
-    let first_syntax = issues
+    if RECOVERING.with(std::cell::Cell::get) {
+        return;
+    }
+    let syntax: Vec<(usize, &str)> = issues
         .errors
         .iter()
         .filter(|e| e.message.starts_with("Syntax error: "))
         .filter_map(|e| Some((e.offset?, e.message.as_str())))
-        .min_by_key(|(at, _)| *at);
-    let Some((end, message)) = first_syntax else {
+        .collect();
+    if syntax.is_empty() {
+        return;
+    }
+    let Some(recovered) = recovered_text(text, &syntax) else {
         return;
     };
-    let after_complete = (message.starts_with("Syntax error: extraneous input ")
-        || message.starts_with("Syntax error: mismatched input "))
-        && message.ends_with(" expecting <EOF>");
-    let Some(prefix) = text
-        .get(..end)
-        .filter(|p| after_complete && !p.trim().is_empty())
-    else {
+    if recovered.text.trim().is_empty() || recovered.text == text {
+        return;
+    }
+    RECOVERING.with(|r| r.set(true));
+    let parsed = parse_uncached(&recovered.text, options).0;
+    RECOVERING.with(|r| r.set(false));
+    let Err(found) = parsed else {
         return;
     };
-    let Err(prefix_issues) = parse_uncached(prefix, options).0 else {
-        return;
-    };
-    if prefix_issues
+    if found
         .errors
         .iter()
         .any(|e| e.message.starts_with("Syntax error"))
     {
         return;
     }
-    for e in prefix_issues.errors {
-        push_once(issues, source, e.offset, e.message);
+    for e in found.errors {
+        if let Some(at) = e.offset.and_then(|o| recovered.original(o))
+            && at < recovered.known_before
+        {
+            push_once(issues, source, Some(at), e.message);
+        }
     }
 }
 
@@ -427,7 +441,7 @@ fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, b
                     ));
                 }
             }
-            add_complete_prefix_errors(text, options, &source, &mut issues);
+            add_recovered_tree_errors(text, options, &source, &mut issues);
             if issues.is_empty() {
                 issues.push(CelError::at(&source, Some(0), "Syntax error"));
             }
