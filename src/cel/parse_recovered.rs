@@ -8,7 +8,7 @@
 //! extraneous token deleted, a missing one conjured, bytes the lexer dropped, the
 //! tokens a "no viable alternative" skipped (ANTLR consumes until a token that can
 //! follow an expression). A "mismatched input" ends the construct it is in, and what
-//! follows is not modelled: the text is cut there and its open brackets closed. The
+//! follows is not modelled: the text is cut there and its open constructs closed. The
 //! rebuilt text is meant to parse without errors; the caller drops it when it does not.
 
 use super::fastparse::{Tok, Token, lex};
@@ -153,8 +153,8 @@ fn skip_until_recovery(tokens: &[Token]) -> Option<(usize, usize)> {
     Some((start, stop.start))
 }
 
-/// The tokens that close the brackets open at the end of `text`, innermost first;
-/// `None` when a conditional or a map key is open (its recovered shape is not known).
+/// The tokens that close the constructs open at the end of `text`, innermost first;
+/// `None` when it does not lex.
 fn closers(text: &str) -> Option<String> {
     let mut open: Vec<Tok> = Vec::new();
     let mut previous = None;
@@ -173,14 +173,19 @@ fn closers(text: &str) -> Option<String> {
         }
         previous = Some(t.kind);
     }
-    open.iter()
-        .rev()
-        .map(|o| match o {
-            Tok::LParen => Some(')'),
-            Tok::LBracket => Some(']'),
-            _ => None,
-        })
-        .collect()
+    // A map is closed as it stands (a key without its value then fails to parse and
+    // the text is dropped); a conditional gets an `else` that holds no macro.
+    Some(
+        open.iter()
+            .rev()
+            .map(|o| match o {
+                Tok::LParen => ")",
+                Tok::LBracket => "]",
+                Tok::LBrace => "}",
+                _ => " : null",
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -227,10 +232,14 @@ mod tests {
     }
 
     #[test]
-    fn gives_up_where_the_recovery_is_not_modelled() {
-        // A conditional open at the cut.
+    fn closes_maps_and_conditionals_at_a_cut() {
         let mismatch = "Syntax error: mismatched input 'y' expecting ')'";
-        assert!(recovered_text("a ? f(x y", &[(8, mismatch)]).is_none());
+        let r = recovered_text("a ? {1: f(x y", &[(12, mismatch)]).expect("recovered");
+        assert_eq!(r.text, "a ? {1: f(x )} : null");
+    }
+
+    #[test]
+    fn gives_up_where_the_recovery_is_not_modelled() {
         // A syntax error of another kind.
         let other = "Syntax error: unexpected thing";
         assert!(recovered_text("f(x y", &[(4, other)]).is_none());
