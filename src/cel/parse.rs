@@ -400,13 +400,15 @@ fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, b
                     offset = Some(o + rel);
                 }
                 // A keyword after `.?` is reported at the keyword, like the syntax error
-                // beside it.
+                // beside it (`.` and `?` are two tokens: blanks may stand around `?`).
                 if e.msg == "unsupported ident kind"
                     && let Some(o) = offset
-                    && let Some(after) = text.get(o..).and_then(|t| t.strip_prefix(".?"))
+                    && let Some(after) = text
+                        .get(o..)
+                        .and_then(|t| t.strip_prefix('.'))
+                        .and_then(|t| t.trim_start().strip_prefix('?'))
                 {
-                    let skipped = after.len() - after.trim_start().len();
-                    offset = Some(o + 2 + skipped);
+                    offset = Some(text.len() - after.trim_start().len());
                 }
                 let mut msg = e.msg;
                 // cel-go names a reserved word without its leading dot and points at
