@@ -106,8 +106,8 @@ pub(super) fn recovered_text(text: &str, errors: &[(usize, &str)]) -> Option<Rec
             .strip_prefix("no viable alternative at input '")
             .and_then(|i| i.strip_suffix('\''))
         {
-            let offending =
-                token_at(at).or_else(|| (at >= text.len()).then_some(tokens.len() - 1))?;
+            let last = tokens.len().checked_sub(1)?;
+            let offending = token_at(at).or_else(|| (at >= text.len()).then_some(last))?;
             let spanned = lex(input)?.len().checked_sub(1)?;
             let first = offending.checked_sub(spanned.saturating_sub(1))?;
             let skipped = skip_until_recovery(&tokens[first..])?;
