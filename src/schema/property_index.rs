@@ -38,9 +38,15 @@ impl PropertyIndex {
         properties: &'p [(String, T)],
         name: &str,
     ) -> Option<&'p (String, T)> {
+        self.position(properties, name)
+            .and_then(|i| properties.get(i))
+    }
+
+    /// Where [`PropertyIndex::find`] finds `name` in `properties`.
+    pub fn position<T>(&self, properties: &[(String, T)], name: &str) -> Option<usize> {
         match &self.0 {
-            Some(index) => index.get(name).and_then(|&i| properties.get(i)),
-            None => properties.iter().find(|(k, _)| k == name),
+            Some(index) => index.get(name).copied(),
+            None => properties.iter().position(|(k, _)| k == name),
         }
     }
 }

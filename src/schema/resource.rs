@@ -173,10 +173,10 @@ fn compile_version(
         served: field_bool(&v.served),
         deprecated: field_bool(&v.deprecated),
         deprecation_warning: v.deprecation_warning.as_ref().map(|f| f.value.clone()),
-        validator: v
-            .schema
-            .as_ref()
-            .map(|s| Validator::new_at(s, kube_version)),
+        validator: v.schema.as_ref().map(|s| match &structural {
+            Some(st) if Validator::follows(s) => Validator::following(st, kube_version),
+            _ => Validator::new_at(s, kube_version),
+        }),
         structural,
         compiled_rules,
         has_rules,
@@ -581,7 +581,7 @@ impl Checker<'_> {
         if let Some(validator) = &version.validator {
             let errors = match &old {
                 Some(old) => validator.validate_update(&obj, &old.obj, schema),
-                None => validator.validate(&obj),
+                None => validator.validate_following(&obj, schema),
             };
             for e in errors {
                 found.push(note(&diag(SCHEMA_VIOLATION, &e), &e));

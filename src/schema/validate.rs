@@ -2,12 +2,17 @@
 //! (validators, their order, the match counts that pick anyOf/oneOf failures, the
 //! messages) and apiextensions' conversion of its results into field errors.
 //!
-//! The validator is built once per CRD version from the full `JSONSchemaProps` (the
-//! server validates against the full schema, not the structural one), with formats
-//! filtered the way the server filters them and patterns compiled as Go regexps.
+//! The server validates against the full `JSONSchemaProps`, not the structural
+//! schema, with formats filtered the way the server filters them and patterns
+//! compiled as Go regexps. When the structural form keeps everything validation reads
+//! (every schema of an accepted CRD but one with an `additionalProperties` boolean in
+//! a junctor), a CRD version's validator follows it: each node is built when a value
+//! first reaches it, so the large schemas resources touch a corner of cost only that
+//! corner ([`Validator::following`]). Otherwise the validator is built whole from the
+//! schema as written ([`Validator::new_at`]).
 
 use super::property_index::PropertyIndex;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use regex::Regex;
 
@@ -19,7 +24,9 @@ use crate::source::{Node, Span, Value};
 
 use super::correlate::Correlation;
 use super::formats;
-use super::structural::Structural;
+use super::structural::{
+    Generic, NestedValueValidation, Structural, StructuralOrBool, ValueValidation,
+};
 
 /// A field error of the OpenAPI validator and the bytes it is about.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,6 +142,125 @@ pub struct Validator {
     /// Kubernetes 1.36): bounds that do not fit an `integer` are errors of their own
     /// and compared as floats. Before, every bound was compared natively.
     typed_numbers: bool,
+    /// Set on a node built from a structural schema ([`Validator::following`]) that
+    /// has children: they are built on first use, from the structural node the walk
+    /// passes alongside, instead of `items`, `properties` and `additional_properties`.
+    lazy: Option<Box<Lazy>>,
+}
+
+/// The children of a [`Validator`] built from a structural schema, made when a value
+/// first reaches its node. Resources touch a small part of a large CRD's schema: the
+/// rest is never built (a CRD's validators live for the whole run).
+#[derive(Debug)]
+struct Lazy {
+    version: KubeVersion,
+    children: OnceLock<Children>,
+}
+
+/// The children of a structural node's validator, in the node's order.
+#[derive(Debug)]
+struct Children {
+    items: Option<Box<Validator>>,
+    /// Parallel to the structural node's `properties`.
+    properties: Vec<Validator>,
+    additional_properties: Option<AdditionalProperties>,
+}
+
+/// A validator's child and the structural node it is walked with (`None` below a
+/// validator built with its children).
+type Child<'v> = (&'v Validator, Option<&'v Structural>);
+
+/// What a validator says about properties it does not name.
+enum Additional<'v> {
+    Allows(bool),
+    Schema(Child<'v>),
+}
+
+/// The keywords a validator node reads, from wherever they come: the schema as
+/// written, its structural form, or a junctor's nested value validation.
+#[derive(Default)]
+struct Keywords<'a> {
+    type_: Option<&'a str>,
+    int_or_string: bool,
+    nullable: bool,
+    format: Option<&'a str>,
+    pattern: Option<&'a str>,
+    maximum: Option<f64>,
+    exclusive_maximum: bool,
+    minimum: Option<f64>,
+    exclusive_minimum: bool,
+    max_length: Option<i64>,
+    min_length: Option<i64>,
+    max_items: Option<i64>,
+    min_items: Option<i64>,
+    unique_items: bool,
+    multiple_of: Option<f64>,
+    max_properties: Option<i64>,
+    min_properties: Option<i64>,
+    enum_: &'a [Node],
+    required: &'a [String],
+}
+
+impl<'a> Keywords<'a> {
+    fn of_props(s: &'a SchemaProps) -> Self {
+        let rare = s.rare();
+        Keywords {
+            type_: s.type_.as_deref(),
+            int_or_string: s.x_int_or_string,
+            nullable: s.nullable,
+            format: s.format.as_deref(),
+            pattern: s.pattern.as_deref(),
+            maximum: rare.maximum,
+            exclusive_maximum: s.exclusive_maximum,
+            minimum: rare.minimum,
+            exclusive_minimum: s.exclusive_minimum,
+            max_length: rare.max_length,
+            min_length: rare.min_length,
+            max_items: rare.max_items,
+            min_items: rare.min_items,
+            unique_items: s.unique_items,
+            multiple_of: rare.multiple_of,
+            max_properties: rare.max_properties,
+            min_properties: rare.min_properties,
+            enum_: s.enum_.as_deref().unwrap_or(&[]),
+            required: s.required.as_deref().unwrap_or(&[]),
+        }
+    }
+
+    /// The keywords of a structural node: its generic part and its value validation
+    /// (an empty string is what an absent keyword converts to).
+    fn of_parts(
+        generic: &'a Generic,
+        int_or_string: bool,
+        vv: Option<&'a ValueValidation>,
+    ) -> Self {
+        let text = |t: &'a str| (!t.is_empty()).then_some(t);
+        let mut k = Keywords {
+            type_: text(&generic.type_),
+            int_or_string,
+            nullable: generic.nullable,
+            ..Keywords::default()
+        };
+        if let Some(v) = vv {
+            k.format = text(&v.format);
+            k.pattern = text(&v.pattern);
+            k.maximum = v.maximum;
+            k.exclusive_maximum = v.exclusive_maximum;
+            k.minimum = v.minimum;
+            k.exclusive_minimum = v.exclusive_minimum;
+            k.max_length = v.max_length;
+            k.min_length = v.min_length;
+            k.max_items = v.max_items;
+            k.min_items = v.min_items;
+            k.unique_items = v.unique_items;
+            k.multiple_of = v.multiple_of;
+            k.max_properties = v.max_properties;
+            k.min_properties = v.min_properties;
+            k.enum_ = &v.enum_;
+            k.required = &v.required;
+        }
+        k
+    }
 }
 
 /// The subschemas of a [`Validator`] that most schema nodes do not have.
@@ -278,57 +404,18 @@ impl Validator {
         if depth > MAX_DEPTH {
             return Validator::default();
         }
-        let typed_numbers = version >= KubeVersion::new(1, 36);
         let build = |c: &SchemaProps| Self::build(c, version, formats, depth + 1);
-        let types: &'static [&'static str] = match s.type_.as_deref() {
-            _ if s.x_int_or_string => &["integer", "string"],
-            Some("") | None => &[],
-            Some(t) => static_type(t),
-        };
-        let unknown_type_name = match (types, &s.type_) {
-            (["unknown"], Some(written)) => Some(written.as_ref().into()),
-            _ => None,
-        };
-        let single_type = if types.len() == 1 { types[0] } else { "" };
-        let format = s
-            .format
-            .as_deref()
-            .and_then(|f| match formats {
-                Formats::Stripped => formats::effective_format(single_type, f, version),
-                Formats::AsWritten => Some(f),
-            })
-            .unwrap_or("")
-            .to_string();
-        let pattern = s
-            .pattern
-            .as_ref()
-            .filter(|p| !p.is_empty())
-            .map(|p| (p.clone(), super::regex::compile_go(p)));
-        let items = match &s.items {
+        let mut v = Self::node(&Keywords::of_props(s), version, formats);
+        v.items = match &s.items {
             Some(SchemaOrArray::Schema(item)) => Some(Box::new(build(item))),
             _ => None,
         };
-        let additional_properties = match &s.additional_properties {
+        v.additional_properties = match &s.additional_properties {
             Some(SchemaOrBool::Schema(ap)) => {
                 Some(AdditionalProperties::Schema(Box::new(build(ap))))
             }
             Some(SchemaOrBool::Bool(b, _)) => Some(AdditionalProperties::Allows(*b)),
             None => None,
-        };
-        let bounds = Bounds {
-            maximum: s.rare().maximum,
-            exclusive_maximum: s.exclusive_maximum,
-            minimum: s.rare().minimum,
-            exclusive_minimum: s.exclusive_minimum,
-            max_length: s.rare().max_length,
-            min_length: s.rare().min_length,
-            pattern,
-            max_items: s.rare().max_items,
-            min_items: s.rare().min_items,
-            unique_items: s.unique_items,
-            multiple_of: s.rare().multiple_of,
-            max_properties: s.rare().max_properties,
-            min_properties: s.rare().min_properties,
         };
         let junctors = Junctors {
             all_of: s.rare().all_of.iter().flatten().map(build).collect(),
@@ -343,37 +430,277 @@ impl Validator {
                 .map(|(k, v)| (k.clone(), super::regex::compile_go(k).ok(), build(v)))
                 .collect(),
         };
-        let properties: Vec<(String, Validator)> = s
+        v.junctors = (!junctors.is_empty()).then(|| Box::new(junctors));
+        v.properties = s
             .properties
             .iter()
             .flatten()
             .map(|(k, v)| (k.clone(), build(v)))
             .collect();
+        v.property_index = PropertyIndex::new(&v.properties);
+        v
+    }
+
+    /// A validator that follows `schema`, the structural form of the schema it would be
+    /// built from ([`Validator::new_at`]), when that form keeps everything validation
+    /// reads (see [`Validator::follows`]): nodes are built when a value reaches them,
+    /// and the walk passes `schema` alongside ([`Validator::validate_following`]).
+    pub fn following(schema: &Structural, version: KubeVersion) -> Validator {
+        let mut v = Self::node(
+            &Keywords::of_parts(
+                &schema.generic,
+                schema.extensions.x_int_or_string,
+                schema.value_validation.as_deref(),
+            ),
+            version,
+            Formats::Stripped,
+        );
+        v.junctors = schema
+            .value_validation
+            .as_deref()
+            .and_then(|vv| Self::junctors_of(vv, version));
+        let has_children = schema.items.is_some()
+            || !schema.properties.is_empty()
+            || schema.additional_properties.is_some();
+        v.lazy = has_children.then(|| {
+            Box::new(Lazy {
+                version,
+                children: OnceLock::new(),
+            })
+        });
+        v
+    }
+
+    /// Whether the structural form of `s` keeps what its validator reads. It does when
+    /// the conversion succeeded (so no `patternProperties`, `items` lists or nesting
+    /// beyond the limit), but for one thing: a junctor's nested value validation keeps
+    /// no `additionalProperties` boolean.
+    pub fn follows(s: &SchemaProps) -> bool {
+        fn junctor_free_of_bools(s: &SchemaProps) -> bool {
+            !matches!(s.additional_properties, Some(SchemaOrBool::Bool(..)))
+                && subschemas(s).all(junctor_free_of_bools)
+        }
+        fn subschemas(s: &SchemaProps) -> impl Iterator<Item = &SchemaProps> {
+            let rare = s.rare();
+            let items = match &s.items {
+                Some(SchemaOrArray::Schema(i)) => Some(i.as_ref()),
+                _ => None,
+            };
+            let additional = match &s.additional_properties {
+                Some(SchemaOrBool::Schema(a)) => Some(a.as_ref()),
+                _ => None,
+            };
+            items
+                .into_iter()
+                .chain(additional)
+                .chain(s.properties.iter().flatten().map(|(_, p)| p))
+                .chain(rare.all_of.iter().flatten())
+                .chain(rare.one_of.iter().flatten())
+                .chain(rare.any_of.iter().flatten())
+                .chain(rare.not.as_deref())
+        }
+        fn follows_at(s: &SchemaProps) -> bool {
+            let rare = s.rare();
+            rare.all_of
+                .iter()
+                .flatten()
+                .chain(rare.one_of.iter().flatten())
+                .chain(rare.any_of.iter().flatten())
+                .chain(rare.not.as_deref())
+                .all(junctor_free_of_bools)
+                && subschemas(s).all(follows_at)
+        }
+        follows_at(s)
+    }
+
+    /// The validator of a junctor's subschema (built whole: junctors are few).
+    fn nested(n: &NestedValueValidation, version: KubeVersion) -> Validator {
+        let mut v = Self::node(
+            &Keywords::of_parts(
+                &n.forbidden_generics,
+                n.forbidden_extensions.x_int_or_string,
+                Some(&n.value_validation),
+            ),
+            version,
+            Formats::Stripped,
+        );
+        v.junctors = Self::junctors_of(&n.value_validation, version);
+        v.items = n
+            .items
+            .as_deref()
+            .map(|i| Box::new(Self::nested(i, version)));
+        v.additional_properties = n
+            .additional_properties
+            .as_deref()
+            .map(|a| AdditionalProperties::Schema(Box::new(Self::nested(a, version))));
+        v.properties = n
+            .properties
+            .iter()
+            .map(|(k, p)| (k.clone(), Self::nested(p, version)))
+            .collect();
+        v.property_index = PropertyIndex::new(&v.properties);
+        v
+    }
+
+    fn junctors_of(vv: &ValueValidation, version: KubeVersion) -> Option<Box<Junctors>> {
+        let nested = |list: &[NestedValueValidation]| {
+            list.iter().map(|n| Self::nested(n, version)).collect()
+        };
+        let junctors = Junctors {
+            all_of: nested(&vv.all_of),
+            one_of: nested(&vv.one_of),
+            any_of: nested(&vv.any_of),
+            not: vv
+                .not
+                .as_deref()
+                .map(|n| Box::new(Self::nested(n, version))),
+            pattern_properties: Vec::new(),
+        };
+        (!junctors.is_empty()).then(|| Box::new(junctors))
+    }
+
+    /// A node's own checks, without children.
+    fn node(k: &Keywords, version: KubeVersion, formats: Formats) -> Validator {
+        let types: &'static [&'static str] = match k.type_ {
+            _ if k.int_or_string => &["integer", "string"],
+            Some("") | None => &[],
+            Some(t) => static_type(t),
+        };
+        let unknown_type_name = match (types, k.type_) {
+            (["unknown"], Some(written)) => Some(written.into()),
+            _ => None,
+        };
+        let single_type = if types.len() == 1 { types[0] } else { "" };
+        let format = k
+            .format
+            .and_then(|f| match formats {
+                Formats::Stripped => formats::effective_format(single_type, f, version),
+                Formats::AsWritten => Some(f),
+            })
+            .unwrap_or("")
+            .to_string();
+        let pattern = k
+            .pattern
+            .filter(|p| !p.is_empty())
+            .map(|p| (p.to_string(), super::regex::compile_go(p)));
+        let bounds = Bounds {
+            maximum: k.maximum,
+            exclusive_maximum: k.exclusive_maximum,
+            minimum: k.minimum,
+            exclusive_minimum: k.exclusive_minimum,
+            max_length: k.max_length,
+            min_length: k.min_length,
+            pattern,
+            max_items: k.max_items,
+            min_items: k.min_items,
+            unique_items: k.unique_items,
+            multiple_of: k.multiple_of,
+            max_properties: k.max_properties,
+            min_properties: k.min_properties,
+        };
         Validator {
             types,
             unknown_type_name,
-            nullable: s.nullable,
+            nullable: k.nullable,
             format,
             bounds: (!bounds.is_empty()).then(|| Box::new(bounds)),
-            enum_: s.enum_.clone().unwrap_or_default(),
-            required: s.required.clone().unwrap_or_default(),
-            items,
-            junctors: (!junctors.is_empty()).then(|| Box::new(junctors)),
-            property_index: PropertyIndex::new(&properties),
-            properties,
-            additional_properties,
-            typed_numbers,
+            enum_: k.enum_.to_vec(),
+            required: k.required.to_vec(),
+            typed_numbers: version >= KubeVersion::new(1, 36),
+            ..Validator::default()
         }
+    }
+
+    /// The children of a node built by [`Validator::following`], walked with `s`.
+    fn children<'v>(lazy: &'v Lazy, s: &Structural) -> &'v Children {
+        lazy.children.get_or_init(|| Children {
+            items: s
+                .items
+                .as_deref()
+                .map(|i| Box::new(Self::following(i, lazy.version))),
+            properties: s
+                .properties
+                .iter()
+                .map(|(_, p)| Self::following(p, lazy.version))
+                .collect(),
+            additional_properties: match &s.additional_properties {
+                Some(StructuralOrBool::Structural(a)) => Some(AdditionalProperties::Schema(
+                    Box::new(Self::following(a, lazy.version)),
+                )),
+                Some(StructuralOrBool::Bool(b)) => Some(AdditionalProperties::Allows(*b)),
+                None => None,
+            },
+        })
+    }
+
+    /// The validator of an array's items.
+    fn items_of<'v>(&'v self, s: Option<&'v Structural>) -> Option<Child<'v>> {
+        match (&self.lazy, s) {
+            (Some(lazy), Some(s)) => {
+                let item = Self::children(lazy, s).items.as_deref()?;
+                Some((item, s.items.as_deref()))
+            }
+            _ => self.items.as_deref().map(|v| (v, None)),
+        }
+    }
+
+    /// The validator of the property `name`, and its name as the schema writes it.
+    fn property_of<'v>(
+        &'v self,
+        s: Option<&'v Structural>,
+        name: &str,
+    ) -> Option<(&'v str, Child<'v>)> {
+        match (&self.lazy, s) {
+            (Some(lazy), Some(s)) => {
+                let i = s.property_index.position(&s.properties, name)?;
+                let (name, schema) = &s.properties[i];
+                let v = Self::children(lazy, s).properties.get(i)?;
+                Some((name.as_str(), (v, Some(schema))))
+            }
+            _ => self
+                .property_index
+                .find(&self.properties, name)
+                .map(|(k, v)| (k.as_str(), (v, None))),
+        }
+    }
+
+    fn additional_of<'v>(&'v self, s: Option<&'v Structural>) -> Option<Additional<'v>> {
+        let (additional, s) = match (&self.lazy, s) {
+            (Some(lazy), Some(s)) => (&Self::children(lazy, s).additional_properties, Some(s)),
+            _ => (&self.additional_properties, None),
+        };
+        Some(match additional.as_ref()? {
+            AdditionalProperties::Allows(b) => Additional::Allows(*b),
+            AdditionalProperties::Schema(v) => {
+                let schema = s.and_then(|s| match &s.additional_properties {
+                    Some(StructuralOrBool::Structural(a)) => Some(a.as_ref()),
+                    _ => None,
+                });
+                Additional::Schema((v, schema))
+            }
+        })
     }
 
     /// Validates a whole object (the root path is empty); returns the server's field
     /// errors in the server's order, each with the span of the offending value (for a
     /// missing required field: the key of the object that lacks it).
     pub fn validate(&self, root: &Node) -> Vec<SchemaError> {
-        unique(self.validate_at(root, "", root.span, None).errors)
+        unique(self.validate_at(None, root, "", root.span, None).errors)
             .into_iter()
             .map(to_field_error)
             .collect()
+    }
+
+    /// [`Validator::validate`] of a validator built from `schema`'s schema, by
+    /// [`Validator::following`] it or not.
+    pub fn validate_following(&self, root: &Node, schema: &Structural) -> Vec<SchemaError> {
+        unique(
+            self.validate_at(Some(schema), root, "", root.span, None)
+                .errors,
+        )
+        .into_iter()
+        .map(to_field_error)
+        .collect()
     }
 
     /// Validates an update (apiextensions' ratcheting `ValidateUpdate`): an error under
@@ -385,22 +712,26 @@ impl Validator {
         schema: &Structural,
     ) -> Vec<SchemaError> {
         let corr = Correlation { old, schema };
-        unique(self.validate_child(root, "", root.span, Some(corr)).errors)
-            .into_iter()
-            .map(to_field_error)
-            .collect()
+        unique(
+            self.validate_child(Some(schema), root, "", root.span, Some(corr))
+                .errors,
+        )
+        .into_iter()
+        .map(to_field_error)
+        .collect()
     }
 
     /// A property, item or root value: validated, then its errors ratcheted away when
     /// it equals its correlated old value.
     fn validate_child(
         &self,
+        s: Option<&Structural>,
         data: &Node,
         path: &str,
         key_span: Span,
         corr: Option<Correlation<'_>>,
     ) -> VResult {
-        let r = self.validate_at(data, path, key_span, corr);
+        let r = self.validate_at(s, data, path, key_span, corr);
         if !r.is_valid() && corr.is_some_and(|c| c.unchanged(data, 0)) {
             return VResult {
                 errors: Vec::new(),
@@ -410,9 +741,11 @@ impl Validator {
         r
     }
 
-    /// `SchemaValidator.Validate`.
+    /// `SchemaValidator.Validate`; `s` is the structural node of a validator built
+    /// by [`Validator::following`].
     fn validate_at(
         &self,
+        s: Option<&Structural>,
         data: &Node,
         path: &str,
         key_span: Span,
@@ -446,13 +779,13 @@ impl Validator {
             result.match_count += 1;
         }
         if kind == "array" {
-            result.merge(self.validate_slice(data, path, corr));
+            result.merge(self.validate_slice(s, data, path, corr));
             result.match_count += 1;
         }
         result.merge(self.validate_enum(data, path));
         result.match_count += 1;
         if kind == "object" {
-            result.merge(self.validate_object(data, path, key_span, corr));
+            result.merge(self.validate_object(s, data, path, key_span, corr));
             result.match_count += 1;
         }
         result.match_count += 1;
@@ -514,7 +847,7 @@ impl Validator {
             let mut best: Option<VResult> = None;
             let mut first_success: Option<VResult> = None;
             for sub in &junctors.any_of {
-                let r = sub.validate_at(data, path, key_span, corr);
+                let r = sub.validate_at(None, data, path, key_span, corr);
                 if r.is_valid() {
                     best = None;
                     first_success = Some(r);
@@ -544,7 +877,7 @@ impl Validator {
             let mut first_success: Option<VResult> = None;
             let mut validated = 0;
             for sub in &junctors.one_of {
-                let r = sub.validate_at(data, path, key_span, corr);
+                let r = sub.validate_at(None, data, path, key_span, corr);
                 if r.is_valid() {
                     validated += 1;
                     best = None;
@@ -580,7 +913,7 @@ impl Validator {
         if !junctors.all_of.is_empty() {
             let mut validated = 0;
             for sub in &junctors.all_of {
-                let r = sub.validate_at(data, path, key_span, corr);
+                let r = sub.validate_at(None, data, path, key_span, corr);
                 if r.is_valid() {
                     validated += 1;
                 }
@@ -602,7 +935,7 @@ impl Validator {
             }
         }
         if let Some(not) = &junctors.not
-            && not.validate_at(data, path, key_span, corr).is_valid()
+            && not.validate_at(None, data, path, key_span, corr).is_valid()
         {
             main.errors.push(other(
                 format!("{} must not validate the schema (not)", gofmt::quote(path)),
@@ -805,12 +1138,18 @@ impl Validator {
         }
     }
 
-    fn validate_slice(&self, data: &Node, path: &str, corr: Option<Correlation<'_>>) -> VResult {
+    fn validate_slice(
+        &self,
+        s: Option<&Structural>,
+        data: &Node,
+        path: &str,
+        corr: Option<Correlation<'_>>,
+    ) -> VResult {
         let Some(items) = data.as_array() else {
             return VResult::default();
         };
         let mut result = VResult::default();
-        if let Some(item_schema) = &self.items {
+        if let Some((item_schema, item_s)) = self.items_of(s) {
             let mut item_path = String::with_capacity(path.len() + 8);
             let correlations = corr.and_then(|c| c.items());
             for (i, item) in items.iter().enumerate() {
@@ -818,7 +1157,8 @@ impl Validator {
                 item_path.clear();
                 item_path.push_str(path);
                 crate::diag::path::push_index(&mut item_path, i);
-                result.merge(item_schema.validate_child(item, &item_path, item.span, child));
+                result
+                    .merge(item_schema.validate_child(item_s, item, &item_path, item.span, child));
             }
         }
         let size = items.len() as i64;
@@ -900,6 +1240,7 @@ impl Validator {
 
     fn validate_object(
         &self,
+        s: Option<&Structural>,
         data: &Node,
         path: &str,
         key_span: Span,
@@ -942,9 +1283,9 @@ impl Validator {
                 .with_valid(max),
             );
         }
-        let is_property = |k: &str| self.property_index.find(&self.properties, k).is_some();
-        match &self.additional_properties {
-            Some(AdditionalProperties::Allows(false)) => {
+        let is_property = |k: &str| self.property_of(s, k).is_some();
+        match self.additional_of(s) {
+            Some(Additional::Allows(false)) => {
                 for entry in &map.entries {
                     let k = entry.key.as_str();
                     let pattern_match = self
@@ -970,13 +1311,14 @@ impl Validator {
                     let matched = self.validate_pattern_properties(entry, path, &mut res);
                     if !is_property(k)
                         && !matched
-                        && let Some(AdditionalProperties::Schema(schema)) = ap
+                        && let Some(Additional::Schema((schema, schema_s))) = ap
                     {
                         child.clear();
                         child.push_str(path);
                         child.push('.');
                         child.push_str(k);
                         res.merge(schema.validate_child(
+                            schema_s,
                             &entry.value,
                             &child,
                             entry.key_span,
@@ -991,7 +1333,7 @@ impl Validator {
         // every resource.
         let mut child = String::new();
         for entry in &map.entries {
-            if let Some((name, schema)) = self.property_index.find(&self.properties, &entry.key) {
+            if let Some((name, (schema, schema_s))) = self.property_of(s, &entry.key) {
                 child.clear();
                 if !path.is_empty() {
                     child.push_str(path);
@@ -999,6 +1341,7 @@ impl Validator {
                 }
                 child.push_str(name);
                 res.merge(schema.validate_child(
+                    schema_s,
                     &entry.value,
                     &child,
                     entry.key_span,
@@ -1039,6 +1382,7 @@ impl Validator {
                 for (_, re, schema) in &self.junctors().pattern_properties {
                     if re.as_ref().is_some_and(|re| re.is_match(&entry.key)) {
                         res.merge(schema.validate_at(
+                            None,
                             &entry.value,
                             &format!("{path}.{}", entry.key),
                             entry.key_span,
@@ -1064,6 +1408,7 @@ impl Validator {
             if re.as_ref().is_some_and(|re| re.is_match(&entry.key)) {
                 matched = true;
                 res.merge(schema.validate_at(
+                    None,
                     &entry.value,
                     &format!("{path}.{}", entry.key),
                     entry.key_span,
@@ -1564,5 +1909,167 @@ mod float_range_tests {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod following_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn props(v: serde_json::Value) -> SchemaProps {
+        let node = Node::from_json(&v, Span::default());
+        let (p, diags) = crate::model::schema::decode(&node, &FieldPath::root("s"));
+        assert!(diags.is_empty(), "{diags:?}");
+        p
+    }
+
+    fn messages(errors: &[SchemaError]) -> Vec<String> {
+        errors
+            .iter()
+            .map(|e| format!("{}: {}", e.error.field, e.error.detail))
+            .collect()
+    }
+
+    /// Built from the structural form and walked with it, a validator answers as the
+    /// one built from the schema as written.
+    fn both(schema: serde_json::Value, values: &[serde_json::Value]) -> Vec<Vec<String>> {
+        let p = props(schema);
+        assert!(Validator::follows(&p));
+        let structural = crate::schema::structural::from_props(&p).expect("structural");
+        for version in [KubeVersion::new(1, 35), KubeVersion::NEWEST] {
+            let eager = Validator::new_at(&p, version);
+            let lazy = Validator::following(&structural, version);
+            for v in values {
+                let node = Node::from_json(v, Span::default());
+                assert_eq!(
+                    eager.validate(&node),
+                    lazy.validate_following(&node, &structural),
+                    "{v}"
+                );
+                assert_eq!(
+                    eager.validate_update(&node, &node, &structural),
+                    lazy.validate_update(&node, &node, &structural),
+                    "{v}"
+                );
+            }
+        }
+        let lazy = Validator::following(&structural, KubeVersion::NEWEST);
+        values
+            .iter()
+            .map(|v| {
+                messages(
+                    &lazy.validate_following(&Node::from_json(v, Span::default()), &structural),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn answers_as_the_validator_of_the_written_schema() {
+        let schema = json!({
+            "type": "object",
+            "required": ["spec"],
+            "properties": {
+                "spec": {
+                    "type": "object",
+                    "maxProperties": 3,
+                    "properties": {
+                        "port": {"x-kubernetes-int-or-string": true,
+                                 "anyOf": [{"type": "integer"}, {"type": "string"}],
+                                 "pattern": "^[0-9]+$"},
+                        "mode": {"type": "string", "enum": ["a", "b"]},
+                        "when": {"type": "string", "format": "date-time"},
+                        "list": {"type": "array", "maxItems": 2,
+                                 "items": {"type": "object", "required": ["name"],
+                                           "properties": {"name": {"type": "string", "maxLength": 3}}}},
+                        "labels": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
+                        "closed": {"type": "object", "additionalProperties": false,
+                                   "properties": {"a": {"type": "string"}}},
+                        "one": {"type": "object",
+                                "oneOf": [{"required": ["x"]}, {"required": ["y"],
+                                          "properties": {"y": {"maxLength": 1}}}],
+                                "not": {"required": ["z"]},
+                                "properties": {"x": {"type": "string"}, "y": {"type": "string"},
+                                               "z": {"type": "string"}}}
+                    }
+                }
+            }
+        });
+        let got = both(
+            schema,
+            &[
+                json!({}),
+                json!({"spec": {"port": 80, "mode": "a"}}),
+                json!({"spec": {"port": "x8", "mode": "c", "when": "soon"}}),
+                json!({"spec": {"list": [{"name": "long"}, {}, {"name": 1}]}}),
+                json!({"spec": {"labels": {"a": 0, "b": "x"}, "closed": {"a": "", "b": 1}}}),
+                json!({"spec": {"one": {"x": "", "y": "yy", "z": ""}}}),
+                json!({"spec": {"one": {}}}),
+                json!({"spec": "text"}),
+                json!({"spec": null}),
+            ],
+        );
+        assert_eq!(got[1], Vec::<String>::new());
+        assert_eq!(
+            got[2],
+            [
+                "spec.port: spec.port in body should match '^[0-9]+$'",
+                "spec.mode: supported values: \"a\", \"b\"",
+                "spec.when: spec.when in body must be of type date-time: \"soon\"",
+            ]
+            .map(String::from)
+        );
+        assert_eq!(
+            got[4],
+            [
+                "spec.labels.a: spec.labels.a in body should be greater than or equal to 1",
+                "spec.labels.b: spec.labels.b in body must be of type integer: \"string\"",
+                "spec.closed: spec.closed.b in body is a forbidden property",
+            ]
+            .map(String::from)
+        );
+    }
+
+    #[test]
+    fn builds_only_the_nodes_a_value_reaches() {
+        let p = props(json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "object", "properties": {"deep": {"type": "string"}}},
+                "b": {"type": "object", "properties": {"deep": {"type": "string"}}}
+            }
+        }));
+        let structural = crate::schema::structural::from_props(&p).expect("structural");
+        let root = Validator::following(&structural, KubeVersion::NEWEST);
+        let children = |v: &Validator| {
+            v.lazy
+                .as_ref()
+                .and_then(|l| l.children.get())
+                .map(|c| c.properties.len())
+        };
+        assert_eq!(children(&root), None);
+        let value = Node::from_json(&json!({"a": {"deep": "x"}}), Span::default());
+        assert!(root.validate_following(&value, &structural).is_empty());
+        let built = root
+            .lazy
+            .as_ref()
+            .and_then(|l| l.children.get())
+            .expect("root's children");
+        assert_eq!(children(&root), Some(2));
+        assert_eq!(children(&built.properties[0]), Some(1));
+        assert_eq!(children(&built.properties[1]), None);
+    }
+
+    #[test]
+    fn a_junctor_with_an_additional_properties_boolean_is_not_followed() {
+        // The structural form of a junctor keeps no `additionalProperties: false`.
+        let p = props(json!({
+            "type": "object",
+            "anyOf": [{"additionalProperties": false}],
+        }));
+        assert!(!Validator::follows(&p));
+        let p = props(json!({"type": "object", "additionalProperties": false}));
+        assert!(Validator::follows(&p));
     }
 }
