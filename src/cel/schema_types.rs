@@ -312,7 +312,7 @@ fn schema_decl_type_depth(
                 ));
             }
             let required: &[String] = vv.map(|v| v.required.as_slice()).unwrap_or(&[]);
-            let mut fields = Vec::new();
+            let mut fields = Vec::with_capacity(s.properties.len());
             let mut min_size = 2i64;
             let meta_ok = !is_resource_root || has_type_and_object_meta(s);
             for (name, prop) in &s.properties {
