@@ -38,15 +38,32 @@ impl PropertyIndex {
         properties: &'p [(String, T)],
         name: &str,
     ) -> Option<&'p (String, T)> {
-        self.position(properties, name)
-            .and_then(|i| properties.get(i))
+        // Not through `position`: this runs for every field of every resource, and the
+        // scan returning the entry itself compiles to a tighter loop (the scale set spent
+        // 1 % more instructions the other way).
+        match &self.0 {
+            Some(index) => index.get(name).and_then(|&i| properties.get(i)),
+            None => properties.iter().find(|(k, _)| k == name),
+        }
     }
 
-    /// Where [`PropertyIndex::find`] finds `name` in `properties`.
-    pub fn position<T>(&self, properties: &[(String, T)], name: &str) -> Option<usize> {
+    /// [`PropertyIndex::find`], with the entry at the same place in `parallel`, a list
+    /// kept beside `properties`.
+    pub fn find_with<'p, T, U>(
+        &self,
+        properties: &'p [(String, T)],
+        parallel: &'p [U],
+        name: &str,
+    ) -> Option<(&'p (String, T), &'p U)> {
         match &self.0 {
-            Some(index) => index.get(name).copied(),
-            None => properties.iter().position(|(k, _)| k == name),
+            Some(index) => {
+                let &i = index.get(name)?;
+                Some((properties.get(i)?, parallel.get(i)?))
+            }
+            None => properties
+                .iter()
+                .zip(parallel)
+                .find(|((k, _), _)| k == name),
         }
     }
 }

@@ -176,6 +176,58 @@ enum Additional<'v> {
     Schema(Child<'v>),
 }
 
+/// The children of a validator node: built with it, or built on first use from the
+/// structural node walked alongside.
+#[derive(Clone, Copy)]
+enum Kids<'v> {
+    Built(&'v Validator),
+    Following(&'v Children, &'v Structural),
+}
+
+impl<'v> Kids<'v> {
+    /// The validator of an array's items.
+    fn items(self) -> Option<Child<'v>> {
+        match self {
+            Kids::Built(v) => v.items.as_deref().map(|v| (v, None)),
+            Kids::Following(c, s) => Some((c.items.as_deref()?, s.items.as_deref())),
+        }
+    }
+
+    /// The validator of the property `name`, and its name as the schema writes it.
+    fn property(self, name: &str) -> Option<(&'v str, Child<'v>)> {
+        match self {
+            Kids::Built(v) => v
+                .property_index
+                .find(&v.properties, name)
+                .map(|(k, v)| (k.as_str(), (v, None))),
+            Kids::Following(c, s) => {
+                let ((name, schema), v) =
+                    s.property_index
+                        .find_with(&s.properties, &c.properties, name)?;
+                Some((name.as_str(), (v, Some(schema))))
+            }
+        }
+    }
+
+    /// What the node says about properties it does not name.
+    fn additional(self) -> Option<Additional<'v>> {
+        let (additional, s) = match self {
+            Kids::Built(v) => (&v.additional_properties, None),
+            Kids::Following(c, s) => (&c.additional_properties, Some(s)),
+        };
+        Some(match additional.as_ref()? {
+            AdditionalProperties::Allows(b) => Additional::Allows(*b),
+            AdditionalProperties::Schema(v) => {
+                let schema = s.and_then(|s| match &s.additional_properties {
+                    Some(StructuralOrBool::Structural(a)) => Some(a.as_ref()),
+                    _ => None,
+                });
+                Additional::Schema((v, schema))
+            }
+        })
+    }
+}
+
 /// The keywords a validator node reads, from wherever they come: the schema as
 /// written, its structural form, or a junctor's nested value validation.
 #[derive(Default)]
@@ -633,52 +685,12 @@ impl Validator {
         })
     }
 
-    /// The validator of an array's items.
-    fn items_of<'v>(&'v self, s: Option<&'v Structural>) -> Option<Child<'v>> {
+    /// The node's children, for one value (a lazily built node's are looked up once).
+    fn kids<'v>(&'v self, s: Option<&'v Structural>) -> Kids<'v> {
         match (&self.lazy, s) {
-            (Some(lazy), Some(s)) => {
-                let item = Self::children(lazy, s).items.as_deref()?;
-                Some((item, s.items.as_deref()))
-            }
-            _ => self.items.as_deref().map(|v| (v, None)),
+            (Some(lazy), Some(s)) => Kids::Following(Self::children(lazy, s), s),
+            _ => Kids::Built(self),
         }
-    }
-
-    /// The validator of the property `name`, and its name as the schema writes it.
-    fn property_of<'v>(
-        &'v self,
-        s: Option<&'v Structural>,
-        name: &str,
-    ) -> Option<(&'v str, Child<'v>)> {
-        match (&self.lazy, s) {
-            (Some(lazy), Some(s)) => {
-                let i = s.property_index.position(&s.properties, name)?;
-                let (name, schema) = &s.properties[i];
-                let v = Self::children(lazy, s).properties.get(i)?;
-                Some((name.as_str(), (v, Some(schema))))
-            }
-            _ => self
-                .property_index
-                .find(&self.properties, name)
-                .map(|(k, v)| (k.as_str(), (v, None))),
-        }
-    }
-
-    fn additional_of<'v>(&'v self, s: Option<&'v Structural>) -> Option<Additional<'v>> {
-        let (additional, s) = match (&self.lazy, s) {
-            (Some(lazy), Some(s)) => (&Self::children(lazy, s).additional_properties, Some(s)),
-            _ => (&self.additional_properties, None),
-        };
-        Some(match additional.as_ref()? {
-            AdditionalProperties::Allows(b) => Additional::Allows(*b),
-            AdditionalProperties::Schema(v) => {
-                let schema = s.and_then(|s| match &s.additional_properties {
-                    Some(StructuralOrBool::Structural(a)) => Some(a.as_ref()),
-                    _ => None,
-                });
-                Additional::Schema((v, schema))
-            }
-        })
     }
 
     /// Validates a whole object (the root path is empty); returns the server's field
@@ -1149,7 +1161,7 @@ impl Validator {
             return VResult::default();
         };
         let mut result = VResult::default();
-        if let Some((item_schema, item_s)) = self.items_of(s) {
+        if let Some((item_schema, item_s)) = self.kids(s).items() {
             let mut item_path = String::with_capacity(path.len() + 8);
             let correlations = corr.and_then(|c| c.items());
             for (i, item) in items.iter().enumerate() {
@@ -1283,8 +1295,9 @@ impl Validator {
                 .with_valid(max),
             );
         }
-        let is_property = |k: &str| self.property_of(s, k).is_some();
-        match self.additional_of(s) {
+        let kids = self.kids(s);
+        let is_property = |k: &str| kids.property(k).is_some();
+        match kids.additional() {
             Some(Additional::Allows(false)) => {
                 for entry in &map.entries {
                     let k = entry.key.as_str();
@@ -1333,7 +1346,7 @@ impl Validator {
         // every resource.
         let mut child = String::new();
         for entry in &map.entries {
-            if let Some((name, (schema, schema_s))) = self.property_of(s, &entry.key) {
+            if let Some((name, (schema, schema_s))) = kids.property(&entry.key) {
                 child.clear();
                 if !path.is_empty() {
                     child.push_str(path);
