@@ -174,8 +174,8 @@ fn compile_version(
         deprecated: field_bool(&v.deprecated),
         deprecation_warning: v.deprecation_warning.as_ref().map(|f| f.value.clone()),
         validator: v.schema.as_ref().map(|s| match &structural {
-            Some(st) if Validator::follows(s) => Validator::following(st, kube_version),
-            _ => Validator::new_at(s, kube_version),
+            Some(st) => Validator::following(st, kube_version),
+            None => Validator::new_at(s, kube_version),
         }),
         structural,
         compiled_rules,

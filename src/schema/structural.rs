@@ -103,6 +103,10 @@ pub struct NestedValueValidation {
     /// the int-or-string `anyOf` comparison (a `reflect.DeepEqual`) fails on it.
     pub has_empty_properties: bool,
     pub additional_properties: Option<Box<NestedValueValidation>>,
+    /// `additionalProperties` written as a boolean: the server's conversion keeps
+    /// `true` as an empty nested validation and drops `false`, but the validator of
+    /// resources, which reads the schema as written, tells them from a schema.
+    pub additional_properties_bool: Option<bool>,
     pub forbidden_generics: Generic,
     pub forbidden_extensions: Extensions,
 }
@@ -413,6 +417,7 @@ fn nested(s: &SchemaProps, depth: usize) -> Result<NestedValueValidation, Struct
         properties: BTreeMap::new(),
         has_empty_properties: s.properties.as_ref().is_some_and(Vec::is_empty),
         additional_properties: None,
+        additional_properties_bool: None,
         forbidden_generics: generic(s),
         forbidden_extensions: extensions(s)?,
     };
@@ -437,10 +442,13 @@ fn nested(s: &SchemaProps, depth: usize) -> Result<NestedValueValidation, Struct
         Some(SchemaOrBool::Schema(p)) => {
             out.additional_properties = Some(Box::new(nested(p, depth + 1)?));
         }
-        Some(SchemaOrBool::Bool(true, _)) => {
-            out.additional_properties = Some(Box::default());
+        Some(SchemaOrBool::Bool(allows, _)) => {
+            out.additional_properties_bool = Some(*allows);
+            if *allows {
+                out.additional_properties = Some(Box::default());
+            }
         }
-        _ => {}
+        None => {}
     }
     Ok(out)
 }

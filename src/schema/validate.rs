@@ -4,12 +4,13 @@
 //!
 //! The server validates against the full `JSONSchemaProps`, not the structural
 //! schema, with formats filtered the way the server filters them and patterns
-//! compiled as Go regexps. When the structural form keeps everything validation reads
-//! (every schema of an accepted CRD but one with an `additionalProperties` boolean in
-//! a junctor), a CRD version's validator follows it: each node is built when a value
-//! first reaches it, so the large schemas resources touch a corner of cost only that
-//! corner ([`Validator::following`]). Otherwise the validator is built whole from the
-//! schema as written ([`Validator::new_at`]).
+//! compiled as Go regexps. The structural form keeps everything that validation reads
+//! (with one addition: a junctor's `additionalProperties` boolean), so a CRD version's
+//! validator follows it: each node is built when a value first reaches it, and the
+//! large schemas resources touch a corner of cost only that corner
+//! ([`Validator::following`]). A schema without a structural form (the server refuses
+//! such a CRD) gets a validator built whole from the schema as written
+//! ([`Validator::new_at`]).
 
 use super::property_index::PropertyIndex;
 use std::sync::{Arc, OnceLock};
@@ -494,9 +495,9 @@ impl Validator {
     }
 
     /// A validator that follows `schema`, the structural form of the schema it would be
-    /// built from ([`Validator::new_at`]), when that form keeps everything validation
-    /// reads (see [`Validator::follows`]): nodes are built when a value reaches them,
-    /// and the walk passes `schema` alongside ([`Validator::validate_following`]).
+    /// built from ([`Validator::new_at`]), which keeps everything validation reads:
+    /// nodes are built when a value reaches them, and the walk passes `schema`
+    /// alongside ([`Validator::validate_following`]).
     pub fn following(schema: &Structural, version: KubeVersion) -> Validator {
         let mut v = Self::node(
             &Keywords::of_parts(
@@ -523,48 +524,6 @@ impl Validator {
         v
     }
 
-    /// Whether the structural form of `s` keeps what its validator reads. It does when
-    /// the conversion succeeded (so no `patternProperties`, `items` lists or nesting
-    /// beyond the limit), but for one thing: a junctor's nested value validation keeps
-    /// no `additionalProperties` boolean.
-    pub fn follows(s: &SchemaProps) -> bool {
-        fn junctor_free_of_bools(s: &SchemaProps) -> bool {
-            !matches!(s.additional_properties, Some(SchemaOrBool::Bool(..)))
-                && subschemas(s).all(junctor_free_of_bools)
-        }
-        fn subschemas(s: &SchemaProps) -> impl Iterator<Item = &SchemaProps> {
-            let rare = s.rare();
-            let items = match &s.items {
-                Some(SchemaOrArray::Schema(i)) => Some(i.as_ref()),
-                _ => None,
-            };
-            let additional = match &s.additional_properties {
-                Some(SchemaOrBool::Schema(a)) => Some(a.as_ref()),
-                _ => None,
-            };
-            items
-                .into_iter()
-                .chain(additional)
-                .chain(s.properties.iter().flatten().map(|(_, p)| p))
-                .chain(rare.all_of.iter().flatten())
-                .chain(rare.one_of.iter().flatten())
-                .chain(rare.any_of.iter().flatten())
-                .chain(rare.not.as_deref())
-        }
-        fn follows_at(s: &SchemaProps) -> bool {
-            let rare = s.rare();
-            rare.all_of
-                .iter()
-                .flatten()
-                .chain(rare.one_of.iter().flatten())
-                .chain(rare.any_of.iter().flatten())
-                .chain(rare.not.as_deref())
-                .all(junctor_free_of_bools)
-                && subschemas(s).all(follows_at)
-        }
-        follows_at(s)
-    }
-
     /// The validator of a junctor's subschema (built whole: junctors are few).
     fn nested(n: &NestedValueValidation, version: KubeVersion) -> Validator {
         let mut v = Self::node(
@@ -581,10 +540,13 @@ impl Validator {
             .items
             .as_deref()
             .map(|i| Box::new(Self::nested(i, version)));
-        v.additional_properties = n
-            .additional_properties
-            .as_deref()
-            .map(|a| AdditionalProperties::Schema(Box::new(Self::nested(a, version))));
+        v.additional_properties = match (n.additional_properties_bool, &n.additional_properties) {
+            (Some(allows), _) => Some(AdditionalProperties::Allows(allows)),
+            (None, Some(a)) => Some(AdditionalProperties::Schema(Box::new(Self::nested(
+                a, version,
+            )))),
+            (None, None) => None,
+        };
         v.properties = n
             .properties
             .iter()
@@ -1948,7 +1910,6 @@ mod following_tests {
     /// one built from the schema as written.
     fn both(schema: serde_json::Value, values: &[serde_json::Value]) -> Vec<Vec<String>> {
         let p = props(schema);
-        assert!(Validator::follows(&p));
         let structural = crate::schema::structural::from_props(&p).expect("structural");
         for version in [KubeVersion::new(1, 35), KubeVersion::NEWEST] {
             let eager = Validator::new_at(&p, version);
@@ -2075,14 +2036,31 @@ mod following_tests {
     }
 
     #[test]
-    fn a_junctor_with_an_additional_properties_boolean_is_not_followed() {
-        // The structural form of a junctor keeps no `additionalProperties: false`.
-        let p = props(json!({
-            "type": "object",
-            "anyOf": [{"additionalProperties": false}],
-        }));
-        assert!(!Validator::follows(&p));
-        let p = props(json!({"type": "object", "additionalProperties": false}));
-        assert!(Validator::follows(&p));
+    fn a_junctors_additional_properties_boolean_is_kept() {
+        // The structural form keeps `true` as an empty nested validation and drops
+        // `false`; the validator tells both from a schema.
+        let got = both(
+            json!({
+                "type": "object",
+                "properties": {"o": {"type": "object", "properties": {"a": {"type": "string"}},
+                    "anyOf": [{"additionalProperties": false, "properties": {"a": {}}},
+                              {"additionalProperties": true, "required": ["b"]}]}}
+            }),
+            &[
+                json!({"o": {"a": "x"}}),
+                json!({"o": {"a": "x", "c": 1}}),
+                json!({"o": {"b": 1, "c": 1}}),
+            ],
+        );
+        assert_eq!(got[0], Vec::<String>::new());
+        assert_eq!(
+            got[1],
+            [
+                "<nil>: \"o\" must validate at least one schema (anyOf)",
+                "o: o.c in body is a forbidden property",
+            ]
+            .map(String::from)
+        );
+        assert_eq!(got[2], Vec::<String>::new());
     }
 }
