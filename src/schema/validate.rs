@@ -238,18 +238,7 @@ struct Keywords<'a> {
     nullable: bool,
     format: Option<&'a str>,
     pattern: Option<&'a str>,
-    maximum: Option<f64>,
-    exclusive_maximum: bool,
-    minimum: Option<f64>,
-    exclusive_minimum: bool,
-    max_length: Option<i64>,
-    min_length: Option<i64>,
-    max_items: Option<i64>,
-    min_items: Option<i64>,
-    unique_items: bool,
-    multiple_of: Option<f64>,
-    max_properties: Option<i64>,
-    min_properties: Option<i64>,
+    limits: Limits,
     enum_: &'a [Node],
     required: &'a [String],
 }
@@ -263,18 +252,20 @@ impl<'a> Keywords<'a> {
             nullable: s.nullable,
             format: s.format.as_deref(),
             pattern: s.pattern.as_deref(),
-            maximum: rare.maximum,
-            exclusive_maximum: s.exclusive_maximum,
-            minimum: rare.minimum,
-            exclusive_minimum: s.exclusive_minimum,
-            max_length: rare.max_length,
-            min_length: rare.min_length,
-            max_items: rare.max_items,
-            min_items: rare.min_items,
-            unique_items: s.unique_items,
-            multiple_of: rare.multiple_of,
-            max_properties: rare.max_properties,
-            min_properties: rare.min_properties,
+            limits: Limits {
+                maximum: rare.maximum,
+                exclusive_maximum: s.exclusive_maximum,
+                minimum: rare.minimum,
+                exclusive_minimum: s.exclusive_minimum,
+                max_length: rare.max_length,
+                min_length: rare.min_length,
+                max_items: rare.max_items,
+                min_items: rare.min_items,
+                unique_items: s.unique_items,
+                multiple_of: rare.multiple_of,
+                max_properties: rare.max_properties,
+                min_properties: rare.min_properties,
+            },
             enum_: s.enum_.as_deref().unwrap_or(&[]),
             required: s.required.as_deref().unwrap_or(&[]),
         }
@@ -297,18 +288,20 @@ impl<'a> Keywords<'a> {
         if let Some(v) = vv {
             k.format = text(&v.format);
             k.pattern = text(&v.pattern);
-            k.maximum = v.maximum;
-            k.exclusive_maximum = v.exclusive_maximum;
-            k.minimum = v.minimum;
-            k.exclusive_minimum = v.exclusive_minimum;
-            k.max_length = v.max_length;
-            k.min_length = v.min_length;
-            k.max_items = v.max_items;
-            k.min_items = v.min_items;
-            k.unique_items = v.unique_items;
-            k.multiple_of = v.multiple_of;
-            k.max_properties = v.max_properties;
-            k.min_properties = v.min_properties;
+            k.limits = Limits {
+                maximum: v.maximum,
+                exclusive_maximum: v.exclusive_maximum,
+                minimum: v.minimum,
+                exclusive_minimum: v.exclusive_minimum,
+                max_length: v.max_length,
+                min_length: v.min_length,
+                max_items: v.max_items,
+                min_items: v.min_items,
+                unique_items: v.unique_items,
+                multiple_of: v.multiple_of,
+                max_properties: v.max_properties,
+                min_properties: v.min_properties,
+            };
             k.enum_ = &v.enum_;
             k.required = &v.required;
         }
@@ -344,16 +337,15 @@ impl Junctors {
     }
 }
 
-/// The value validations of a [`Validator`] that most schema nodes do not have.
-#[derive(Debug, Default)]
-struct Bounds {
+/// The numeric and size limits of a schema node, and `uniqueItems`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Limits {
     maximum: Option<f64>,
     exclusive_maximum: bool,
     minimum: Option<f64>,
     exclusive_minimum: bool,
     max_length: Option<i64>,
     min_length: Option<i64>,
-    pattern: Option<(String, Result<Arc<Regex>, super::regex::RegexError>)>,
     max_items: Option<i64>,
     min_items: Option<i64>,
     unique_items: bool,
@@ -362,23 +354,22 @@ struct Bounds {
     min_properties: Option<i64>,
 }
 
-static NO_BOUNDS: Bounds = Bounds {
-    maximum: None,
-    exclusive_maximum: false,
-    minimum: None,
-    exclusive_minimum: false,
-    max_length: None,
-    min_length: None,
-    pattern: None,
-    max_items: None,
-    min_items: None,
-    unique_items: false,
-    multiple_of: None,
-    max_properties: None,
-    min_properties: None,
-};
+impl Limits {
+    const NONE: Limits = Limits {
+        maximum: None,
+        exclusive_maximum: false,
+        minimum: None,
+        exclusive_minimum: false,
+        max_length: None,
+        min_length: None,
+        max_items: None,
+        min_items: None,
+        unique_items: false,
+        multiple_of: None,
+        max_properties: None,
+        min_properties: None,
+    };
 
-impl Bounds {
     fn is_empty(&self) -> bool {
         self.maximum.is_none()
             && !self.exclusive_maximum
@@ -386,13 +377,39 @@ impl Bounds {
             && !self.exclusive_minimum
             && self.max_length.is_none()
             && self.min_length.is_none()
-            && self.pattern.is_none()
             && self.max_items.is_none()
             && self.min_items.is_none()
             && !self.unique_items
             && self.multiple_of.is_none()
             && self.max_properties.is_none()
             && self.min_properties.is_none()
+    }
+}
+
+/// The value validations of a [`Validator`] that most schema nodes do not have: its
+/// limits (read through `Deref`) and its compiled pattern.
+#[derive(Debug, Default)]
+struct Bounds {
+    limits: Limits,
+    pattern: Option<(String, Result<Arc<Regex>, super::regex::RegexError>)>,
+}
+
+static NO_BOUNDS: Bounds = Bounds {
+    limits: Limits::NONE,
+    pattern: None,
+};
+
+impl Bounds {
+    fn is_empty(&self) -> bool {
+        self.limits.is_empty() && self.pattern.is_none()
+    }
+}
+
+impl std::ops::Deref for Bounds {
+    type Target = Limits;
+
+    fn deref(&self) -> &Limits {
+        &self.limits
     }
 }
 
@@ -598,19 +615,8 @@ impl Validator {
             .filter(|p| !p.is_empty())
             .map(|p| (p.to_string(), super::regex::compile_go(p)));
         let bounds = Bounds {
-            maximum: k.maximum,
-            exclusive_maximum: k.exclusive_maximum,
-            minimum: k.minimum,
-            exclusive_minimum: k.exclusive_minimum,
-            max_length: k.max_length,
-            min_length: k.min_length,
+            limits: k.limits,
             pattern,
-            max_items: k.max_items,
-            min_items: k.min_items,
-            unique_items: k.unique_items,
-            multiple_of: k.multiple_of,
-            max_properties: k.max_properties,
-            min_properties: k.min_properties,
         };
         Validator {
             types,
