@@ -276,6 +276,15 @@ pub fn decode(node: &Node, path: &FieldPath) -> (SchemaProps, Vec<Diagnostic>) {
     (props, dec.finish())
 }
 
+/// A schema written as JSON, decoded; for tests, which expect it to be valid.
+#[cfg(test)]
+pub(crate) fn from_json(v: &serde_json::Value) -> SchemaProps {
+    let node = Node::from_json(v, Span::default());
+    let (p, diags) = decode(&node, &FieldPath::root("s"));
+    assert!(diags.is_empty(), "{diags:?}");
+    p
+}
+
 /// Decodes a `JSONSchemaProps` value (an object; anything else is a type error of the
 /// enclosing field, reported by the caller's decoder).
 pub(crate) fn decode_with(dec: &mut Decoder, node: &Node, at: &At) -> Option<SchemaProps> {

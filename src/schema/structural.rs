@@ -456,15 +456,10 @@ fn nested(s: &SchemaProps, depth: usize) -> Result<NestedValueValidation, Struct
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diag::FieldPath;
-    use crate::source::Node;
     use serde_json::json;
 
     fn props(v: serde_json::Value) -> SchemaProps {
-        let node = Node::from_json(&v, Span::default());
-        let (p, diags) = crate::model::schema::decode(&node, &FieldPath::root("s"));
-        assert!(diags.is_empty(), "{diags:?}");
-        p
+        crate::model::schema::from_json(&v)
     }
 
     #[test]

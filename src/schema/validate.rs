@@ -1899,10 +1899,7 @@ mod following_tests {
     use serde_json::json;
 
     fn props(v: serde_json::Value) -> SchemaProps {
-        let node = Node::from_json(&v, Span::default());
-        let (p, diags) = crate::model::schema::decode(&node, &FieldPath::root("s"));
-        assert!(diags.is_empty(), "{diags:?}");
-        p
+        crate::model::schema::from_json(&v)
     }
 
     fn messages(errors: &[SchemaError]) -> Vec<String> {
