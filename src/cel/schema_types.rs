@@ -47,10 +47,9 @@ pub enum DeclKind {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeclField {
-    /// The escaped (CEL) name.
+    /// The escaped (CEL) name. (Escaping is one-to-one, so it also stands for the
+    /// property name in the schema.)
     pub name: String,
-    /// The property name in the schema.
-    pub property: String,
     pub ty: DeclType,
     pub required: bool,
 }
@@ -204,7 +203,6 @@ impl DeclType {
                 fields.len().hash(h);
                 for f in fields {
                     f.name.hash(h);
-                    f.property.hash(h);
                     f.required.hash(h);
                     f.ty.fingerprint().hash(h);
                 }
@@ -331,7 +329,6 @@ fn schema_decl_type_depth(
                 if let Some(escaped) = escape(name) {
                     fields.push(DeclField {
                         name: escaped.into_owned(),
-                        property: name.clone(),
                         ty: ft,
                         required: is_required,
                     });
@@ -354,7 +351,6 @@ fn schema_decl_type_depth(
                 };
                 let field = |n: &str, ty: DeclType| DeclField {
                     name: n.to_string(),
-                    property: n.to_string(),
                     ty,
                     required: false,
                 };
