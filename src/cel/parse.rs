@@ -14,7 +14,7 @@ use super::ast::{
     ACCUMULATOR, Ast, Comprehension, Expr, ExprId, ExprKind, Literal, MapEntry, Source, StructField,
 };
 use super::errors::{CelError, Issues};
-use super::parse_expecting::{Repair, after_operand, after_recovery};
+use super::parse_expecting::{Repair, after_operand, after_recovery, nested_conditional};
 use super::parse_recovered::recovered_text;
 
 /// Which macros and syntax the parser accepts (from the environment's libraries).
@@ -371,13 +371,20 @@ fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, b
             // refuses the keyword (errors print sorted by position, stably).
             let mut errors = errors.errors;
             errors.sort_by_key(|e| e.msg == "unsupported ident kind");
-            let repairs: Vec<Repair> = errors
-                .iter()
-                .filter_map(|e| {
-                    let offset = offset_of_line_col(text, e.pos.0, e.pos.1)?;
-                    Repair::from_message(&e.msg, offset)
-                })
-                .collect();
+            let mut repairs: Vec<Repair> = Vec::new();
+            for e in &errors {
+                let Some(offset) = offset_of_line_col(text, e.pos.0, e.pos.1) else {
+                    continue;
+                };
+                // The runtime lists a set where cel-go names `':'`.
+                let nested = e
+                    .msg
+                    .strip_prefix("Syntax error: mismatched input '?' expecting ")
+                    .is_some_and(|expected| expected.contains("':'"))
+                    .then(|| nested_conditional(text, offset, &repairs))
+                    .flatten();
+                repairs.extend(nested.or_else(|| Repair::from_message(&e.msg, offset)));
+            }
             let errors_at: Vec<usize> = errors
                 .iter()
                 .filter(|e| e.msg.starts_with("Syntax error"))

@@ -67,6 +67,32 @@ impl Repair {
     }
 }
 
+/// The repair of "mismatched input '?' expecting ':'" at byte `at` of `text`: a
+/// conditional nested in the `then` branch of another without parentheses
+/// (`f(a ? b ? 1 : 2 : 3)`; the branch is a `conditionalOr`). The error's recovery
+/// stops at once (`?` may follow any expression), and the constructs around the
+/// conditional return while their own matches fail silently, until the innermost
+/// bracket's closing token, which a `?` may follow, is conjured before the `?`: the
+/// parse goes on as `f(a ? b) ? 1 : 2 : 3`. (Checked against the reference for calls,
+/// macros, parentheses, lists, indexes and map keys and values.) `None` at the top
+/// level, where no bracket is open, and after an error whose recovery is not followed.
+pub(super) fn nested_conditional(text: &str, at: usize, earlier: &[Repair]) -> Option<Repair> {
+    if earlier.iter().any(|r| matches!(r, Repair::Unfollowed(_))) {
+        return None;
+    }
+    if !text.get(at..)?.starts_with('?') {
+        return None;
+    }
+    let open = open_constructs(text, at, earlier)?;
+    let closer = match open.as_slice() {
+        [.., Open::Paren, Open::Conditional] => ')',
+        [.., Open::Bracket, Open::Conditional] => ']',
+        [.., Open::MapKey | Open::MapValue, Open::Conditional] => '}',
+        _ => return None,
+    };
+    Some(Repair::Conjured(at, closer))
+}
+
 /// `text` with the bytes the lexer dropped blanked out (offsets unchanged), so that it
 /// lexes into the tokens the parser saw.
 pub(super) fn without_dropped(text: &str, repairs: &[Repair]) -> String {
@@ -228,7 +254,7 @@ pub(super) fn ends_operand(t: Tok) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Repair, after_operand, after_recovery};
+    use super::{Repair, after_operand, after_recovery, nested_conditional};
 
     fn at(text: &str, marker: &str) -> Option<&'static str> {
         after_operand(text, text.find(marker).expect("marker"), &[])
@@ -285,6 +311,23 @@ mod tests {
         assert_eq!(other, Some(Repair::Unfollowed(3)));
         assert_eq!(after_operand("f(a b) c", 7, &[Repair::Unfollowed(3)]), None);
         assert_eq!(Repair::from_message("undeclared reference to 'x'", 3), None);
+    }
+
+    #[test]
+    fn a_nested_conditional_closes_the_innermost_bracket() {
+        let at = |text: &str| nested_conditional(text, text.rfind('?').unwrap(), &[]);
+        assert_eq!(at("f(a ? b ?"), Some(Repair::Conjured(8, ')')));
+        assert_eq!(at("x[a ? b ?"), Some(Repair::Conjured(8, ']')));
+        assert_eq!(at("[1, a ? b ?"), Some(Repair::Conjured(10, ']')));
+        assert_eq!(at("{k: a ? b ?"), Some(Repair::Conjured(10, '}')));
+        assert_eq!(at("{a ? b ?"), Some(Repair::Conjured(7, '}')));
+        assert_eq!(at("f([a ? b ?"), Some(Repair::Conjured(9, ']')));
+        // At the top level nothing is conjured; nor after an unfollowed recovery.
+        assert_eq!(at("a ? b ?"), None);
+        assert_eq!(
+            nested_conditional("f(a b ? c ?", 10, &[Repair::Unfollowed(4)]),
+            None
+        );
     }
 
     #[test]
