@@ -168,9 +168,8 @@ pub fn schema_warnings(
                 )),
             );
             }
-            // Structural validation compiled every pattern before the warnings.
             if let Some(pattern) = s.pattern.as_deref()
-                && crate::schema::regex::was_too_large_to_match(pattern)
+                && crate::schema::regex::too_large_to_match(pattern)
             {
                 out.push(
                     Diagnostic::warning(

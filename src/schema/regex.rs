@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use regex::Regex;
@@ -101,19 +101,56 @@ impl fmt::Display for RegexError {
 }
 
 /// Go's verdict on a pattern: its `err.Error()` text when `regexp.Compile` refuses it.
+/// The translation alone decides it ([`compile_go`] refuses a pattern as invalid only
+/// when it does not translate), so nothing is compiled: CRD validation asks for every
+/// pattern, and resources use a few of them.
 pub fn go_error(pattern: &str) -> Option<String> {
-    match compile_go(pattern) {
-        Err(RegexError::Invalid(text)) => Some(text),
-        _ => None,
+    verdict(pattern).go_error
+}
+
+/// What the translation tells of a pattern without compiling it.
+#[derive(Clone)]
+struct Verdict {
+    /// Go's error text when it refuses the pattern.
+    go_error: Option<String>,
+    /// Go's size estimate of the compiled pattern, in instructions (0 when refused).
+    go_size: u64,
+}
+
+/// The translation's verdict on `pattern`, cached for the process: CRDs repeat the
+/// same patterns many times, and a lookup costs less than a translation.
+fn verdict(pattern: &str) -> Verdict {
+    /// Entries kept at most (each holds its pattern and at most an error text).
+    const CACHE_CAPACITY: usize = 16384;
+    static CACHE: LazyLock<Mutex<HashMap<String, Verdict>>> = LazyLock::new(Mutex::default);
+    if let Some(hit) = CACHE.lock().ok().and_then(|c| c.get(pattern).cloned()) {
+        return hit;
     }
+    let verdict = match Translator::new(pattern, false).translate() {
+        Ok(translated) => Verdict {
+            go_error: None,
+            go_size: translated.go_size,
+        },
+        Err(e) => Verdict {
+            go_error: Some(e.to_string()),
+            go_size: 0,
+        },
+    };
+    if let Ok(mut cache) = CACHE.lock()
+        && cache.len() < CACHE_CAPACITY
+    {
+        cache.insert(pattern.to_string(), verdict.clone());
+    }
+    verdict
 }
 
 /// Compiles a Go regular expression; a pattern Go refuses gives Go's `err.Error()`
 /// text, e.g. ``error parsing regexp: missing closing ]: `[a-z` ``.
 ///
 /// Compiled patterns are cached for the process: CRDs repeat the same patterns many
-/// times (condition types, names, quantities), CRD validation and the resource
-/// validators both compile them, and building a regex costs far more than a lookup.
+/// times (condition types, names, quantities), defaults, resource validators and CEL
+/// compile them, and building a regex costs far more than a lookup. (CRD validation
+/// needs only Go's verdict, [`go_error`], which compiles nothing.)
 /// Every user shares the one compiled regex, and so its match caches: a clone of a
 /// `Regex` starts a cache of its own (a lazy DFA built again on first use, ~5,700
 /// clones on the corpus).
@@ -149,15 +186,37 @@ pub fn compile_go(pattern: &str) -> Result<Arc<Regex>, RegexError> {
     compiled
 }
 
-/// Set once a pattern Go accepts was too large to match: until then no pattern needs
-/// to be looked up again to tell (CRD warnings ask for every pattern).
-static ANY_TOO_LARGE: AtomicBool = AtomicBool::new(false);
+/// Whether `pattern` is one Go accepts but that, compiled for matching, would exceed
+/// [`match_size_limit_mib`]. Compiled (and cached) only when [`certainly_fits`] cannot
+/// tell.
+pub fn too_large_to_match(pattern: &str) -> bool {
+    !certainly_fits(pattern) && matches!(compile_go(pattern), Err(RegexError::TooLargeToMatch))
+}
 
-/// Whether `pattern`, already compiled by [`compile_go`] in this process, was too large
-/// to match.
-pub fn was_too_large_to_match(pattern: &str) -> bool {
-    ANY_TOO_LARGE.load(Ordering::Relaxed)
-        && matches!(compile_go(pattern), Err(RegexError::TooLargeToMatch))
+/// Compiled bytes allowed for each instruction of Go's size estimate. Go counts a
+/// character class as one instruction; the `regex` crate compiles it to a UTF-8
+/// automaton. 1,024-byte patterns of `.`, `\W`, `\S+`, `(.*)`, `[^a]`, `(?i)[^k]` each
+/// compile within 1 MiB (and some not within 256 KiB): under 1 KiB an instruction, so
+/// 4 KiB leaves a margin of four.
+const BYTES_PER_GO_INSTRUCTION: u64 = 4 << 10;
+
+/// Whether a pattern Go accepts certainly compiles within the matching budget, told
+/// from Go's own size estimate (which the translation computes) without compiling.
+/// Unicode classes (`\pL`, `\p{Greek}`) are one instruction for Go but up to ~100 KiB
+/// compiled, so a pattern with one is never certain.
+fn certainly_fits(pattern: &str) -> bool {
+    certainly_fits_within(
+        pattern,
+        (match_size_limit_mib() as u64).saturating_mul(1 << 20),
+    )
+}
+
+fn certainly_fits_within(pattern: &str, budget: u64) -> bool {
+    if pattern.contains("\\p") || pattern.contains("\\P") {
+        return false;
+    }
+    let verdict = verdict(pattern);
+    verdict.go_error.is_none() && verdict.go_size.saturating_mul(BYTES_PER_GO_INSTRUCTION) <= budget
 }
 
 /// Compiles `pattern` and returns an upper bound of the compiled size: the smallest of
@@ -184,7 +243,6 @@ fn compile_uncached(pattern: &str) -> (Result<Arc<Regex>, RegexError>, usize) {
             break;
         }
     }
-    ANY_TOO_LARGE.store(true, Ordering::Relaxed);
     (Err(RegexError::TooLargeToMatch), 0)
 }
 
@@ -398,6 +456,12 @@ impl Frame {
     }
 }
 
+/// A translated pattern and Go's estimate of its compiled size, in instructions.
+struct Translated {
+    text: String,
+    go_size: u64,
+}
+
 struct Translator<'a> {
     whole: &'a str,
     pos: usize,
@@ -476,7 +540,12 @@ impl<'a> Translator<'a> {
         Ok(())
     }
 
-    fn run(mut self) -> Result<String, GoRegexError> {
+    fn run(self) -> Result<String, GoRegexError> {
+        self.translate().map(|t| t.text)
+    }
+
+    /// The translation, with Go's size estimate of the whole expression.
+    fn translate(mut self) -> Result<Translated, GoRegexError> {
         while self.pos < self.whole.len() {
             let token_start = self.pos;
             let mut was_repeat = false;
@@ -564,7 +633,10 @@ impl<'a> Translator<'a> {
         }
         let whole = Shape::alternate(&self.frame().alternatives);
         self.check_limits(whole)?;
-        Ok(self.out)
+        Ok(Translated {
+            text: self.out,
+            go_size: whole.size,
+        })
     }
 
     fn open_capture(&mut self) {
@@ -1286,6 +1358,62 @@ fn parse_int(b: &[u8]) -> Option<(i64, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pattern told to fit without compiling does compile within the budget: the
+    /// costliest shapes per byte of Go's size estimate, at budgets where some of them
+    /// no longer fit.
+    #[test]
+    fn certainly_fits_only_what_compiles() {
+        let shapes = [
+            ".".repeat(1024),
+            "[^a]".repeat(256),
+            "\\W".repeat(512),
+            "\\S+".repeat(340),
+            "(.*)".repeat(256),
+            format!("(?i){}", "[^k]".repeat(255)),
+            "(.+)+".repeat(200),
+            "[^a]{1000}".to_string(),
+            "(?:.|[^x]){500}".to_string(),
+            "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$".to_string(),
+            "\\pL".to_string(),
+        ];
+        let mut certain = 0;
+        for budget in [64 << 10, 256 << 10, 1 << 20, 4 << 20, 64 << 20] {
+            for pattern in &shapes {
+                if !certainly_fits_within(pattern, budget) {
+                    continue;
+                }
+                certain += 1;
+                let translated = translate(pattern).expect("Go accepts it");
+                let built = regex::RegexBuilder::new(&translated)
+                    .size_limit(budget as usize)
+                    .nest_limit(u32::MAX)
+                    .build();
+                assert!(built.is_ok(), "{pattern} at {budget} bytes");
+            }
+        }
+        // The check is not vacuous: the DNS pattern fits at 1 MiB, the
+        // long shapes at the larger ones; a Unicode class never without compiling.
+        assert!(certain > shapes.len(), "{certain}");
+        assert!(!certainly_fits_within("\\pL", u64::MAX));
+        assert!(certainly_fits_within(&shapes[9], 1 << 20));
+        // Go refuses it: not "fits".
+        assert!(!certainly_fits_within("[a-", u64::MAX));
+    }
+
+    /// A pattern Go accepts but too large to match here is found without the CRD
+    /// checks having compiled it first.
+    #[test]
+    fn too_large_to_match_compiles_when_unsure() {
+        assert!(too_large_to_match("\\p{L}{1,1000}\\p{L}{1,1000}"));
+        assert!(!too_large_to_match("^[a-z]+$"));
+        assert!(!too_large_to_match("[a-"));
+        assert_eq!(go_error("^[a-z]+$"), None);
+        assert_eq!(
+            go_error("[a-").as_deref(),
+            Some("error parsing regexp: missing closing ]: `[a-`")
+        );
+    }
 
     /// Cases checked against Go 1.26 `regexp.Compile` / `MatchString`
     /// (testdata/regex/go.tsv holds the full table).
