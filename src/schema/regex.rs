@@ -122,8 +122,20 @@ struct Verdict {
 fn verdict(pattern: &str) -> Verdict {
     /// Entries kept at most (each holds its pattern and at most an error text).
     const CACHE_CAPACITY: usize = 16384;
-    static CACHE: LazyLock<Mutex<HashMap<String, Verdict>>> = LazyLock::new(Mutex::default);
-    if let Some(hit) = CACHE.lock().ok().and_then(|c| c.get(pattern).cloned()) {
+    /// Bytes of patterns and error texts kept at most: patterns come from the input,
+    /// and the cache must not grow with the number of files.
+    const CACHE_BUDGET: usize = 8 << 20;
+    #[derive(Default)]
+    struct Cache {
+        entries: HashMap<String, Verdict>,
+        charged: usize,
+    }
+    static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
+    if let Some(hit) = CACHE
+        .lock()
+        .ok()
+        .and_then(|c| c.entries.get(pattern).cloned())
+    {
         return hit;
     }
     let verdict = match Translator::new(pattern, false).translate() {
@@ -136,10 +148,13 @@ fn verdict(pattern: &str) -> Verdict {
             go_size: 0,
         },
     };
+    let cost = pattern.len() + verdict.go_error.as_ref().map_or(0, String::len);
     if let Ok(mut cache) = CACHE.lock()
-        && cache.len() < CACHE_CAPACITY
+        && cache.entries.len() < CACHE_CAPACITY
+        && cache.charged.saturating_add(cost) <= CACHE_BUDGET
     {
-        cache.insert(pattern.to_string(), verdict.clone());
+        cache.charged += cost;
+        cache.entries.insert(pattern.to_string(), verdict.clone());
     }
     verdict
 }
