@@ -140,9 +140,17 @@ fn resolve_untagged(text: &str, try_timestamp: bool) -> Resolved {
                 return r;
             }
             // Not in the table: maybe a float like `.5` (Go's ParseFloat on the raw text,
-            // which accepts no underscores here).
-            if matches_dot_float(text.as_bytes())
-                && let Some(f) = parse_finite(text)
+            // which takes underscores between digits: `.5_1` is 0.51).
+            let digits: Cow<str> = if text.contains('_') {
+                if !go_underscores_ok(text) {
+                    return Resolved::Str;
+                }
+                Cow::Owned(text.replace('_', ""))
+            } else {
+                Cow::Borrowed(text)
+            };
+            if matches_dot_float(digits.as_bytes())
+                && let Some(f) = parse_finite(&digits)
             {
                 return Resolved::Float(f);
             }
@@ -246,6 +254,15 @@ fn matches_yaml_float(b: &[u8]) -> bool {
         i = digits_end(b, i + 1);
     }
     exponent_to_end(b, i)
+}
+
+/// Go's `underscoreOK` for a decimal number: every underscore sits between two digits.
+fn go_underscores_ok(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.iter().enumerate().all(|(i, &c)| {
+        c != b'_'
+            || (i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+    })
 }
 
 /// What Go's ParseFloat accepts for text starting with `.`: `\.[0-9]+([eE][-+]?[0-9]+)?`.
@@ -703,6 +720,13 @@ mod tests {
             ("+.5", Float(0.5)),
             ("-.5", Float(-0.5)),
             (".5e1", Int(5)),
+            // Go's ParseFloat takes underscores between digits (kubectl reads 0.51)
+            (".5_1", Float(0.51)),
+            (".5_1e1_0", Int(5_100_000_000)),
+            ("._5", s("._5")),
+            (".5__1", s(".5__1")),
+            (".5_", s(".5_")),
+            (".5_e1", s(".5_e1")),
             ("1e3", Int(1000)),
             ("1E3", Int(1000)),
             ("1e+3", Int(1000)),
@@ -726,8 +750,7 @@ mod tests {
             ("inf", s("inf")),
             ("nan", s("nan")),
             (".", s(".")),
-            ("._5", s("._5")),
-            (".5_0", s(".5_0")),
+            (".5_0", Float(0.5)),
             ("_1", s("_1")),
             ("1:20", s("1:20")),
             ("=", s("=")),
