@@ -793,3 +793,145 @@ fn output_is_the_same_with_one_and_two_threads() {
     assert!(one.contains("\"diagnostics\""), "{one}");
     assert_eq!(one, two);
 }
+
+// ---------------------------------------------------------------------------------------
+// `dry-run -o yaml` prints what reads back as the object it printed.
+
+/// Strings that need care in YAML: indicators, comment and mapping markers, values YAML
+/// 1.1 resolves to other types, document markers, line breaks (YAML 1.1's NEL, LS and
+/// PS too), leading and trailing blanks, control characters, a byte order mark.
+fn yaml_hard_string() -> impl Strategy<Value = String> {
+    let words = proptest::sample::select(vec![
+        "",
+        "yes",
+        "No",
+        "null",
+        "~",
+        "0x1F",
+        "0o17",
+        "017",
+        "1e3",
+        "1_000",
+        "+1",
+        ".5",
+        "1.",
+        "-.inf",
+        ".NaN",
+        "2001-12-14",
+        "12:30:00",
+        "<<",
+        "=",
+        "---",
+        "...",
+        "--- a",
+        "... a",
+        "-",
+        "- x",
+        "? x",
+        ": x",
+        "x:",
+        "x: y",
+        "a #b",
+        "#c",
+        "&a",
+        "*a",
+        "!t",
+        "|",
+        ">",
+        "%",
+        "@",
+        "`",
+        "'",
+        "\"",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "\n",
+        "\n\n",
+        " \n",
+        "\n x",
+        "x\n",
+        "x\n\n",
+        " x",
+        "x ",
+        "\t",
+        "\r\n",
+        "\u{85}",
+        "\u{2028}",
+        "\u{2029}",
+        "\u{feff}",
+        "\u{0}",
+        "\u{7f}",
+        "é",
+        "\\",
+        "a\\nb",
+    ]);
+    proptest::collection::vec(
+        prop_oneof![
+            words.prop_map(str::to_string),
+            "[a-z0-9 ]{0,3}",
+            "[ -~]{0,4}",
+            // Around go-yaml's 128-byte limit of an inline key, and its reader's 1024.
+            (1..12usize).prop_map(|n| "long key ".repeat(n * 2)),
+            Just("k".repeat(1100)),
+        ],
+        0..4,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+fn yaml_hard_value() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::Value as J;
+    let leaf = prop_oneof![
+        Just(J::Null),
+        any::<bool>().prop_map(J::Bool),
+        any::<i64>().prop_map(J::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| serde_json::json!(f)),
+        yaml_hard_string().prop_map(J::String),
+    ];
+    leaf.prop_recursive(4, 32, 4, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(J::Array),
+            proptest::collection::vec((yaml_hard_string(), inner), 0..4)
+                .prop_map(|entries| J::Object(entries.into_iter().collect())),
+        ]
+    })
+}
+
+/// Equal as JSON, with numbers compared by value (the printer writes `1.0` as `1`).
+fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as J;
+    match (a, b) {
+        (J::Number(x), J::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (J::Array(x), J::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
+        }
+        (J::Object(x), J::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+proptest! {
+    #![proptest_config(config(2048))]
+
+    #[test]
+    fn dry_run_yaml_reads_back_as_the_printed_object(
+        entries in proptest::collection::vec((yaml_hard_string(), yaml_hard_value()), 1..5)
+    ) {
+        let object = serde_json::Value::Object(entries.into_iter().collect());
+        let text = crdlint::dryrun::to_yaml(&object);
+        let out = parse(&text, &Limits::default());
+        prop_assert!(out.errors.is_empty(), "{:?} in\n{}", out.errors, text);
+        prop_assert_eq!(out.documents.len(), 1, "{}", text);
+        let back = out.documents[0].root.to_json();
+        prop_assert!(same_json(&object, &back), "printed\n{}\nread back as {}", text, back);
+    }
+}
