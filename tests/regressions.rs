@@ -801,3 +801,46 @@ fn masked_colon_parses_share_the_file_parse_budget() {
     let out = parse(&text, &Limits::default());
     assert!(out.errors.is_empty(), "{:?}", out.errors);
 }
+
+/// A go-yaml differential (kubectl's reader: apimachinery's YAMLReader and
+/// sigs.k8s.io/yaml, session 31): an empty block scalar header after the root of a
+/// document (` |`, less indented than the root mapping), then `---`. kubectl never reads
+/// the header and reads the next section as a document; saphyr took the marker line for
+/// the scalar's content and wanted a document start there, and the loader, blanking from
+/// that error to the end of its section, blanked the whole next document.
+#[test]
+fn an_ignored_block_scalar_header_before_a_marker_keeps_the_next_document() {
+    let ignored = "kubectl never reads this: it reads one document per `---` section, and this is after the first";
+    let out = parse("  a: 1\n |\n---\nk: v\n", &Limits::default());
+    let docs: Vec<serde_json::Value> = out.documents.iter().map(|d| d.root.to_json()).collect();
+    assert_eq!(
+        docs,
+        [serde_json::json!({"a": 1}), serde_json::json!({"k": "v"})]
+    );
+    let errors: Vec<(Span, &str)> = out
+        .errors
+        .iter()
+        .map(|e| (e.span, e.message.as_str()))
+        .collect();
+    assert_eq!(errors, [(Span::point(8), ignored)]);
+    // The same after a nested block scalar and a blank line.
+    let out = parse(
+        "  a:\n    b: |-\n       x\n \n |\n---\nk: v\n",
+        &Limits::default(),
+    );
+    let docs: Vec<serde_json::Value> = out.documents.iter().map(|d| d.root.to_json()).collect();
+    assert_eq!(
+        docs,
+        [
+            serde_json::json!({"a": {"b": "x"}}),
+            serde_json::json!({"k": "v"})
+        ]
+    );
+    assert_eq!(out.documents[1].root.span.start, 33);
+    let errors: Vec<(Span, &str)> = out
+        .errors
+        .iter()
+        .map(|e| (e.span, e.message.as_str()))
+        .collect();
+    assert_eq!(errors, [(Span::point(27), ignored)]);
+}

@@ -319,6 +319,30 @@ fn parse_as_read(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutp
             moved.push(comment);
         } else if error.message == SAPHYR_EXPECTED_DOCUMENT_START {
             let at = error.span.start;
+            // At a marker line, what saphyr refused is above it: an empty block scalar
+            // after the document's root (`  a: 1`, ` |`, `---`), which it reads up to
+            // the marker and then wants a document start. go-yaml never reads the
+            // header; kubectl's next section starts at the marker. Blank the header
+            // only (blanking from the marker would take the next section with it).
+            if document_end::is_marker_line(text_without_directives, at) {
+                let Some(header) = block_scalar_header_above(text_without_directives, at) else {
+                    break;
+                };
+                if ignored.iter().any(|&(_, span)| span.start == header) {
+                    break;
+                }
+                let indicator = header
+                    + text_without_directives[header..]
+                        .bytes()
+                        .take_while(|b| matches!(b, b' ' | b'\t'))
+                        .count();
+                ignored.push((indicator, Span::new(header, at)));
+                if !budget.take(text_without_directives) {
+                    break;
+                }
+                out = reparse(blanks.as_ref(), &ignored, &moved);
+                continue;
+            }
             let end = document_end::section_end(text_without_directives, at);
             // saphyr's position can fall inside a character it does not read as one
             // (found by fuzzing: U+2028 after a BOM); then the error stays as it is.

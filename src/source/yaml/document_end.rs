@@ -62,6 +62,13 @@ pub(super) fn blank_as_comments(text: &mut [u8], span: Span) {
     }
 }
 
+/// Whether `at` is the start of a line kubectl's reader cuts the stream at (`---` at the
+/// start of a line that begins after an LF, or the text).
+pub(super) fn is_marker_line(text: &str, at: usize) -> bool {
+    let b = text.as_bytes();
+    (at == 0 || b.get(at - 1) == Some(&b'\n')) && b[at.min(b.len())..].starts_with(b"---")
+}
+
 /// Where the `---` section holding `at` ends: at the next line that starts with `---`.
 pub(super) fn section_end(text: &str, at: usize) -> usize {
     let b = text.as_bytes();
