@@ -811,36 +811,37 @@ fn masked_colon_parses_share_the_file_parse_budget() {
 #[test]
 fn an_ignored_block_scalar_header_before_a_marker_keeps_the_next_document() {
     let ignored = "kubectl never reads this: it reads one document per `---` section, and this is after the first";
-    let out = parse("  a: 1\n |\n---\nk: v\n", &Limits::default());
-    let docs: Vec<serde_json::Value> = out.documents.iter().map(|d| d.root.to_json()).collect();
-    assert_eq!(
-        docs,
-        [serde_json::json!({"a": 1}), serde_json::json!({"k": "v"})]
-    );
-    let errors: Vec<(Span, &str)> = out
-        .errors
-        .iter()
-        .map(|e| (e.span, e.message.as_str()))
-        .collect();
-    assert_eq!(errors, [(Span::point(8), ignored)]);
-    // The same after a nested block scalar and a blank line.
-    let out = parse(
-        "  a:\n    b: |-\n       x\n \n |\n---\nk: v\n",
-        &Limits::default(),
-    );
-    let docs: Vec<serde_json::Value> = out.documents.iter().map(|d| d.root.to_json()).collect();
+    let read = |text: &str| {
+        let out = parse(text, &Limits::default());
+        let docs: Vec<(usize, serde_json::Value)> = out
+            .documents
+            .iter()
+            .map(|d| (d.root.span.start, d.root.to_json()))
+            .collect();
+        let errors: Vec<(Span, String)> = out
+            .errors
+            .into_iter()
+            .map(|e| (e.span, e.message))
+            .collect();
+        (docs, errors)
+    };
+    let (docs, errors) = read("  a: 1\n |\n---\nk: v\n");
     assert_eq!(
         docs,
         [
-            serde_json::json!({"a": {"b": "x"}}),
-            serde_json::json!({"k": "v"})
+            (2, serde_json::json!({"a": 1})),
+            (14, serde_json::json!({"k": "v"}))
         ]
     );
-    assert_eq!(out.documents[1].root.span.start, 33);
-    let errors: Vec<(Span, &str)> = out
-        .errors
-        .iter()
-        .map(|e| (e.span, e.message.as_str()))
-        .collect();
-    assert_eq!(errors, [(Span::point(27), ignored)]);
+    assert_eq!(errors, [(Span::point(8), ignored.to_string())]);
+    // The same after a nested block scalar and a blank line.
+    let (docs, errors) = read("  a:\n    b: |-\n       x\n \n |\n---\nk: v\n");
+    assert_eq!(
+        docs,
+        [
+            (2, serde_json::json!({"a": {"b": "x"}})),
+            (33, serde_json::json!({"k": "v"}))
+        ]
+    );
+    assert_eq!(errors, [(Span::point(27), ignored.to_string())]);
 }
