@@ -845,3 +845,39 @@ fn an_ignored_block_scalar_header_before_a_marker_keeps_the_next_document() {
     );
     assert_eq!(errors, [(Span::point(27), ignored.to_string())]);
 }
+
+/// The same differential: after a root mapping, a block scalar header less indented than
+/// the root (`    k:`, `|1`) whose content saphyr calls misindented. go-yaml ended the
+/// document at the header and never reads the scalar; crdlint refused the document
+/// (4,223 of 40,000 sampled `header_context` texts, 260 now, all of other shapes). A
+/// line of node properties only (`!t`) does not set the root's indentation.
+#[test]
+fn a_misindented_block_scalar_after_the_root_is_ignored_content() {
+    let ignored = "kubectl never reads this: it reads one document per `---` section, and this is after the first";
+    for (text, indicator) in [
+        ("\n\n    !t k:\n|1\n  x\n", 12),
+        ("\n\n    !t k:\n  |1\nx\n", 14),
+        ("\n   ? k\n|1\n  x\n", 8),
+    ] {
+        let out = parse(text, &Limits::default());
+        let docs: Vec<serde_json::Value> = out.documents.iter().map(|d| d.root.to_json()).collect();
+        assert_eq!(docs, [serde_json::json!({"k": null})], "{text:?}");
+        let errors: Vec<(Span, &str)> = out
+            .errors
+            .iter()
+            .map(|e| (e.span, e.message.as_str()))
+            .collect();
+        assert_eq!(errors, [(Span::point(indicator), ignored)], "{text:?}");
+    }
+    // The root starts under its tag: the header is inside the mapping, which go-yaml
+    // refuses too ("did not find expected key").
+    let out = parse("\n    !t\n  k:\n  |2\n   x\n", &Limits::default());
+    assert!(out.documents.is_empty());
+    assert!(
+        out.errors
+            .iter()
+            .any(|e| e.kind == crdlint::source::yaml::YamlErrorKind::Syntax),
+        "{:?}",
+        out.errors
+    );
+}

@@ -310,7 +310,34 @@ fn parse_as_read(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutp
         };
         if error.message == SAPHYR_MISINDENTED_BLOCK_LINE {
             let Some(comment) = moved_comment(text_without_directives, error.span.start) else {
-                break;
+                // A block scalar after the document's root (its header less indented
+                // than the root's first line, `    k:` then `|1`) whose content saphyr
+                // refuses: go-yaml ended the document at the header and never reads
+                // the scalar. Blank from the header to the end of its section.
+                let text = text_without_directives;
+                let line_start = lenient::line_start(text.as_bytes(), error.span.start);
+                let Some(header) = block_scalar_header_above(text, line_start)
+                    .or_else(|| block_scalar_header_at(text, line_start))
+                    .filter(|&header| after_root(text, header))
+                else {
+                    break;
+                };
+                if ignored.iter().any(|&(_, span)| span.start == header) {
+                    break;
+                }
+                let end = document_end::section_end(text, header);
+                let indicator = header
+                    + text[header..]
+                        .bytes()
+                        .take_while(|b| matches!(b, b' ' | b'\t'))
+                        .count();
+                ignored.retain(|&(_, span)| span.start < header || span.start >= end);
+                ignored.push((indicator, Span::new(header, end)));
+                if !budget.take(text) {
+                    break;
+                }
+                out = reparse(blanks.as_ref(), &ignored, &moved);
+                continue;
             };
             // Moving it did not move the error: another parse would not either.
             if moved.contains(&comment) {
@@ -811,6 +838,57 @@ fn parse_blanked(
 /// finished document at a block scalar's first content character, but go-yaml's
 /// ignored content starts at the header. Only asked when blanking from `line_start`
 /// left the error in place (the line may be a plain scalar's continuation otherwise).
+/// The line at `line_start` itself when it holds a block scalar header.
+fn block_scalar_header_at(text: &str, line_start: usize) -> Option<usize> {
+    let end = memchr::memchr2(b'\n', b'\r', &text.as_bytes()[line_start..])
+        .map_or(text.len(), |i| line_start + i);
+    let line = text[line_start..end].trim_start_matches([' ', '\t']);
+    line.starts_with(['|', '>']).then_some(line_start)
+}
+
+/// Whether the line at `line_start` is less indented than the first content line of its
+/// `---` section (the root of a block collection there): go-yaml's document ended
+/// before it.
+fn after_root(text: &str, line_start: usize) -> bool {
+    let b = text.as_bytes();
+    let indentation = |at: usize| b[at..].iter().take_while(|&&c| c == b' ').count();
+    let mut section = 0;
+    let mut at = 0;
+    while at < line_start {
+        if b[at..].starts_with(b"---") {
+            section = at;
+        }
+        at = memchr::memchr(b'\n', &b[at..line_start]).map_or(line_start, |i| at + i + 1);
+    }
+    let mut at = section;
+    if b[at..].starts_with(b"---") {
+        at = memchr::memchr(b'\n', &b[at..line_start]).map_or(line_start, |i| at + i + 1);
+    }
+    while at < line_start {
+        let end = memchr::memchr2(b'\n', b'\r', &b[at..line_start]).map_or(line_start, |i| at + i);
+        let line = text[at..end].trim_start_matches(['\u{feff}', ' ', '\t']);
+        // A line of node properties only (`!tag`, `&anchor`) belongs to the root that
+        // starts on a later line.
+        let properties_only = || {
+            line.split_whitespace()
+                .take_while(|word| !word.starts_with('#'))
+                .all(|word| word.starts_with(['!', '&']))
+        };
+        if !line.is_empty()
+            && !line.starts_with('#')
+            && !line.starts_with('%')
+            && !properties_only()
+        {
+            return indentation(line_start) < indentation(at);
+        }
+        at = (end + 1).min(line_start);
+        if end >= line_start {
+            break;
+        }
+    }
+    false
+}
+
 fn block_scalar_header_above(text: &str, line_start: usize) -> Option<usize> {
     let b = text.as_bytes();
     let mut end = line_start;
