@@ -30,6 +30,42 @@ pub fn render(objects: &[Node], format: Format) -> String {
     }
 }
 
+/// Prints `object` with [`to_yaml`] and reads the text back with crdlint's loader:
+/// `Err` says how it did not come back as the same object (an error or warning, not one
+/// document, or other JSON; numbers compare by value, as `1.0` prints as `1`). The
+/// property tests and the `cr_validate` fuzz target hold the printer to it.
+pub fn check_reads_back(object: &serde_json::Value) -> Result<(), String> {
+    let printed = to_yaml(object);
+    let out = crate::source::yaml::parse(&printed, &crate::source::yaml::Limits::default());
+    if !out.errors.is_empty() {
+        return Err(format!("{:?} in\n{printed}", out.errors));
+    }
+    let [document] = out.documents.as_slice() else {
+        return Err(format!("{} documents in\n{printed}", out.documents.len()));
+    };
+    let back = document.root.to_json();
+    if !same_json(object, &back) {
+        return Err(format!("printed\n{printed}\nread back as {back}"));
+    }
+    Ok(())
+}
+
+fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as J;
+    match (a, b) {
+        (J::Number(x), J::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (J::Array(x), J::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
+        }
+        (J::Object(x), J::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
 /// A `v1 List` of objects, as kubectl wraps several results.
 pub fn list(objects: &[Node]) -> serde_json::Value {
     serde_json::json!({
