@@ -12,6 +12,7 @@ use serde_json::{Value as Json, json};
 use super::{ColorChoice, exit};
 use crate::cel::compile::{RuleCompileResult, compile_rules};
 use crate::cel::cost::compile_support::RuleInput;
+use crate::cel::cost::estimator::CostModel;
 use crate::cel::cost::limits::{cardinality_note, grouped};
 use crate::cel::cost::{
     self, PER_RULE_LIMIT, PER_SCHEMA_LIMIT, RuleCost, SchemaCost, Suggestion, suggest,
@@ -280,6 +281,7 @@ fn rule_suggestions(
     let input = RuleInput {
         node: &r.node,
         checked: &program.rule,
+        model: CostModel::of(&program.env),
     };
     suggest::suggestions(root, &input, base, target)
 }

@@ -17,6 +17,7 @@ use std::rc::Rc;
 
 use super::super::ast::{Expr, ExprKind, Literal};
 use super::super::checker::{CheckedAst, Reference};
+use super::super::env::{Env, KubeVersion};
 use super::super::schema_types::{DeclKind, DeclType};
 use super::super::types::{Kind, Type};
 
@@ -314,10 +315,37 @@ fn is_accumulator(name: &str) -> bool {
     name == "__result__" || name == "@result"
 }
 
+/// Which cel-go release's cost walk to follow, where releases differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CostModel {
+    /// cel-go v0.23 (Kubernetes 1.33) made `dyn(x)` transparent: the cost of `x` plus
+    /// 1, with `x`'s sizes. Before, it was an ordinary call whose result has no known
+    /// size, so `dyn(self.s) == 'a'` or `dyn(self).all(…)` estimate as unbounded.
+    pub dyn_is_transparent: bool,
+}
+
+impl CostModel {
+    /// cel-go v0.26, the newest servers'.
+    pub const NEWEST: CostModel = CostModel {
+        dyn_is_transparent: true,
+    };
+
+    /// The model of the server that compiles rules with `env`. A server compiles new
+    /// rules one minor version back, so an environment of 1.32 or later is a 1.33+
+    /// server's. (Unchanged rules of a CRD update use the server's own version, where
+    /// this is one release off at the 1.32/1.33 boundary; the server does not check
+    /// their cost.)
+    pub fn of(env: &Env) -> CostModel {
+        CostModel {
+            dyn_is_transparent: env.version >= KubeVersion::new(1, 32),
+        }
+    }
+}
+
 /// Estimates the cost of `checked` with sizes from `decl` (the rule node's declared
 /// type); `None` for `decl` gives no schema sizes.
-pub fn estimate_cost(checked: &CheckedAst, decl: Option<&DeclType>) -> Range {
-    estimate_cost_seen(checked, decl, false).0
+pub fn estimate_cost(checked: &CheckedAst, decl: Option<&DeclType>, model: CostModel) -> Range {
+    estimate_cost_seen(checked, decl, model, false).0
 }
 
 /// Like [`estimate_cost`], also returning the value paths (`self.spec.items.@items`)
@@ -325,10 +353,12 @@ pub fn estimate_cost(checked: &CheckedAst, decl: Option<&DeclType>) -> Range {
 pub fn estimate_cost_seen(
     checked: &CheckedAst,
     decl: Option<&DeclType>,
+    model: CostModel,
     record: bool,
 ) -> (Range, Vec<Vec<String>>) {
     let mut c = Coster {
         checked,
+        model,
         sizes: decl.map(|root| SizeEstimator {
             root,
             seen: record.then(|| RefCell::new(Vec::new())),
@@ -351,6 +381,7 @@ pub fn estimate_cost_seen(
 
 struct Coster<'a> {
     checked: &'a CheckedAst,
+    model: CostModel,
     sizes: Option<SizeEstimator<'a>>,
     paths: IdMap<GoPath>,
     locals: HashMap<String, Vec<LocalVar>>,
@@ -561,7 +592,7 @@ impl<'a> Coster<'a> {
         else {
             return Range::default();
         };
-        if function == "dyn" && args.len() == 1 {
+        if function == "dyn" && args.len() == 1 && self.model.dyn_is_transparent {
             let arg = &args[0];
             let arg_cost = self.cost(arg);
             self.copy_size_estimates(e, arg);

@@ -15,11 +15,13 @@ pub use suggest::Suggestion;
 /// What re-estimating a rule needs: its compiled expression and where it stands.
 pub mod compile_support {
     use super::SchemaStep;
+    use super::estimator::CostModel;
     use crate::cel::checker::CheckedAst;
 
     pub struct RuleInput<'a> {
         pub node: &'a [SchemaStep],
         pub checked: &'a CheckedAst,
+        pub model: CostModel,
     }
 }
 pub mod limits;
@@ -228,13 +230,14 @@ fn estimated(program: &RuleProgram, decl: &DeclType) -> EstimatedCost {
     {
         return *known;
     }
+    let model = estimator::CostModel::of(&program.env);
     let costs = EstimatedCost {
         decl: fingerprint,
-        rule: estimator::estimate_cost(&program.rule, Some(decl)).max,
+        rule: estimator::estimate_cost(&program.rule, Some(decl), model).max,
         message_expression: program
             .message_expression
             .as_ref()
-            .map(|m| estimator::estimate_cost(m, Some(decl)).max),
+            .map(|m| estimator::estimate_cost(m, Some(decl), model).max),
     };
     // Kept for the first type only (a program is shared between nodes of one type).
     let _ = program.estimated.set(costs);

@@ -42,7 +42,7 @@ pub fn suggestions(
     let Some(decl) = ctx.decl() else {
         return Vec::new();
     };
-    let (_, seen) = estimator::estimate_cost_seen(input.checked, Some(decl), true);
+    let (_, seen) = estimator::estimate_cost_seen(input.checked, Some(decl), input.model, true);
     let mut knobs: Vec<Vec<SchemaStep>> = Vec::new();
     for (i, step) in input.node.iter().enumerate() {
         if matches!(step, SchemaStep::Items | SchemaStep::AdditionalProperties) {
@@ -125,7 +125,7 @@ pub fn rule_cost(root: &Structural, input: &RuleInput<'_>, base: &FieldPath) -> 
     let Some(decl) = ctx.decl() else {
         return 0;
     };
-    let max = estimator::estimate_cost(input.checked, Some(decl)).max;
+    let max = estimator::estimate_cost(input.checked, Some(decl), input.model).max;
     let card = ctx
         .cardinality
         .unwrap_or_else(|| max_cardinality(decl.min_serialized_size));

@@ -18,6 +18,10 @@ fn fixture_dir() -> std::path::PathBuf {
 
 /// The schemas of each CRD document in `name`, estimated at the server's paths.
 fn estimate_file(name: &str) -> Vec<Vec<SchemaCost>> {
+    estimate_file_at(name, V)
+}
+
+fn estimate_file_at(name: &str, version: KubeVersion) -> Vec<Vec<SchemaCost>> {
     let text = std::fs::read_to_string(fixture_dir().join(name)).expect("fixture");
     let parsed = parse(&text, &Limits::default());
     assert!(parsed.errors.is_empty(), "{name}: {:?}", parsed.errors);
@@ -50,7 +54,7 @@ fn estimate_file(name: &str) -> Vec<Vec<SchemaCost>> {
                         .child("openAPIV3Schema")
                 };
                 let ss = structural::from_props(props).expect("structural");
-                out.push(estimate(&ss, V, &base));
+                out.push(estimate(&ss, version, &base));
             }
             out
         })
@@ -261,6 +265,7 @@ fn every_fixture_is_tested() {
         "boundary-total.yaml",
         "cardinality.yaml",
         "docs-example.yaml",
+        "dyn-before-1.33.yaml",
         "go-int64-wrap.yaml",
         "go-slices.yaml",
         "libraries.yaml",
@@ -332,6 +337,7 @@ fn suggestions_fix_the_docs_example() {
     let input = compile_support::RuleInput {
         node: &r.node,
         checked: &program.rule,
+        model: estimator::CostModel::NEWEST,
     };
     let fixes = suggest::suggestions(&ss, &input, &base, PER_RULE_LIMIT);
     let got: Vec<(&str, &str, i64, u64)> = fixes
@@ -402,4 +408,55 @@ fn limit_findings_from_schema_props_for_the_crd_hook() {
         found[0].help,
         "estimated cost 329,857,577,778 = 329,857,577,778 per evaluation × cardinality 1 (no list or map above the rule); the limit is 10,000,000. Run `crdlint cost` for the largest maxItems/maxLength values that fit"
     );
+}
+
+/// `dyn(x)` costs as cel-go of the server's release costs it: transparent from
+/// Kubernetes 1.33 (cel-go v0.23), an ordinary call of unknown result size before; the
+/// 1.32 numbers are the 1.32 server's (`dyn-before-1.33.oracle-1.32.tsv`).
+#[test]
+fn dyn_costs_follow_the_servers_cel_go_release() {
+    let name = "dyn-before-1.33.yaml";
+    let costs = |version| -> Vec<(u64, Option<u64>)> {
+        let schemas = estimate_file_at(name, version);
+        let mut rules: Vec<_> = schemas[0][0].rules.iter().collect();
+        rules.sort_by_key(|r| r.index);
+        rules
+            .iter()
+            .map(|r| {
+                (
+                    r.max_cost,
+                    r.message_expression.as_ref().map(|m| m.max_cost),
+                )
+            })
+            .collect()
+    };
+    let oracle: Vec<(u64, Option<u64>)> =
+        std::fs::read_to_string(fixture_dir().join("dyn-before-1.33.oracle-1.32.tsv"))
+            .expect("oracle")
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| {
+                let f: Vec<&str> = l.split('\t').collect();
+                let me: u64 = f[2].parse().unwrap();
+                (f[1].parse().unwrap(), (f[0] == "[8]").then_some(me))
+            })
+            .collect();
+    assert_eq!(oracle.len(), 9);
+    assert_eq!(costs(KubeVersion::new(1, 32)), oracle);
+    // From 1.33 `dyn(x)` is `x` plus 1: the same rules cost what their operands do.
+    assert_eq!(
+        costs(KubeVersion::new(1, 33)),
+        [
+            (4, None),
+            (3, None),
+            (4, None),
+            (9, None),
+            (20, None),
+            (43, None),
+            (4, None),
+            (5, None),
+            (0, Some(7)),
+        ]
+    );
+    assert_eq!(costs(V), costs(KubeVersion::new(1, 33)));
 }
