@@ -3,7 +3,8 @@
 //! Kubernetes library estimator (apiserver `pkg/cel/library/cost.go`), the cost
 //! estimators of the `ext` lists (v3) and sets libraries, `has()` at cost 0
 //! (`PresenceTestHasCost(false)`), and sizes looked up in the declared type of the
-//! rule's schema node (apiextensions `compilation.go` `sizeEstimator`).
+//! rule's schema node (apiextensions `compilation.go` `sizeEstimator`). Where older
+//! servers' releases walk differently, [`CostModel`] says which walk to follow.
 //!
 //! The result must be the server's number, not an approximation, so this follows the
 //! upstream walk node by node, including its quirks: field paths are Go slices that
@@ -18,7 +19,7 @@ use std::rc::Rc;
 use super::super::ast::{Expr, ExprKind, Literal};
 use super::super::checker::{CheckedAst, Reference};
 use super::super::env::{Env, KubeVersion};
-use super::super::schema_types::{DeclKind, DeclType};
+use super::super::schema_types::{DeclKind, DeclType, MAX_REQUEST_SIZE_BYTES};
 use super::super::types::{Kind, Type};
 
 const SELECT_AND_IDENT_COST: u64 = 1;
@@ -202,6 +203,9 @@ fn go_grow(old_cap: usize, new_len: usize) -> usize {
 /// declared type.
 pub struct SizeEstimator<'a> {
     pub root: &'a DeclType,
+    /// Whether an int-or-string node's size is the declared one (from its
+    /// `maxLength`, Kubernetes 1.34+) rather than a request's longest string.
+    pub int_or_string_max_length: bool,
     /// Collects every path that resolved to a schema node, for suggestions.
     pub seen: Option<RefCell<Vec<Vec<String>>>>,
 }
@@ -245,6 +249,13 @@ impl SizeEstimator<'_> {
                     _ => return None,
                 },
             }
+        }
+        // Only int-or-string nodes are declared `dyn`.
+        if !self.int_or_string_max_length && matches!(cur.kind, DeclKind::Simple(Type::Dyn)) {
+            return Some(Range {
+                min: 0,
+                max: (MAX_REQUEST_SIZE_BYTES - 2) as u64,
+            });
         }
         Some(Range {
             min: 0,
@@ -322,12 +333,23 @@ pub struct CostModel {
     /// 1, with `x`'s sizes. Before, it was an ordinary call whose result has no known
     /// size, so `dyn(self.s) == 'a'` or `dyn(self).all(…)` estimate as unbounded.
     pub dyn_is_transparent: bool,
+    /// Kubernetes 1.34 sizes an `x-kubernetes-int-or-string` value by its `maxLength`;
+    /// before, always as the longest string of a request.
+    pub int_or_string_max_length: bool,
+    /// cel-go v0.23 (Kubernetes 1.33) tracks iteration and `cel.bind` variables as local
+    /// variables carrying a path, a size and entry sizes (of list literals and
+    /// comprehension results too). Before, an iteration variable's path was its range's
+    /// path plus `@items`/`@keys`, taken at each use, a comprehension's size was its
+    /// range's, `cel.bind` was an ordinary comprehension, and nothing had entry sizes.
+    pub comprehension_locals: bool,
 }
 
 impl CostModel {
     /// cel-go v0.26, the newest servers'.
     pub const NEWEST: CostModel = CostModel {
         dyn_is_transparent: true,
+        int_or_string_max_length: true,
+        comprehension_locals: true,
     };
 
     /// The model of the server that compiles rules with `env`. A server compiles new
@@ -338,6 +360,8 @@ impl CostModel {
     pub fn of(env: &Env) -> CostModel {
         CostModel {
             dyn_is_transparent: env.version >= KubeVersion::new(1, 32),
+            int_or_string_max_length: env.version >= KubeVersion::new(1, 33),
+            comprehension_locals: env.version >= KubeVersion::new(1, 32),
         }
     }
 }
@@ -359,8 +383,10 @@ pub fn estimate_cost_seen(
     let mut c = Coster {
         checked,
         model,
+        iter_ranges: HashMap::new(),
         sizes: decl.map(|root| SizeEstimator {
             root,
+            int_or_string_max_length: model.int_or_string_max_length,
             seen: record.then(|| RefCell::new(Vec::new())),
         }),
         paths: IdMap::default(),
@@ -382,6 +408,9 @@ pub fn estimate_cost_seen(
 struct Coster<'a> {
     checked: &'a CheckedAst,
     model: CostModel,
+    /// The ranges of the iteration variables in scope, innermost last (cel-go before
+    /// v0.23, see [`CostModel::comprehension_locals`]).
+    iter_ranges: HashMap<String, Vec<&'a Expr>>,
     sizes: Option<SizeEstimator<'a>>,
     paths: IdMap<GoPath>,
     locals: HashMap<String, Vec<LocalVar>>,
@@ -519,6 +548,9 @@ impl<'a> Coster<'a> {
                 }
                 sum.plus(Range::fixed(STRUCT_CREATE_BASE_COST))
             }
+            ExprKind::Comprehension(c) if !self.model.comprehension_locals => {
+                self.cost_comprehension_before_locals(e, c)
+            }
             ExprKind::Comprehension(c) => {
                 if is_bind(c) {
                     self.cost_bind(e, c)
@@ -535,6 +567,23 @@ impl<'a> Coster<'a> {
         let ExprKind::Ident(name) = &e.kind else {
             return Range::default();
         };
+        if let Some(range) = self.iter_ranges.get(name).and_then(|r| r.last()).copied() {
+            let range_path = self
+                .paths
+                .get(&range.id)
+                .cloned()
+                .unwrap_or_else(GoPath::nil);
+            match self.ty(range).kind() {
+                Kind::List => {
+                    self.paths.insert(e.id, range_path.append("@items"));
+                }
+                Kind::Map => {
+                    self.paths.insert(e.id, range_path.append("@keys"));
+                }
+                _ => {}
+            }
+            return Range::fixed(SELECT_AND_IDENT_COST);
+        }
         let path = match self.peek(name) {
             Some(v) => v.path.clone(),
             None => GoPath::single(name),
@@ -764,6 +813,28 @@ impl<'a> Coster<'a> {
         sum
     }
 
+    /// `costComprehension` of cel-go before v0.23 (for `cel.bind` too).
+    fn cost_comprehension_before_locals(
+        &mut self,
+        e: &'a Expr,
+        c: &'a super::super::ast::Comprehension,
+    ) -> Range {
+        let mut sum = self.cost(&c.iter_range).plus(self.cost(&c.accu_init));
+        self.iter_ranges
+            .entry(c.iter_var.clone())
+            .or_default()
+            .push(&c.iter_range);
+        let loop_cost = self.cost(&c.loop_condition);
+        let step_cost = self.cost(&c.loop_step);
+        if let Some(v) = self.iter_ranges.get_mut(&c.iter_var) {
+            v.pop();
+        }
+        sum = sum.plus(self.cost(&c.result));
+        let range_cnt = self.size_or_unknown(&c.iter_range);
+        self.computed_sizes.insert(e.id, range_cnt);
+        sum.plus(range_cnt.multiply(step_cost.plus(loop_cost)))
+    }
+
     fn cost_bind(&mut self, e: &'a Expr, c: &'a super::super::ast::Comprehension) -> Range {
         let mut sum = Range::default();
         sum = sum.plus(self.cost(&c.iter_range));
@@ -795,7 +866,12 @@ impl<'a> Coster<'a> {
         if let Some(s) = compute_expr_size(e) {
             return Some(s);
         }
-        let path = self.get_path(e).get();
+        let mut path = self.get_path(e);
+        // Before v0.23 sizes are asked of `newAstNode`s, which drop accumulator paths.
+        if !self.model.comprehension_locals && path.first_is(is_accumulator) {
+            path = GoPath::nil();
+        }
+        let path = path.get();
         if let Some(s) = self.estimate_size(&path) {
             self.computed_sizes.insert(e.id, s);
             return Some(s);
@@ -813,6 +889,9 @@ impl<'a> Coster<'a> {
     }
 
     fn compute_entry_size(&self, e: &Expr) -> Option<EntrySize> {
+        if !self.model.comprehension_locals {
+            return None;
+        }
         if let Some(s) = self.entry_sizes.get(&e.id) {
             return Some(*s);
         }

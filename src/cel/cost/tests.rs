@@ -264,6 +264,7 @@ fn every_fixture_is_tested() {
         "boundary-nested.yaml",
         "boundary-total.yaml",
         "cardinality.yaml",
+        "comprehensions-before-1.33.yaml",
         "docs-example.yaml",
         "dyn-before-1.33.yaml",
         "go-int64-wrap.yaml",
@@ -410,42 +411,54 @@ fn limit_findings_from_schema_props_for_the_crd_hook() {
     );
 }
 
+/// Each rule's (maxCost, messageExpression maxCost) in `name`, by index.
+fn rule_costs_at(name: &str, version: KubeVersion) -> Vec<(u64, Option<u64>)> {
+    let schemas = estimate_file_at(name, version);
+    let mut rules: Vec<_> = schemas[0][0].rules.iter().collect();
+    rules.sort_by_key(|r| r.index);
+    rules
+        .iter()
+        .map(|r| {
+            (
+                r.max_cost,
+                r.message_expression.as_ref().map(|m| m.max_cost),
+            )
+        })
+        .collect()
+}
+
+/// The 1.32 server's numbers for `name` (`<name>.oracle-1.32.tsv`: index, maxCost,
+/// messageExpression maxCost or 0 when there is none).
+fn oracle_1_32(name: &str, with_message_expression: &[usize]) -> Vec<(u64, Option<u64>)> {
+    let tsv = fixture_dir().join(name.replace(".yaml", ".oracle-1.32.tsv"));
+    std::fs::read_to_string(tsv)
+        .expect("oracle")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .enumerate()
+        .map(|(i, l)| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f[0], format!("[{i}]"), "{name}: rows in rule order");
+            let me: u64 = f[2].parse().unwrap();
+            (
+                f[1].parse().unwrap(),
+                with_message_expression.contains(&i).then_some(me),
+            )
+        })
+        .collect()
+}
+
 /// `dyn(x)` costs as cel-go of the server's release costs it: transparent from
-/// Kubernetes 1.33 (cel-go v0.23), an ordinary call of unknown result size before; the
-/// 1.32 numbers are the 1.32 server's (`dyn-before-1.33.oracle-1.32.tsv`).
+/// Kubernetes 1.33 (cel-go v0.23), an ordinary call of unknown result size before.
 #[test]
 fn dyn_costs_follow_the_servers_cel_go_release() {
     let name = "dyn-before-1.33.yaml";
-    let costs = |version| -> Vec<(u64, Option<u64>)> {
-        let schemas = estimate_file_at(name, version);
-        let mut rules: Vec<_> = schemas[0][0].rules.iter().collect();
-        rules.sort_by_key(|r| r.index);
-        rules
-            .iter()
-            .map(|r| {
-                (
-                    r.max_cost,
-                    r.message_expression.as_ref().map(|m| m.max_cost),
-                )
-            })
-            .collect()
-    };
-    let oracle: Vec<(u64, Option<u64>)> =
-        std::fs::read_to_string(fixture_dir().join("dyn-before-1.33.oracle-1.32.tsv"))
-            .expect("oracle")
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .map(|l| {
-                let f: Vec<&str> = l.split('\t').collect();
-                let me: u64 = f[2].parse().unwrap();
-                (f[1].parse().unwrap(), (f[0] == "[8]").then_some(me))
-            })
-            .collect();
+    let oracle = oracle_1_32(name, &[8]);
     assert_eq!(oracle.len(), 9);
-    assert_eq!(costs(KubeVersion::new(1, 32)), oracle);
+    assert_eq!(rule_costs_at(name, KubeVersion::new(1, 32)), oracle);
     // From 1.33 `dyn(x)` is `x` plus 1: the same rules cost what their operands do.
     assert_eq!(
-        costs(KubeVersion::new(1, 33)),
+        rule_costs_at(name, KubeVersion::new(1, 33)),
         [
             (4, None),
             (3, None),
@@ -458,5 +471,36 @@ fn dyn_costs_follow_the_servers_cel_go_release() {
             (0, Some(7)),
         ]
     );
-    assert_eq!(costs(V), costs(KubeVersion::new(1, 33)));
+    assert_eq!(
+        rule_costs_at(name, V),
+        rule_costs_at(name, KubeVersion::new(1, 33))
+    );
+}
+
+/// Comprehensions as cel-go before v0.23 walks them (iteration variables resolved
+/// against their range at each use, no local variables or entry sizes), and
+/// int-or-string values sized without their `maxLength` before 1.34.
+#[test]
+fn comprehension_and_int_or_string_costs_follow_the_servers_release() {
+    let name = "comprehensions-before-1.33.yaml";
+    let oracle = oracle_1_32(name, &[]);
+    assert_eq!(oracle.len(), 14);
+    assert_eq!(rule_costs_at(name, KubeVersion::new(1, 32)), oracle);
+    let newest = rule_costs_at(name, V);
+    let changed: Vec<usize> = (0..oracle.len())
+        .filter(|&i| newest[i] != oracle[i])
+        .collect();
+    // Comprehensions nested in one over a list of objects (0-2, 11) and the
+    // int-or-string rules (9, 10).
+    assert_eq!(changed, [0, 1, 2, 9, 10, 11]);
+    // 1.33 walks comprehensions as the newest servers, but sizes int-or-string as 1.32.
+    let v133 = rule_costs_at(name, KubeVersion::new(1, 33));
+    for i in 0..oracle.len() {
+        let expected = if [9, 10].contains(&i) {
+            oracle[i]
+        } else {
+            newest[i]
+        };
+        assert_eq!(v133[i], expected, "rule {i}");
+    }
 }
