@@ -169,6 +169,18 @@ pub fn check_yaml(text: &str) {
 /// Target (b): CRD validation of every document (CEL compilation and cost limits
 /// included, errors mapped into rule strings), and rendering of its findings in every
 /// output format (renderers slice the text with the spans).
+/// A Kubernetes version the input picks (any crdlint knows, by the sum of its bytes),
+/// so the version-dependent paths (CEL environments and cost walks, formats, number
+/// bounds, update rules) are fuzzed as well as the newest.
+pub fn version_for(text: &str) -> KubeVersion {
+    let (oldest, newest) = (KubeVersion::OLDEST, KubeVersion::NEWEST);
+    let span = newest.minor - oldest.minor + 1;
+    let sum = text
+        .bytes()
+        .fold(0u32, |acc, b| acc.wrapping_add(u32::from(b)));
+    KubeVersion::new(oldest.major, oldest.minor + sum % span)
+}
+
 pub fn check_crd(text: &str) {
     let out = yaml::parse(text, &Limits::default());
     let file = SourceFile::new("fuzz.yaml", text.to_string());
@@ -180,12 +192,14 @@ pub fn check_crd(text: &str) {
         }
     }
     // The update path (`check --old`): every document as an update of the first one,
-    // which is read as a stored CRD whatever it holds.
+    // which is read as a stored CRD whatever it holds, on a server of the version the
+    // input picks.
     if let Some(first) = out.documents.first() {
         let old = crdlint::crd::OldCrd::new(&first.root);
         let options = crdlint::crd::Options {
             source: Some(text),
             old: Some(&old),
+            kube_version: version_for(text),
             ..crdlint::crd::Options::default()
         };
         for doc in &out.documents {
@@ -330,6 +344,22 @@ pub fn check_cel_rule(rule: &str) {
     );
     let _ = cel::evaluate(&schema, &compiled, &object, None);
     let _ = cel::evaluate(&schema, &compiled, &object, Some(&object));
+    // The environment, parser options and cost walk of the version the rule picks.
+    let version = version_for(rule);
+    if version != KubeVersion::NEWEST {
+        let compiled = cel::compile_rules(&schema, version, &base);
+        for r in &compiled {
+            if let Some(at) = r.error_offset {
+                assert!(
+                    at <= rule.chars().count(),
+                    "error offset {at} past the rule"
+                );
+            }
+        }
+        let cost = cel::cost::estimate_compiled(&schema, &compiled, &base);
+        let _ = cel::cost::limits::limit_findings(&cost, false);
+        let _ = cel::evaluate(&schema, &compiled, &object, Some(&object));
+    }
 }
 
 /// The fast-path parser builds exactly the generated parser's tree whenever it
