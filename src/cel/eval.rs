@@ -87,6 +87,20 @@ pub struct EvalOptions {
     /// The schema evaluated is a resource's root (else a default's node that is not
     /// one): the validator types its `apiVersion`, `kind` and `metadata` itself.
     pub is_resource_root: bool,
+    /// A failed rule's bad value is the node's schema type (`Invalid value: "object":
+    /// failed rule: …`), as servers before 1.35 report it; 1.35 reports the value
+    /// itself, or none for objects and arrays.
+    pub type_name_as_value: bool,
+}
+
+impl EvalOptions {
+    /// The server's default options for a server of `version`.
+    pub fn for_server(version: super::env::KubeVersion) -> EvalOptions {
+        EvalOptions {
+            type_name_as_value: version < super::env::KubeVersion::new(1, 35),
+            ..EvalOptions::default()
+        }
+    }
 }
 
 impl Default for EvalOptions {
@@ -96,6 +110,7 @@ impl Default for EvalOptions {
             cost_budget: RUNTIME_COST_BUDGET,
             per_call_limit: PER_CALL_LIMIT,
             is_resource_root: true,
+            type_name_as_value: false,
         }
     }
 }
@@ -216,6 +231,7 @@ fn run(
         out: &mut out,
         budget: options.cost_budget,
         per_call_limit: options.per_call_limit,
+        type_name_as_value: options.type_name_as_value,
         unchanged: HashMap::new(),
     };
     w.validate(
@@ -376,6 +392,7 @@ struct Walker<'a, 'o> {
     out: &'o mut EvalOutcome,
     budget: i64,
     per_call_limit: u64,
+    type_name_as_value: bool,
     /// [`Ratchet::should_ratchet`]'s answers by (new, old) node.
     unchanged: HashMap<(*const Node, *const Node), bool>,
 }
@@ -771,7 +788,9 @@ impl Walker<'_, '_> {
             Some(m) if !m.is_empty() => m.trim().to_string(),
             _ => format!("failed rule: {}", rule_error_string(rule)),
         });
-        let value = if matches!(type_name, "object" | "array") {
+        let value = if self.type_name_as_value {
+            BadValue::from(type_name)
+        } else if matches!(type_name, "object" | "array") {
             BadValue::Omit
         } else {
             BadValue::from(&node.value)
@@ -827,7 +846,7 @@ impl CrdRules {
     pub fn new(kube_version: super::env::KubeVersion) -> CrdRules {
         CrdRules {
             kube_version,
-            options: EvalOptions::default(),
+            options: EvalOptions::for_server(kube_version),
             compiled: Default::default(),
         }
     }

@@ -274,7 +274,7 @@ pub fn validate_default(
         let options = cel::EvalOptions {
             ratcheting: false,
             is_resource_root,
-            ..cel::EvalOptions::default()
+            ..cel::EvalOptions::for_server(kube_version)
         };
         let outcome = cel::evaluate_with(schema, &compiled, default, old, &options);
         for d in &outcome.diagnostics {
