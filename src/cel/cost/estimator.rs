@@ -355,8 +355,8 @@ impl CostModel {
     /// The model of the server that compiles rules with `env`. A server compiles new
     /// rules one minor version back, so an environment of 1.32 or later is a 1.33+
     /// server's. (Unchanged rules of a CRD update use the server's own version, where
-    /// this is one release off at the 1.32/1.33 boundary; the server does not check
-    /// their cost.)
+    /// this is one release off at each boundary; the server does not check their
+    /// cost.)
     pub fn of(env: &Env) -> CostModel {
         CostModel {
             dyn_is_transparent: env.version >= KubeVersion::new(1, 32),
