@@ -324,7 +324,7 @@ pub fn check_cel_rule(rule: &str) {
         }
     }
     // The static cost estimate and the limits the server checks on create.
-    let cost = cel::cost::estimate_compiled(&schema, &compiled, &base);
+    let cost = cel::cost::estimate_compiled(&schema, &compiled, &base, KubeVersion::NEWEST);
     for f in cel::cost::limits::limit_findings(&cost, false) {
         if let (Some(span), true) = (f.span, parsed_with_spans) {
             assert_span(&schema_text, span, "cost finding");
@@ -356,7 +356,7 @@ pub fn check_cel_rule(rule: &str) {
                 );
             }
         }
-        let cost = cel::cost::estimate_compiled(&schema, &compiled, &base);
+        let cost = cel::cost::estimate_compiled(&schema, &compiled, &base, version);
         let _ = cel::cost::limits::limit_findings(&cost, false);
         let _ = cel::evaluate(&schema, &compiled, &object, Some(&object));
     }

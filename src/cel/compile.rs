@@ -59,6 +59,9 @@ pub struct RuleProgram {
 #[derive(Clone, Copy, Debug)]
 pub struct EstimatedCost {
     pub decl: u128,
+    /// The cost walk the numbers follow (a program may be shared by servers whose
+    /// cel-go releases differ).
+    pub model: super::cost::estimator::CostModel,
     pub rule: u64,
     pub message_expression: Option<u64>,
 }

@@ -221,11 +221,11 @@ pub fn crd_report(
             }
         };
         let compiled = compile_rules(&ss, version, &base);
-        let cost = cost::estimate_compiled(&ss, &compiled, &base);
+        let cost = cost::estimate_compiled(&ss, &compiled, &base, version);
         let suggestions = cost
             .rules
             .iter()
-            .map(|r| rule_suggestions(&ss, &compiled, r, &base, near))
+            .map(|r| rule_suggestions(&ss, &compiled, r, &base, near, version))
             .collect();
         schemas.push(SchemaReport {
             versions,
@@ -267,6 +267,7 @@ fn rule_suggestions(
     r: &RuleCost,
     base: &FieldPath,
     near: Option<f64>,
+    version: KubeVersion,
 ) -> Vec<Suggestion> {
     let Some(target) = target_for(r, near) else {
         return Vec::new();
@@ -281,7 +282,7 @@ fn rule_suggestions(
     let input = RuleInput {
         node: &r.node,
         checked: &program.rule,
-        model: CostModel::of(&program.env),
+        model: CostModel::for_server(version),
     };
     suggest::suggestions(root, &input, base, target)
 }

@@ -25,7 +25,8 @@ pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> SchemaCelFindings {
         message_expressions: &p.message_expressions,
     });
     let results = cel::compile_rules_with(input.structural, input.kube_version, input.path, stored);
-    let cost = cel::cost::estimate_compiled(input.structural, &results, input.path);
+    let cost =
+        cel::cost::estimate_compiled(input.structural, &results, input.path, input.kube_version);
     let mut out: Vec<NodeCelFindings> = Vec::new();
     for r in &results {
         if r.diagnostics.is_empty() {

@@ -18,7 +18,7 @@ use std::rc::Rc;
 
 use super::super::ast::{Expr, ExprKind, Literal};
 use super::super::checker::{CheckedAst, Reference};
-use super::super::env::{Env, KubeVersion};
+use super::super::env::KubeVersion;
 use super::super::schema_types::{DeclKind, DeclType, MAX_REQUEST_SIZE_BYTES};
 use super::super::types::{Kind, Type};
 
@@ -352,16 +352,13 @@ impl CostModel {
         comprehension_locals: true,
     };
 
-    /// The model of the server that compiles rules with `env`. A server compiles new
-    /// rules one minor version back, so an environment of 1.32 or later is a 1.33+
-    /// server's. (Unchanged rules of a CRD update use the server's own version, where
-    /// this is one release off at each boundary; the server does not check their
-    /// cost.)
-    pub fn of(env: &Env) -> CostModel {
+    /// The model of a server of `version` (its cel-go release and its own size rules,
+    /// whatever environment a rule was compiled with).
+    pub fn for_server(version: KubeVersion) -> CostModel {
         CostModel {
-            dyn_is_transparent: env.version >= KubeVersion::new(1, 32),
-            int_or_string_max_length: env.version >= KubeVersion::new(1, 33),
-            comprehension_locals: env.version >= KubeVersion::new(1, 32),
+            dyn_is_transparent: version >= KubeVersion::new(1, 33),
+            int_or_string_max_length: version >= KubeVersion::new(1, 34),
+            comprehension_locals: version >= KubeVersion::new(1, 33),
         }
     }
 }

@@ -131,7 +131,7 @@ pub struct SchemaCost {
 /// `spec.versions[i].schema.openAPIV3Schema`).
 pub fn estimate(root: &Structural, version: KubeVersion, base: &FieldPath) -> SchemaCost {
     let compiled = compile_rules(root, version, base);
-    estimate_compiled(root, &compiled, base)
+    estimate_compiled(root, &compiled, base, version)
 }
 
 /// Every cost-limit error of one version's schema, as the server reports them when
@@ -154,7 +154,9 @@ pub fn estimate_compiled(
     root: &Structural,
     compiled: &[RuleCompileResult],
     base: &FieldPath,
+    version: KubeVersion,
 ) -> SchemaCost {
+    let model = estimator::CostModel::for_server(version);
     let mut out = SchemaCost {
         base: base.clone(),
         rules: Vec::new(),
@@ -172,7 +174,7 @@ pub fn estimate_compiled(
         };
         let (max_cost, me) = match (&r.program, ctx.decl()) {
             (Some(p), Some(decl)) => {
-                let costs = estimated(p, decl);
+                let costs = estimated(p, decl, model);
                 let me = costs
                     .message_expression
                     .map(|max_cost| MessageExpressionCost {
@@ -223,16 +225,17 @@ pub fn estimate_compiled(
 /// The maximum costs of a program on a node of type `decl`, estimated once per program
 /// and type: a program shared by identical rules on identically typed nodes
 /// ([`RuleProgram::estimated`]) is estimated for the first of them.
-fn estimated(program: &RuleProgram, decl: &DeclType) -> EstimatedCost {
+fn estimated(program: &RuleProgram, decl: &DeclType, model: estimator::CostModel) -> EstimatedCost {
     let fingerprint = decl.fingerprint();
     if let Some(known) = program.estimated.get()
         && known.decl == fingerprint
+        && known.model == model
     {
         return *known;
     }
-    let model = estimator::CostModel::of(&program.env);
     let costs = EstimatedCost {
         decl: fingerprint,
+        model,
         rule: estimator::estimate_cost(&program.rule, Some(decl), model).max,
         message_expression: program
             .message_expression

@@ -324,7 +324,7 @@ fn suggestions_fix_the_docs_example() {
         .child("validation")
         .child("openAPIV3Schema");
     let compiled = compile_rules(&ss, V, &base);
-    let cost = estimate_compiled(&ss, &compiled, &base);
+    let cost = estimate_compiled(&ss, &compiled, &base, V);
     let r = cost
         .rules
         .iter()
