@@ -174,3 +174,56 @@ fn preexisting_rules_compile_with_the_servers_own_libraries() {
         "1 file, 1 document (1 CRD, 0 custom resources): 0 errors, 0 warnings\n"
     );
 }
+
+/// The cost walk is the server's, whatever environment compiled a rule: a 1.32 server
+/// compiles the rules an update keeps with its own version's environment, and still
+/// estimates them with cel-go v0.22, where `dyn(x)` has no known size. So the kept
+/// `dyn()` rules of a changed schema break the limits on 1.32 and not on 1.33. The
+/// 1.32 errors are the 1.32 server's (apiextensions v0.32.2, update path), field by field.
+#[test]
+fn kept_rules_are_estimated_with_the_servers_cost_walk() {
+    const DIR: &str = "testdata/crd-update-1.32/kept-dyn-rules";
+    let run = |version: &str| -> Vec<(String, String)> {
+        let output = Command::cargo_bin("crdlint")
+            .unwrap()
+            .current_dir(root())
+            .args([
+                "check",
+                "--no-config",
+                "-o",
+                "json",
+                "--kube-version",
+                version,
+            ])
+            .args([
+                "--old",
+                &format!("{DIR}/old.yaml"),
+                &format!("{DIR}/new.yaml"),
+            ])
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let field = d["field"].as_str().unwrap();
+                let tail = field.split("openAPIV3Schema").nth(1).unwrap_or(field);
+                (d["code"].as_str().unwrap().to_string(), tail.to_string())
+            })
+            .collect()
+    };
+    let rule = |i: usize| format!(".properties[spec].x-kubernetes-validations[{i}].rule");
+    let mut expected = vec![("cel-cost-total".to_string(), String::new())];
+    for i in [2, 3, 4, 6] {
+        expected.push(("cel-cost-rule".to_string(), rule(i)));
+        expected.push(("cel-cost-total".to_string(), rule(i)));
+    }
+    expected.push((
+        "cel-cost-rule".to_string(),
+        ".properties[spec].x-kubernetes-validations[8].messageExpression".to_string(),
+    ));
+    assert_eq!(run("1.32"), expected);
+    assert_eq!(run("1.33"), Vec::<(String, String)>::new());
+}
