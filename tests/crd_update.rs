@@ -142,27 +142,7 @@ fn an_old_crd_of_another_name_is_not_compared() {
 #[test]
 fn preexisting_rules_compile_with_the_servers_own_libraries() {
     const DIR: &str = "testdata/crd-update-1.34/preexisting-rules";
-    let run = |version: &str| {
-        let output = Command::cargo_bin("crdlint")
-            .unwrap()
-            .current_dir(root())
-            .args([
-                "check",
-                "--no-config",
-                "-o",
-                "short",
-                "--kube-version",
-                version,
-            ])
-            .args([
-                "--old",
-                &format!("{DIR}/old.yaml"),
-                &format!("{DIR}/new.yaml"),
-            ])
-            .output()
-            .unwrap();
-        String::from_utf8(output.stdout).unwrap()
-    };
+    let run = |version: &str| check_update(DIR, version, "short");
     assert_eq!(
         run("1.34"),
         r#"testdata/crd-update-1.34/preexisting-rules/new.yaml:30:42: error[cel-compile-error]: spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[priorities].x-kubernetes-validations[1].rule: Invalid value: {"Rule":"self.distinct() == self","Message":"priorities must be unique","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:14: undeclared reference to 'distinct' (in container '')
@@ -184,25 +164,8 @@ fn preexisting_rules_compile_with_the_servers_own_libraries() {
 fn kept_rules_are_estimated_with_the_servers_cost_walk() {
     const DIR: &str = "testdata/crd-update-1.32/kept-dyn-rules";
     let run = |version: &str| -> Vec<(String, String)> {
-        let output = Command::cargo_bin("crdlint")
-            .unwrap()
-            .current_dir(root())
-            .args([
-                "check",
-                "--no-config",
-                "-o",
-                "json",
-                "--kube-version",
-                version,
-            ])
-            .args([
-                "--old",
-                &format!("{DIR}/old.yaml"),
-                &format!("{DIR}/new.yaml"),
-            ])
-            .output()
-            .unwrap();
-        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let report: serde_json::Value =
+            serde_json::from_str(&check_update(DIR, version, "json")).unwrap();
         report["diagnostics"]
             .as_array()
             .unwrap()
@@ -226,4 +189,27 @@ fn kept_rules_are_estimated_with_the_servers_cost_walk() {
     ));
     assert_eq!(run("1.32"), expected);
     assert_eq!(run("1.33"), Vec::<(String, String)>::new());
+}
+
+/// `crdlint check --old DIR/old.yaml DIR/new.yaml` on a server of `version`: stdout.
+fn check_update(dir: &str, version: &str, format: &str) -> String {
+    let output = Command::cargo_bin("crdlint")
+        .unwrap()
+        .current_dir(root())
+        .args([
+            "check",
+            "--no-config",
+            "-o",
+            format,
+            "--kube-version",
+            version,
+        ])
+        .args([
+            "--old",
+            &format!("{dir}/old.yaml"),
+            &format!("{dir}/new.yaml"),
+        ])
+        .output()
+        .unwrap();
+    String::from_utf8(output.stdout).unwrap()
 }
