@@ -17,20 +17,7 @@ fn root() -> PathBuf {
 /// Runs `crdlint check` at Kubernetes 1.35 (the reference server's version) with
 /// `args`; returns the JSON report and the exit status.
 fn check_json(args: &[&str]) -> (Value, i32) {
-    let output = Command::cargo_bin("crdlint")
-        .unwrap()
-        .current_dir(root())
-        .args([
-            "check",
-            "--no-config",
-            "--kube-version",
-            "1.35",
-            "-o",
-            "json",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
+    let output = run_check("1.35", "json", args);
     let report = serde_json::from_slice(&output.stdout).expect("a JSON report");
     (report, output.status.code().unwrap())
 }
@@ -191,25 +178,27 @@ fn kept_rules_are_estimated_with_the_servers_cost_walk() {
     assert_eq!(run("1.33"), Vec::<(String, String)>::new());
 }
 
-/// `crdlint check --old DIR/old.yaml DIR/new.yaml` on a server of `version`: stdout.
-fn check_update(dir: &str, version: &str, format: &str) -> String {
-    let output = Command::cargo_bin("crdlint")
+/// `crdlint check` on a server of `version` with output `format` and `args`.
+fn run_check(version: &str, format: &str, args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("crdlint")
         .unwrap()
         .current_dir(root())
         .args([
             "check",
             "--no-config",
-            "-o",
-            format,
             "--kube-version",
             version,
+            "-o",
+            format,
         ])
-        .args([
-            "--old",
-            &format!("{dir}/old.yaml"),
-            &format!("{dir}/new.yaml"),
-        ])
+        .args(args)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// `crdlint check --old DIR/old.yaml DIR/new.yaml` on a server of `version`: stdout.
+fn check_update(dir: &str, version: &str, format: &str) -> String {
+    let (old, new) = (format!("{dir}/old.yaml"), format!("{dir}/new.yaml"));
+    let output = run_check(version, format, &["--old", &old, &new]);
     String::from_utf8(output.stdout).unwrap()
 }
