@@ -929,7 +929,12 @@ impl Checker<'_> {
                 }
             }
         }
-        let old_generation = old.meta.generation.as_ref().map_or(1, |g| g.value);
+        // Storage repairs a stored generation of 0 (`repairGeneration`).
+        let old_generation = old
+            .meta
+            .generation
+            .as_ref()
+            .map_or(1, |g| if g.value == 0 { 1 } else { g.value });
         let changed = {
             let outside_metadata = |m: &crate::source::Mapping| {
                 m.entries
@@ -966,7 +971,10 @@ impl Checker<'_> {
             "generation".into(),
             Node::synthetic(Value::Int(generation), at),
         );
-        meta.generation = None;
+        // The server validates the generation BeforeUpdate copied from the stored
+        // object; only a hand-written old manifest can make it negative.
+        meta.generation =
+            (generation < 0).then(|| crate::model::decode::Field::new(generation, at, at));
         let mut keep = |key: &str,
                         new: &mut Option<crate::model::decode::Field<String>>,
                         old: &Option<crate::model::decode::Field<String>>,
