@@ -49,6 +49,17 @@ impl CelError {
         }
     }
 
+    /// An error without a location (cel-go's internal errors: `<input>:-1:0`, no
+    /// snippet, listed first).
+    pub fn unlocated(message: impl Into<String>) -> Self {
+        CelError {
+            message: message.into(),
+            line: 0,
+            column: 0,
+            offset: None,
+        }
+    }
+
     /// The character offset inside the expression (for mapping into the file).
     pub fn char_offset(&self, text: &str) -> Option<usize> {
         self.offset.map(|o| {
@@ -62,6 +73,9 @@ impl CelError {
 
     /// `ERROR: <input>:L:C: message` plus the source line and the caret line.
     pub fn display(&self, text: &str) -> String {
+        if self.line == 0 {
+            return format!("ERROR: <input>:-1:0: {}", self.message);
+        }
         let mut out = format!(
             "ERROR: <input>:{}:{}: {}",
             self.line,
@@ -124,9 +138,15 @@ impl Issues {
         v
     }
 
-    /// The first error in display order: the one a diagnostic points at.
+    /// The first error in display order that has a location: the one a diagnostic
+    /// points at (an internal error listed first has none).
     pub fn first(&self) -> Option<&CelError> {
-        self.sorted().into_iter().next()
+        let sorted = self.sorted();
+        sorted
+            .iter()
+            .find(|e| e.offset.is_some())
+            .or(sorted.first())
+            .copied()
     }
 
     /// `issues.String()`: every error displayed, joined by newlines.

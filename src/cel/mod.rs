@@ -18,6 +18,7 @@ pub mod library;
 pub mod parse;
 mod parse_expecting;
 mod parse_has;
+mod parse_lookahead;
 mod parse_recovered;
 pub mod plan;
 mod program_cache;

@@ -15,6 +15,7 @@ use super::ast::{
 };
 use super::errors::{CelError, Issues};
 use super::parse_expecting::{Repair, after_operand, after_recovery, nested_conditional};
+use super::parse_lookahead::{LOOKAHEAD_LIMIT_EXCEEDED, lookahead_cut};
 use super::parse_recovered::recovered_text;
 
 /// Which macros and syntax the parser accepts (from the environment's libraries).
@@ -64,6 +65,9 @@ thread_local! {
     /// again.
     static RECOVERING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
+
+/// cel-go's parser gives up after this many syntax errors (`ErrorReportingLimit`).
+const MAX_SYNTAX_ERRORS: usize = 100;
 
 /// cel-go builds and visits a tree even around syntax errors, and reports that tree's
 /// macro errors too ("argument must be a simple name" when recovery left a third
@@ -371,6 +375,35 @@ fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, b
             // refuses the keyword (errors print sorted by position, stably).
             let mut errors = errors.errors;
             errors.sort_by_key(|e| e.msg == "unsupported ident kind");
+            // cel-go aborts a recovery that would skip too many tokens: nothing after
+            // is reported, and its tree is never visited.
+            let at_msgs: Vec<(usize, &str)> = errors
+                .iter()
+                .filter_map(|e| Some((offset_of_line_col(text, e.pos.0, e.pos.1)?, &*e.msg)))
+                .collect();
+            let mut cut = lookahead_cut(text, &at_msgs);
+            // cel-go also aborts at its 101st syntax error, which it records as "More
+            // than 100 syntax errors" (counted, never shown): whichever comes first.
+            let too_many = errors
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.msg.starts_with("Syntax error"))
+                .nth(MAX_SYNTAX_ERRORS)
+                .map(|(i, _)| i)
+                .filter(|&i| {
+                    let at = offset_of_line_col(text, errors[i].pos.0, errors[i].pos.1);
+                    cut.is_none_or(|c| at.is_some_and(|o| o < c))
+                });
+            if let Some(i) = too_many {
+                cut = None;
+                errors.truncate(i + 1);
+                errors[i].msg = format!("More than {MAX_SYNTAX_ERRORS} syntax errors");
+            }
+            if let Some(cut) = cut {
+                errors
+                    .retain(|e| offset_of_line_col(text, e.pos.0, e.pos.1).is_none_or(|o| o < cut));
+            }
+            let aborted = cut.is_some() || too_many.is_some();
             let mut repairs: Vec<Repair> = Vec::new();
             for e in &errors {
                 let Some(offset) = offset_of_line_col(text, e.pos.0, e.pos.1) else {
@@ -436,6 +469,13 @@ fn parse_generated(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, b
                     offset,
                     literal_error_text(msg, text, offset, &repairs),
                 ));
+            }
+            if cut.is_some() {
+                issues.push(CelError::unlocated(LOOKAHEAD_LIMIT_EXCEEDED));
+            }
+            if aborted {
+                // The parse panicked: cel-go never visits the tree.
+                return (Err(issues), true);
             }
             if syntax > 0 {
                 for (at, word) in super::parse_has::reserved_conditions(text, &repairs) {
