@@ -221,6 +221,22 @@ pub(super) struct Token {
     pub(super) end: usize,
 }
 
+/// The end of the whitespace character or `//` comment at `i`, if one starts there
+/// (CEL.g4's lexer puts both on the hidden channel).
+#[inline]
+pub(super) fn hidden_end(b: &[u8], i: usize) -> Option<usize> {
+    match b[i] {
+        b' ' | b'\t' | b'\r' | b'\n' | 0x0c => Some(i + 1),
+        b'/' if b.get(i + 1) == Some(&b'/') => Some(
+            b[i..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(b.len(), |p| i + p),
+        ),
+        _ => None,
+    }
+}
+
 /// The tokens of `text` as CEL.g4's lexer splits it (longest match, whitespace and
 /// comments dropped), or `None` for anything it would not recognise.
 pub(super) fn lex(text: &str) -> Option<Vec<Token>> {
@@ -232,17 +248,11 @@ pub(super) fn lex(text: &str) -> Option<Vec<Token>> {
         let start = i;
         let two = |t: Tok, n: usize| (t, n);
         let next = b.get(i + 1).copied();
+        if let Some(end) = hidden_end(b, i) {
+            i = end;
+            continue;
+        }
         let (kind, len) = match c {
-            b' ' | b'\t' | b'\r' | b'\n' | 0x0c => {
-                i += 1;
-                continue;
-            }
-            b'/' if next == Some(b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
             b'=' if next == Some(b'=') => two(Tok::Eq, 2),
             b'!' if next == Some(b'=') => two(Tok::Ne, 2),
             b'!' => two(Tok::Excl, 1),

@@ -47,17 +47,11 @@ fn token_starts(text: &str) -> Option<Vec<usize>> {
     while i < b.len() {
         let start = i;
         let next = b.get(i + 1).copied();
+        if let Some(end) = super::fastparse::hidden_end(b, i) {
+            i = end;
+            continue;
+        }
         let len = match b[i] {
-            b' ' | b'\t' | b'\r' | b'\n' | 0x0c => {
-                i += 1;
-                continue;
-            }
-            b'/' if next == Some(b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
             b'=' | b'&' | b'|' if next == Some(b[i]) => 2,
             b'=' | b'&' | b'|' => {
                 // Half of `==`, `&&` or `||`: the next character failed with it.
