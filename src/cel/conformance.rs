@@ -12,34 +12,43 @@ use super::types::Type;
 
 /// A protobuf text-format value.
 #[derive(Clone, Debug)]
-enum Tp {
+pub(super) enum Tp {
     Scalar(String),
-    Str(String),
+    /// A quoted string's bytes (a `bytes_value` need not be UTF-8).
+    Str(Vec<u8>),
     Msg(Vec<(String, Tp)>),
 }
 
 impl Tp {
-    fn fields(&self) -> &[(String, Tp)] {
+    pub(super) fn fields(&self) -> &[(String, Tp)] {
         match self {
             Tp::Msg(f) => f,
             _ => &[],
         }
     }
-    fn get(&self, name: &str) -> Option<&Tp> {
+    pub(super) fn get(&self, name: &str) -> Option<&Tp> {
         self.fields()
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v)
     }
-    fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Tp> + 'a {
+    pub(super) fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Tp> + 'a {
         self.fields()
             .iter()
             .filter(move |(n, _)| n == name)
             .map(|(_, v)| v)
     }
-    fn str(&self) -> Option<&str> {
+    /// A quoted string's bytes.
+    pub(super) fn raw(&self) -> Option<&[u8]> {
         match self {
-            Tp::Str(s) | Tp::Scalar(s) => Some(s),
+            Tp::Str(b) => Some(b),
+            _ => None,
+        }
+    }
+    pub(super) fn str(&self) -> Option<&str> {
+        match self {
+            Tp::Str(b) => std::str::from_utf8(b).ok(),
+            Tp::Scalar(s) => Some(s),
             _ => None,
         }
     }
@@ -166,6 +175,22 @@ impl TpParser<'_> {
                                     }
                                     bytes.push(v as u8);
                                 }
+                                b'u' | b'U' => {
+                                    let digits = if c == b'u' { 4 } else { 8 };
+                                    let hex = self.s.get(self.i + 1..self.i + 1 + digits);
+                                    let ch = hex
+                                        .and_then(|h| std::str::from_utf8(h).ok())
+                                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                                        .and_then(char::from_u32);
+                                    match ch {
+                                        Some(ch) => {
+                                            let mut buf = [0; 4];
+                                            bytes.extend(ch.encode_utf8(&mut buf).as_bytes());
+                                            self.i += digits;
+                                        }
+                                        None => bytes.push(c),
+                                    }
+                                }
                                 other => bytes.push(other),
                             }
                             self.i += 1;
@@ -177,7 +202,7 @@ impl TpParser<'_> {
                     self.i += 1;
                     self.ws_no_comma();
                 }
-                Tp::Str(String::from_utf8_lossy(&bytes).into_owned())
+                Tp::Str(bytes)
             }
             _ => {
                 let start = self.i;
@@ -201,7 +226,7 @@ impl TpParser<'_> {
     }
 }
 
-fn parse_textproto(text: &str) -> Tp {
+pub(super) fn parse_textproto(text: &str) -> Tp {
     let mut p = TpParser {
         s: text.as_bytes(),
         i: 0,
@@ -250,7 +275,7 @@ fn to_type(t: &Tp) -> Option<Type> {
 
 /// Files whose libraries the Kubernetes environment does not enable, or that need
 /// protobuf messages throughout.
-const SKIPPED_FILES: &[&str] = &[
+pub(super) const SKIPPED_FILES: &[&str] = &[
     "bindings_ext",
     "block_ext",
     "encoders_ext",
@@ -265,7 +290,7 @@ const SKIPPED_FILES: &[&str] = &[
 
 /// Tests the Kubernetes environment must fail, because the server does not enable
 /// the feature they use (backtick-escaped fields; strings extension version 3).
-fn k8s_rejects(file: &str, expr: &str) -> bool {
+pub(super) fn k8s_rejects(file: &str, expr: &str) -> bool {
     (file == "fields" && expr.contains('`'))
         || (file == "string_ext" && expr.contains(".reverse()"))
 }
@@ -311,42 +336,10 @@ fn run_test(env_base: &Env, test: &Tp, tally: &mut Tally, file: &str) {
         }
         return;
     }
-    let mut env = env_base.clone();
-    let mut vars: Vec<(String, Type)> = Vec::new();
-    for decl in test.all("type_env") {
-        let Some(dname) = decl.get("name").and_then(Tp::str) else {
-            continue;
-        };
-        if let Some(ident) = decl.get("ident") {
-            match ident.get("type").and_then(to_type) {
-                Some(t) => vars.push((dname.to_string(), t)),
-                None => {
-                    tally.skip += 1;
-                    return;
-                }
-            }
-        }
-        if let Some(f) = decl.get("function") {
-            let mut overloads = Vec::new();
-            for o in f.all("overloads") {
-                let id = o.get("overload_id").and_then(Tp::str).unwrap_or("");
-                let member = o.get("is_instance_function").and_then(Tp::str) == Some("true");
-                let params: Option<Vec<Type>> = o.all("params").map(to_type).collect();
-                let result = o.get("result_type").and_then(to_type);
-                match (params, result) {
-                    (Some(p), Some(r)) => overloads.push(Overload::new(id, member, p, r)),
-                    _ => {
-                        tally.skip += 1;
-                        return;
-                    }
-                }
-            }
-            env.add_function(Function {
-                name: dname.to_string(),
-                overloads,
-            });
-        }
-    }
+    let Some((env, vars)) = test_environment(env_base, test) else {
+        tally.skip += 1;
+        return;
+    };
     let decls = Declarations {
         env: &env,
         variables: &vars,
@@ -408,6 +401,42 @@ fn run_test(env_base: &Env, test: &Tp, tally: &mut Tally, file: &str) {
             ));
         }
     }
+}
+
+/// The environment and variables a test's `type_env` declares; `None` when it uses a
+/// type we cannot express (protobuf messages).
+pub(super) fn test_environment(env_base: &Env, test: &Tp) -> Option<(Env, Vec<(String, Type)>)> {
+    let mut env = env_base.clone();
+    let mut vars: Vec<(String, Type)> = Vec::new();
+    for decl in test.all("type_env") {
+        let Some(dname) = decl.get("name").and_then(Tp::str) else {
+            continue;
+        };
+        if let Some(ident) = decl.get("ident") {
+            match ident.get("type").and_then(to_type) {
+                Some(t) => vars.push((dname.to_string(), t)),
+                None => return None,
+            }
+        }
+        if let Some(f) = decl.get("function") {
+            let mut overloads = Vec::new();
+            for o in f.all("overloads") {
+                let id = o.get("overload_id").and_then(Tp::str).unwrap_or("");
+                let member = o.get("is_instance_function").and_then(Tp::str) == Some("true");
+                let params: Option<Vec<Type>> = o.all("params").map(to_type).collect();
+                let result = o.get("result_type").and_then(to_type);
+                match (params, result) {
+                    (Some(p), Some(r)) => overloads.push(Overload::new(id, member, p, r)),
+                    _ => return None,
+                }
+            }
+            env.add_function(Function {
+                name: dname.to_string(),
+                overloads,
+            });
+        }
+    }
+    Some((env, vars))
 }
 
 fn walk_sections(env: &Env, node: &Tp, tally: &mut Tally, file: &str) {

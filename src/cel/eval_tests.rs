@@ -152,6 +152,16 @@ fn library_functions_evaluate() {
         ("strings.quote('a\"b') == '\"a\\\\\"b\"'", true),
         ("[1, 2].map(x, x * 2).filter(x, x > 2) == [4]", true),
         ("type(1) == int && type('a') == string", true),
+        // cel-go compares an int or uint with a double by converting it to a double
+        // (lossy above 2^53), and orders doubles outside the int range by sign.
+        ("dyn(9223372036854775807) < 9223372036854775808.0", false),
+        ("dyn(9223372036854775807) >= 9223372036854775808.0", true),
+        ("dyn(9007199254740993) == 9007199254740992.0", true),
+        ("dyn(18446744073709551615u) == 18446744073709551616.0", true),
+        ("dyn(-9223372036854775808) > -1e19 && dyn(0u) > -0.5", true),
+        // `has()` over an optional chain is whether the chain has a value.
+        ("has({}.?x.y) || !has({'x': {'y': 'z'}}.?x.y)", false),
+        ("{'n': dyn(null)}.?n.invalid.hasValue()", false),
     ];
     for (expr, want) in cases {
         let checked = super::compile::compile_expression(expr, &decls)

@@ -1009,6 +1009,9 @@ fn select(v: &Val, field: &str, test_only: bool, optional: bool) -> R {
                 None => Err(err(format!("no such key: {field}"))),
             }
         }
+        // `has()` over an optional chain is whether the chain has a value (cel-go's
+        // `evalTestOnly` answers `hasValue()` for an optional result).
+        Val::Optional(None) if test_only => Ok(Val::Bool(false)),
         Val::Optional(None) => Ok(Val::Optional(None)),
         Val::Optional(Some(inner)) => select(inner, field, test_only, true),
         Val::Error(m) => Err(err(m.to_string())),

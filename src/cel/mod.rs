@@ -7,6 +7,8 @@ pub mod checker;
 pub mod compile;
 #[cfg(test)]
 pub(crate) mod conformance;
+#[cfg(test)]
+mod conformance_eval;
 pub mod cost;
 pub mod env;
 pub mod errors;

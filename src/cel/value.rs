@@ -263,10 +263,10 @@ impl Val {
             } else {
                 a.cmp(&(*b as u64))
             }),
-            (Int(a), Double(b)) => cmp_i_d(*a as i128, *b),
-            (Double(a), Int(b)) => cmp_i_d(*b as i128, *a).map(Ordering::reverse),
-            (Uint(a), Double(b)) => cmp_i_d(*a as i128, *b),
-            (Double(a), Uint(b)) => cmp_i_d(*b as i128, *a).map(Ordering::reverse),
+            (Int(a), Double(b)) => cmp_double_int(*b, *a).map(Ordering::reverse),
+            (Double(a), Int(b)) => cmp_double_int(*a, *b),
+            (Uint(a), Double(b)) => cmp_double_uint(*b, *a).map(Ordering::reverse),
+            (Double(a), Uint(b)) => cmp_double_uint(*a, *b),
             _ => None,
         }
     }
@@ -284,21 +284,35 @@ impl Val {
     }
 }
 
-fn cmp_i_d(i: i128, d: f64) -> Option<Ordering> {
+/// A double against an int as cel-go compares them (`compareDoubleInt`): outside the
+/// int64 range by sign, else against the int converted to a double, so the comparison
+/// is lossy above 2^53 (`dyn(9223372036854775807) < 9223372036854775808.0` is false).
+/// `None` for NaN (no ordering; never equal).
+fn cmp_double_int(d: f64, i: i64) -> Option<Ordering> {
     if d.is_nan() {
         return None;
     }
-    if d >= 1.8446744073709552e19 {
+    if d < i64::MIN as f64 {
         return Some(Ordering::Less);
     }
-    if d < -9.223_372_036_854_776e18 {
+    if d > i64::MAX as f64 {
         return Some(Ordering::Greater);
     }
-    let fl = d.floor();
-    match i.cmp(&(fl as i128)) {
-        Ordering::Equal if d > fl => Some(Ordering::Less),
-        o => Some(o),
+    d.partial_cmp(&(i as f64))
+}
+
+/// A double against a uint as cel-go compares them (`compareDoubleUint`).
+fn cmp_double_uint(d: f64, u: u64) -> Option<Ordering> {
+    if d.is_nan() {
+        return None;
     }
+    if d < 0.0 {
+        return Some(Ordering::Less);
+    }
+    if d > u64::MAX as f64 {
+        return Some(Ordering::Greater);
+    }
+    d.partial_cmp(&(u as f64))
 }
 
 /// The key of a list-map element: the values of its key properties (`None` for an
