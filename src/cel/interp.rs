@@ -1054,14 +1054,6 @@ fn ts_result(secs: i64, nanos: u32, offset: i32) -> R {
     }
 }
 
-fn dur_result(n: i128) -> R {
-    if gotime::duration_in_range(n) && n >= i64::MIN as i128 && n <= i64::MAX as i128 {
-        Ok(Val::Duration(n as i64))
-    } else {
-        Err(err("duration overflow"))
-    }
-}
-
 fn ts_nanos(s: i64, n: u32) -> i128 {
     s as i128 * 1_000_000_000 + n as i128
 }
@@ -1285,7 +1277,7 @@ fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -
             x.concat(y).ok_or_else(no_overload)
         }
         ("_+_", [Duration(x), Duration(y)]) => match x.checked_add(*y) {
-            Some(n) => dur_result(n as i128),
+            Some(n) => Ok(Duration(n)),
             None => Err(err("integer overflow")),
         },
         ("_+_", [Timestamp(s, n, o), Duration(d)]) | ("_+_", [Duration(d), Timestamp(s, n, o)]) => {
@@ -1296,16 +1288,21 @@ fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -
         ("_-_", [Uint(x), Uint(y)]) => uint_result(x.checked_sub(*y)),
         ("_-_", [Double(x), Double(y)]) => Ok(Double(x - y)),
         ("_-_", [Duration(x), Duration(y)]) => match x.checked_sub(*y) {
-            Some(n) => dur_result(n as i128),
+            Some(n) => Ok(Duration(n)),
             None => Err(err("integer overflow")),
         },
         ("_-_", [Timestamp(s, n, o), Duration(d)]) => {
             let (s, n) = from_nanos(ts_nanos(*s, *n) - *d as i128);
             ts_result(s, n, *o)
         }
-        ("_-_", [Timestamp(s1, n1, _), Timestamp(s2, n2, _)]) => {
-            dur_result(ts_nanos(*s1, *n1) - ts_nanos(*s2, *n2))
-        }
+        // cel-go's `subtractTimeChecked`: whole seconds scaled to nanoseconds, then the
+        // nanoseconds added, each step checked as int64 ("integer overflow").
+        ("_-_", [Timestamp(s1, n1, _), Timestamp(s2, n2, _)]) => s1
+            .checked_sub(*s2)
+            .and_then(|sec| sec.checked_mul(1_000_000_000))
+            .and_then(|ns| ns.checked_add(i64::from(*n1) - i64::from(*n2)))
+            .map(Val::Duration)
+            .ok_or_else(|| err("integer overflow")),
         ("_*_", [Int(x), Int(y)]) => int_result(x.checked_mul(*y)),
         ("_*_", [Uint(x), Uint(y)]) => uint_result(x.checked_mul(*y)),
         ("_*_", [Double(x), Double(y)]) => Ok(Double(x * y)),
@@ -1411,7 +1408,7 @@ fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -
                 let n = gotime::parse_duration(s).map_err(|_| {
                     err("type conversion error from 'string' to 'google.protobuf.Duration'")
                 })?;
-                dur_result(n as i128)
+                Ok(Duration(n))
             }
             _ => Err(no_overload()),
         },

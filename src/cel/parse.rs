@@ -530,9 +530,20 @@ fn signed_literal_start(text: &str, number: usize) -> usize {
     let Some(minus) = trimmed.strip_suffix('-') else {
         return number;
     };
-    let prev = minus.trim_end().chars().last();
-    let operand_end = prev.is_some_and(|c| c.is_alphanumeric() || "_)]}'\"`.".contains(c));
-    if operand_end { number } else { minus.len() }
+    // The run of minus signs before the number: the first is a binary minus after an
+    // operand; the rest are unary. Only a lone unary minus is the literal's sign
+    // (ANTLR gives a run of two or more to the negation, `--9223372036854775808`).
+    let mut rest = minus.trim_end();
+    let mut unary = 1;
+    while let Some(r) = rest.strip_suffix('-') {
+        rest = r.trim_end();
+        unary += 1;
+    }
+    let prev = rest.chars().last();
+    if prev.is_some_and(|c| c.is_alphanumeric() || "_)]}'\"`.".contains(c)) {
+        unary -= 1;
+    }
+    if unary == 1 { minus.len() } else { number }
 }
 
 fn max_id(e: &cast::IdedExpr) -> u64 {

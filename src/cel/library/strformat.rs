@@ -320,7 +320,14 @@ fn format_string(v: &Val) -> Result<String, FmtError> {
         | Val::Timestamp(..)
         | Val::Bytes(_)
         | Val::Duration(_)
-        | Val::Type(_) => super::super::interp::to_string(v).map_err(|m| e(m.to_string())),
+        // The failed conversion is an error value that cel-go quotes with `%q` (its
+        // texts are plain ASCII, which Debug quotes the same way).
+        | Val::Type(_) => super::super::interp::to_string(v).map_err(|m| {
+            e(format!(
+                "could not convert argument {:?} to string",
+                m.to_string()
+            ))
+        }),
         _ => Err(e(format!(
             "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given {}",
             type_name(v)
