@@ -456,18 +456,18 @@ pub(crate) fn shared_dir(name: &str) -> Option<std::path::PathBuf> {
         .find(|d| d.is_dir())
 }
 
-#[test]
-fn conformance_parse_and_check() {
+/// The suite's files the Kubernetes environment can run (not [`SKIPPED_FILES`]),
+/// parsed, by name; `None` (after saying so) when `../shared/cel-spec-tests` is absent.
+pub(super) fn suite_files() -> Option<BTreeMap<String, Tp>> {
     let Some(dir) = shared_dir("cel-spec-tests") else {
         eprintln!("SKIPPED: ../shared/cel-spec-tests not found");
-        return;
+        return None;
     };
     let Ok(entries) = std::fs::read_dir(&dir) else {
         eprintln!("SKIPPED: {} unreadable", dir.display());
-        return;
+        return None;
     };
-    let env = (*Env::for_server(KubeVersion::NEWEST)).clone();
-    let mut files: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut files = BTreeMap::new();
     for entry in entries.flatten() {
         let path = entry.path();
         if path.extension().and_then(|e| e.to_str()) != Some("textproto") {
@@ -481,10 +481,21 @@ fn conformance_parse_and_check() {
         if SKIPPED_FILES.contains(&stem.as_str()) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        let root = parse_textproto(&text);
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            files.insert(stem, parse_textproto(&text));
+        }
+    }
+    Some(files)
+}
+
+#[test]
+fn conformance_parse_and_check() {
+    let Some(suite) = suite_files() else {
+        return;
+    };
+    let env = (*Env::for_server(KubeVersion::NEWEST)).clone();
+    let mut files: BTreeMap<String, Tally> = BTreeMap::new();
+    for (stem, root) in suite {
         let mut tally = Tally::default();
         walk_sections(&env, &root, &mut tally, &stem);
         files.insert(stem, tally);

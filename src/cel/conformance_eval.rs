@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::checker::{Declarations, NoTypes};
-use super::conformance::{SKIPPED_FILES, Tp, k8s_rejects, parse_textproto, test_environment};
+use super::conformance::{Tp, k8s_rejects, test_environment};
 use super::env::{Env, KubeVersion};
 use super::interp::{EvalError, eval};
 use super::value::Val;
@@ -334,33 +334,12 @@ fn run_test(env_base: &Env, test: &Tp, tally: &mut Tally, file: &str) {
 
 #[test]
 fn conformance_evaluate() {
-    let Some(dir) = super::conformance::shared_dir("cel-spec-tests") else {
-        eprintln!("SKIPPED: ../shared/cel-spec-tests not found");
-        return;
-    };
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("SKIPPED: {} unreadable", dir.display());
+    let Some(suite) = super::conformance::suite_files() else {
         return;
     };
     let env = (*Env::for_server(KubeVersion::NEWEST)).clone();
     let mut files: BTreeMap<String, Tally> = BTreeMap::new();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let Some(stem) = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .filter(|_| path.extension().is_some_and(|e| e == "textproto"))
-            .map(str::to_string)
-        else {
-            continue;
-        };
-        if SKIPPED_FILES.contains(&stem.as_str()) {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        let root = parse_textproto(&text);
+    for (stem, root) in suite {
         let mut tally = Tally::default();
         for section in root.all("section") {
             for test in section.all("test") {

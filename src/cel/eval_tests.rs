@@ -198,16 +198,7 @@ fn evaluation_always_terminates() {
 /// evaluates to exactly the same causes here.
 #[test]
 fn runtime_probes_match_the_server() {
-    let text = std::fs::read_to_string("testdata/cel/runtime-probes.json").expect("probes");
-    let probes: Vec<serde_json::Value> = serde_json::from_str(&text).expect("json");
-    let mismatches = probe_mismatches(&probes);
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} probes differ:\n{}",
-        mismatches.len(),
-        probes.len(),
-        mismatches.join("\n")
-    );
+    assert_probes_match("testdata/cel/runtime-probes.json");
 }
 
 /// Differential probes of the standard library and the Kubernetes libraries, recorded
@@ -223,16 +214,7 @@ fn runtime_probes_match_the_server() {
 /// order.
 #[test]
 fn runtime_probes_2_match_the_server() {
-    let text = std::fs::read_to_string("testdata/cel/runtime-probes-2.json").expect("probes");
-    let probes: Vec<serde_json::Value> = serde_json::from_str(&text).expect("json");
-    let mismatches = probe_mismatches(&probes);
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} probes differ:\n{}",
-        mismatches.len(),
-        probes.len(),
-        mismatches.join("\n")
-    );
+    assert_probes_match("testdata/cel/runtime-probes-2.json");
 }
 
 /// Random typed expressions over the probe schema (integer, double and duration
@@ -243,16 +225,7 @@ fn runtime_probes_2_match_the_server() {
 /// four that found differences, and runs of unary minus before literals).
 #[test]
 fn runtime_probes_3_match_the_server() {
-    let text = std::fs::read_to_string("testdata/cel/runtime-probes-3.json").expect("probes");
-    let probes: Vec<serde_json::Value> = serde_json::from_str(&text).expect("json");
-    let mismatches = probe_mismatches(&probes);
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} probes differ:\n{}",
-        mismatches.len(),
-        probes.len(),
-        mismatches.join("\n")
-    );
+    assert_probes_match("testdata/cel/runtime-probes-3.json");
 }
 
 /// A probe file recorded from a reference server outside the repository (the path in
@@ -261,8 +234,12 @@ fn runtime_probes_3_match_the_server() {
 #[test]
 #[ignore = "needs CRDLINT_PROBES: a probe file recorded from a reference server"]
 fn probes_from_env() {
-    let path = std::env::var("CRDLINT_PROBES").expect("CRDLINT_PROBES");
-    let text = std::fs::read_to_string(&path).expect("probes");
+    assert_probes_match(std::env::var("CRDLINT_PROBES").expect("CRDLINT_PROBES"));
+}
+
+/// Reads a probe file and asserts that every probe evaluates to the recorded causes.
+fn assert_probes_match(path: impl AsRef<std::path::Path>) {
+    let text = std::fs::read_to_string(path).expect("probes");
     let probes: Vec<serde_json::Value> = serde_json::from_str(&text).expect("json");
     let mismatches = probe_mismatches(&probes);
     assert!(
