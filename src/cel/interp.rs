@@ -814,13 +814,19 @@ impl runtime::CostValue for Val {
 /// on the right of `==` (its `Equal` only accepts a non-pointer quantity), and a
 /// Kubernetes library value (quantity, URL, IP, CIDR, semver, format) on the left of
 /// a value of another type (their `Equal` answers "no such overload" where cel-go's
-/// own types answer false; `null` is compared before `Equal`).
+/// own types answer false; `null` is compared before `Equal`), and a set or map list
+/// on the left of anything but a list.
 fn equality_error(x: &Val, y: &Val) -> bool {
     // The library types are the ones the cost functions compare at unit cost.
     let library_value = runtime::CostValue::is_unit_equality_type(x);
     let other_kind = std::mem::discriminant(x) != std::mem::discriminant(y)
         && !matches!(y, Val::Null | Val::Error(_));
-    (library_value && other_kind) || derived_quantity_on_right(x, y)
+    // The server's set and map lists (list-type set/map, always read from the object)
+    // answer "no such overload" for anything but a list.
+    let list_type_against_scalar = matches!(x, Val::SetList(..) | Val::MapList(..))
+        && y.list_items().is_none()
+        && !matches!(y, Val::Null | Val::Error(_));
+    (library_value && other_kind) || list_type_against_scalar || derived_quantity_on_right(x, y)
 }
 
 /// Within lists too (this error is not the elements' `Equal` of another type, which

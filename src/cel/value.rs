@@ -449,10 +449,10 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                     ))),
                 },
             },
-            "byte" => match base64_decode(s) {
-                Some(b) => Val::Bytes(Arc::from(b)),
-                None => Val::Error(Arc::from(format!(
-                    "Invalid byte formatted string {s}: illegal base64 data"
+            "byte" => match crate::model::decode::base64_decode(s.as_bytes()) {
+                Ok(b) => Val::Bytes(Arc::from(b)),
+                Err(at) => Val::Error(Arc::from(format!(
+                    "Invalid byte formatted string {s}: illegal base64 data at input byte {at}"
                 ))),
             },
             _ => Val::str(s),
@@ -680,29 +680,4 @@ fn strfmt_duration(s: &str) -> Option<i64> {
         }
     }
     ok.then_some(total)
-}
-
-fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let mut buf = 0u32;
-    let mut bits = 0;
-    for c in s.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            b'=' => break,
-            _ => return None,
-        } as u32;
-        buf = (buf << 6) | v;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((buf >> bits) as u8);
-            buf &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
 }

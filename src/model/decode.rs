@@ -708,50 +708,73 @@ impl Decoder {
     }
 }
 
-/// Standard base64 with padding, as Go's `encoding/base64.StdEncoding` (which also
-/// skips `\r` and `\n`). Returns the offset of the first bad byte on error.
+/// Standard base64 with padding, as Go's `encoding/base64.StdEncoding.DecodeString`
+/// (which skips `\r` and `\n` and ignores nonzero trailing bits). On error, the offset
+/// Go reports (`illegal base64 data at input byte N`): its `decodeQuantum` blames a bad
+/// byte where it stands, but an input that ends inside a quantum at the quantum's
+/// first byte, missing padding at the end of the input, and anything after the
+/// padding at the first byte after it.
 pub fn base64_decode(s: &[u8]) -> Result<Vec<u8>, usize> {
     let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let mut buf = 0u32;
-    let mut bits = 0u32;
-    let mut pad = 0usize;
-    let mut count = 0usize;
-    for (i, &b) in s.iter().enumerate() {
-        if b == b'\r' || b == b'\n' {
-            continue;
+    let mut si = 0;
+    let skip_newlines = |mut i: usize| {
+        while i < s.len() && matches!(s[i], b'\r' | b'\n') {
+            i += 1;
         }
-        if b == b'=' {
-            // Padding is valid only in the last quantum.
-            if count % 4 < 2 {
-                return Err(i);
-            }
-            pad += 1;
-            count += 1;
-            continue;
+        i
+    };
+    loop {
+        let mut quantum = [0u8; 4];
+        let mut len = 0;
+        while len < 4 {
+            let Some(&c) = s.get(si) else {
+                if len == 0 {
+                    return Ok(out);
+                }
+                return Err(si - len);
+            };
+            si += 1;
+            let v = match c {
+                b'A'..=b'Z' => c - b'A',
+                b'a'..=b'z' => c - b'a' + 26,
+                b'0'..=b'9' => c - b'0' + 52,
+                b'+' => 62,
+                b'/' => 63,
+                b'\r' | b'\n' => continue,
+                b'=' => {
+                    match len {
+                        0 | 1 => return Err(si - 1),
+                        2 => {
+                            // "==" expected: the second `=` after any line breaks.
+                            si = skip_newlines(si);
+                            match s.get(si) {
+                                None => return Err(s.len()),
+                                Some(b'=') => si += 1,
+                                Some(_) => return Err(si - 1),
+                            }
+                        }
+                        _ => {}
+                    }
+                    si = skip_newlines(si);
+                    if si < s.len() {
+                        return Err(si);
+                    }
+                    break;
+                }
+                _ => return Err(si - 1),
+            };
+            quantum[len] = v;
+            len += 1;
         }
-        if pad > 0 {
-            return Err(i);
-        }
-        let v = match b {
-            b'A'..=b'Z' => b - b'A',
-            b'a'..=b'z' => b - b'a' + 26,
-            b'0'..=b'9' => b - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return Err(i),
-        };
-        buf = (buf << 6) | u32::from(v);
-        bits += 6;
-        count += 1;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((buf >> bits) as u8);
+        let bits = quantum
+            .iter()
+            .fold(0u32, |acc, &v| (acc << 6) | u32::from(v));
+        let bytes = [(bits >> 16) as u8, (bits >> 8) as u8, bits as u8];
+        out.extend_from_slice(&bytes[..len - 1]);
+        if len < 4 {
+            return Ok(out);
         }
     }
-    if !count.is_multiple_of(4) {
-        return Err(s.len());
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -781,8 +804,30 @@ mod tests {
     #[test]
     fn base64_like_go() {
         assert_eq!(base64_decode(b"aGk=").unwrap(), b"hi");
-        assert_eq!(base64_decode(b"aGk"), Err(3));
-        assert_eq!(base64_decode(b"a*Gk"), Err(1));
         assert_eq!(base64_decode(b"").unwrap(), b"");
+        assert_eq!(base64_decode(b"aGVs\nbG8=\n").unwrap(), b"hello");
+        assert_eq!(base64_decode(b"YR==").unwrap(), b"a");
+        assert_eq!(base64_decode(b"aGVsbG8gd29ybGQ=").unwrap(), b"hello world");
+        // Offsets as Go 1.23's `base64.StdEncoding.DecodeString` reports them.
+        for (input, at) in [
+            ("aGk", 0),
+            ("a*Gk", 1),
+            ("!!", 0),
+            ("aGVsbG8", 4),
+            ("aGVsbG8=x", 8),
+            ("aG=k", 2),
+            ("a===", 1),
+            ("aGVsbG8gd29ybGQ", 12),
+            ("aGVsbG8==", 8),
+            ("=", 0),
+            ("ab==cd==", 4),
+            ("abc=def=", 4),
+            ("aGVsbG8gd29ybGQhIQ*=", 18),
+            ("YQ", 0),
+            ("YQ=", 3),
+            ("aGVsbG8gd29ybA==x", 16),
+        ] {
+            assert_eq!(base64_decode(input.as_bytes()), Err(at), "{input:?}");
+        }
     }
 }
