@@ -1201,11 +1201,45 @@ const UNGUARDED_FUNCTIONS: &[&str] = &[
     "findAll",
 ];
 
+/// Whether `lhs` has the trait cel-go plans operator `f` on (its type's `HasTrait`);
+/// `None` for operators planned without one.
+fn operator_trait(f: &str, lhs: &Val) -> Option<bool> {
+    use Val::*;
+    let arithmetic = matches!(lhs, Int(_) | Uint(_) | Double(_));
+    Some(match f {
+        "_+_" => {
+            arithmetic
+                || matches!(lhs, String(_) | Bytes(_) | Duration(_) | Timestamp(..))
+                || lhs.list_items().is_some()
+        }
+        "_-_" => arithmetic || matches!(lhs, Duration(_) | Timestamp(..)),
+        "_*_" | "_/_" => arithmetic,
+        "_%_" => matches!(lhs, Int(_) | Uint(_)),
+        "-_" => matches!(lhs, Int(_) | Double(_) | Duration(_) | Bool(_)),
+        "_<_" | "_<=_" | "_>_" | "_>=_" => {
+            arithmetic
+                || matches!(
+                    lhs,
+                    Bool(_) | Bytes(_) | String(_) | Duration(_) | Timestamp(..)
+                )
+        }
+        _ => return None,
+    })
+}
+
 /// What cel-go answers a call of `f` with arguments `a` that no overload takes.
 fn no_overload_for(f: &str, a: &[Val]) -> EvalError {
     if f.starts_with('_') || f.starts_with('@') || f.ends_with('_') {
-        // Operators: planned on traits, answered by the operand.
-        return no_overload();
+        // Operators: planned on traits, answered by the operand. An operand without
+        // the trait that cannot receive calls either gets the operator's name.
+        let receives = matches!(
+            a.first(),
+            Some(Val::String(_) | Val::Duration(_) | Val::Timestamp(..))
+        );
+        return match a.first().and_then(|lhs| operator_trait(f, lhs)) {
+            Some(false) if !receives => err(format!("no such overload: {f}")),
+            _ => no_overload(),
+        };
     }
     if f == "size" {
         // A singleton planned on the Sizer trait: a value that cannot receive calls
