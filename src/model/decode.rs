@@ -708,6 +708,18 @@ impl Decoder {
     }
 }
 
+/// The value of a standard base64 digit.
+pub fn base64_digit(c: u8) -> Option<u8> {
+    Some(match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => return None,
+    })
+}
+
 /// Standard base64 with padding, as Go's `encoding/base64.StdEncoding.DecodeString`
 /// (which skips `\r` and `\n` and ignores nonzero trailing bits). On error, the offset
 /// Go reports (`illegal base64 data at input byte N`): its `decodeQuantum` blames a bad
@@ -734,14 +746,10 @@ pub fn base64_decode(s: &[u8]) -> Result<Vec<u8>, usize> {
                 return Err(si - len);
             };
             si += 1;
-            let v = match c {
-                b'A'..=b'Z' => c - b'A',
-                b'a'..=b'z' => c - b'a' + 26,
-                b'0'..=b'9' => c - b'0' + 52,
-                b'+' => 62,
-                b'/' => 63,
-                b'\r' | b'\n' => continue,
-                b'=' => {
+            let v = match (base64_digit(c), c) {
+                (Some(v), _) => v,
+                (None, b'\r' | b'\n') => continue,
+                (None, b'=') => {
                     match len {
                         0 | 1 => return Err(si - 1),
                         2 => {
@@ -761,7 +769,7 @@ pub fn base64_decode(s: &[u8]) -> Result<Vec<u8>, usize> {
                     }
                     break;
                 }
-                _ => return Err(si - 1),
+                (None, _) => return Err(si - 1),
             };
             quantum[len] = v;
             len += 1;

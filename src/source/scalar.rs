@@ -591,13 +591,8 @@ fn decode_binary(text: &str) -> Result<String, String> {
         if padding > 0 {
             return Err(ERR.to_string());
         }
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return Err(ERR.to_string()),
+        let Some(v) = crate::model::decode::base64_digit(c) else {
+            return Err(ERR.to_string());
         };
         acc = (acc << 6) | u32::from(v);
         bits += 6;
