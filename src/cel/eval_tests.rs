@@ -228,6 +228,19 @@ fn runtime_probes_3_match_the_server() {
     assert_probes_match("testdata/cel/runtime-probes-3.json");
 }
 
+/// Lists and maps read from the object against the ones CEL builds, recorded from the
+/// apiextensions v0.35 CEL validator in session 35 (`testdata/cel/runtime-probes-4.json`):
+/// "no such overload" against another kind (and `!=` answering true instead),
+/// `optional.ofNonZeroValue` of empty data, `in` over data lists and maps, `+` reading
+/// the appended elements with the left list's item schema (timestamps, durations,
+/// bytes, `null`, lists and maps CEL built become invalid data), set lists whose raw
+/// elements are not the values looked up (`format`ted strings, whole numbers of a
+/// `number` set), and the list functions on invalid elements.
+#[test]
+fn runtime_probes_4_match_the_server() {
+    assert_probes_match("testdata/cel/runtime-probes-4.json");
+}
+
 /// A probe file recorded from a reference server outside the repository (the path in
 /// `CRDLINT_PROBES`), for differential runs:
 /// `CRDLINT_PROBES=/tmp/p.json cargo test --release --lib probes_from_env -- --ignored`.

@@ -33,7 +33,7 @@ use super::ast::{Expr, ExprKind, Literal};
 use super::checker::{CheckedAst, Reference};
 use super::cost::runtime;
 use super::gotime;
-use super::value::Val;
+use super::value::{DataKind, Val};
 
 pub use super::cost::runtime::PER_CALL_LIMIT;
 
@@ -689,6 +689,7 @@ impl<'a> Interp<'a> {
             "_==_"
                 | "_!=_"
                 | "_+_"
+                | "@in"
                 | "dyn"
                 | "optional.of"
                 | "optional.ofNonZeroValue"
@@ -697,11 +698,7 @@ impl<'a> Interp<'a> {
                 | "value"
         );
         let converted: Vec<Val>;
-        let vals: &[Val] = if keep
-            || !vals
-                .iter()
-                .any(|v| matches!(v, Val::SetList(..) | Val::MapList(..)))
-        {
+        let vals: &[Val] = if keep || !vals.iter().any(Val::is_data_aggregate) {
             vals
         } else {
             converted = vals.iter().cloned().map(Val::plain).collect();
@@ -710,8 +707,14 @@ impl<'a> Interp<'a> {
         if matches!(function, "_==_" | "_!=_")
             && let [x, y] = vals
         {
+            // cel-go's `!=` is "not `Equal` answering true": an error is `true`.
+            let ne = function == "_!=_";
             if equality_error(x, y) {
-                return Err(no_overload());
+                return if ne {
+                    Ok(Val::Bool(true))
+                } else {
+                    Err(no_overload())
+                };
             }
             // Invalid data can only make values unequal: look for it only then, so an
             // unchanged `self == oldSelf` walks its values once. Set lists of
@@ -719,7 +722,11 @@ impl<'a> Interp<'a> {
             let equal = x.equals(y);
             if !equal || holds_unhashable_set_element(x) {
                 match equality_fault(x, y) {
+                    Some(EqualityFault::InvalidData(_) | EqualityFault::NoOverload) if ne => {
+                        return Ok(Val::Bool(true));
+                    }
                     Some(EqualityFault::InvalidData(m)) => return Err(err(m.to_string())),
+                    Some(EqualityFault::NoOverload) => return Err(no_overload()),
                     Some(EqualityFault::Unhashable(go_type)) => {
                         return Err(unhashable_panic(go_type));
                     }
@@ -729,11 +736,15 @@ impl<'a> Interp<'a> {
             return Ok(Val::Bool(equal == (function == "_==_")));
         }
         if function == "_+_"
-            && let [Val::SetList(a), b] = vals
+            && let [Val::SetList(a, _), b] = vals
             && let Some(b) = b.list_items()
-            && let Some(go_type) = a.iter().chain(b).find_map(unhashable_go_type)
+            && let Some(go_type) = a
+                .iter()
+                .find_map(unhashable_go_type)
+                .or_else(|| b.iter().find_map(unhashable_value_type))
         {
-            // The union hashes the left list's elements, then the right one's.
+            // The union hashes the left list's raw elements, then the Go values of
+            // the right one's.
             return Err(unhashable_panic(go_type));
         }
         call_function(function, member, vals, overloads)
@@ -745,8 +756,10 @@ impl runtime::CostValue for Val {
         match self {
             Val::String(s) => Some(s.chars().count() as u64),
             Val::Bytes(b) => Some(b.len() as u64),
-            Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => Some(l.len() as u64),
-            Val::Map(m) => Some(m.len() as u64),
+            Val::List(l) | Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => {
+                Some(l.len() as u64)
+            }
+            Val::Map(m) | Val::DataMap(m) => Some(m.len() as u64),
             _ => None,
         }
     }
@@ -770,13 +783,15 @@ impl runtime::CostValue for Val {
         match self {
             Val::String(s) => (s.len() as f64 * 0.1) as u64,
             Val::Bytes(b) => (b.len() as f64 * 0.1) as u64,
-            Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => l
+            Val::List(l) | Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => l
                 .iter()
                 .fold(0u64, |a, x| a.saturating_add(x.traversal_cost())),
-            Val::Map(m) => super::value::iterated_entries(m).fold(0u64, |a, (k, v)| {
-                a.saturating_add(k.traversal_cost())
-                    .saturating_add(v.traversal_cost())
-            }),
+            Val::Map(m) | Val::DataMap(m) => {
+                super::value::iterated_entries(m).fold(0u64, |a, (k, v)| {
+                    a.saturating_add(k.traversal_cost())
+                        .saturating_add(v.traversal_cost())
+                })
+            }
             _ => 1,
         }
     }
@@ -821,12 +836,35 @@ fn equality_error(x: &Val, y: &Val) -> bool {
     let library_value = runtime::CostValue::is_unit_equality_type(x);
     let other_kind = std::mem::discriminant(x) != std::mem::discriminant(y)
         && !matches!(y, Val::Null | Val::Error(_));
-    // The server's set and map lists (list-type set/map, always read from the object)
-    // answer "no such overload" for anything but a list.
-    let list_type_against_scalar = matches!(x, Val::SetList(..) | Val::MapList(..))
-        && y.list_items().is_none()
-        && !matches!(y, Val::Null | Val::Error(_));
-    (library_value && other_kind) || list_type_against_scalar || derived_quantity_on_right(x, y)
+    // cel-go's `Equal` answers `null` operands itself.
+    let data_against_scalar = !matches!(y, Val::Null) && data_against_other_kind(x, y);
+    (library_value && other_kind) || data_against_scalar || derived_quantity_on_right(x, y)
+}
+
+/// Whether cel-go's `Equal` of two elements of its own lists (`types.Equal`: `null`
+/// first, then the element's `Equal`) fails: its lists count such a pair as equal.
+pub(crate) fn element_equality_fails(p: &Val, q: &Val) -> bool {
+    if matches!(p, Val::Null) || matches!(q, Val::Null) {
+        return false;
+    }
+    equality_error(p, q)
+        || matches!(
+            equality_fault(p, q),
+            Some(EqualityFault::InvalidData(_) | EqualityFault::NoOverload)
+        )
+}
+
+/// The server's lists and maps read from the object (`unstructuredList`, its set and
+/// map lists, `unstructuredMap`) answer "no such overload" when compared with a value
+/// of another kind, where cel-go's own lists and maps answer false. Their elements
+/// are compared by the element's own `Equal`, without `null` answered first.
+fn data_against_other_kind(x: &Val, y: &Val) -> bool {
+    let other_kind = match x {
+        Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => y.list_items().is_none(),
+        Val::DataMap(_) => y.map_entries().is_none(),
+        _ => false,
+    };
+    other_kind && !matches!(y, Val::Error(_))
 }
 
 /// Within lists too (this error is not the elements' `Equal` of another type, which
@@ -849,7 +887,10 @@ fn derived_quantity_on_right(x: &Val, y: &Val) -> bool {
 enum EqualityFault<'a> {
     /// An element holds data of another type than its schema.
     InvalidData(&'a Arc<str>),
-    /// Two set lists of the object were compared: the server hashes their raw
+    /// A list or object element read from the object was compared with a value of
+    /// another kind ([`data_against_other_kind`]).
+    NoOverload,
+    /// A set list of the object was compared: the server hashes its raw
     /// elements, and a map or list element panics (`hash of unhashable type`).
     Unhashable(&'static str),
 }
@@ -860,10 +901,24 @@ fn unhashable_go_type(v: &Val) -> Option<&'static str> {
     const MAP: &str = "map[string]interface {}";
     const SLICE: &str = "[]interface {}";
     match v {
-        Val::Map(_) => Some(MAP),
-        Val::List(_) | Val::SetList(_) | Val::MapList(..) => Some(SLICE),
+        Val::Map(_) | Val::DataMap(_) => Some(MAP),
+        Val::List(_) | Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => Some(SLICE),
         Val::Error(m) if m.ends_with(&format!("got {MAP}")) => Some(MAP),
         Val::Error(m) if m.ends_with(&format!("got {SLICE}")) => Some(SLICE),
+        _ => None,
+    }
+}
+
+/// The Go type of a value's `Value()` that cannot be a Go map key, for the values a
+/// set list looks up or adds: the raw data of lists and objects read from the object,
+/// lists and maps CEL built, and bytes.
+fn unhashable_value_type(v: &Val) -> Option<&'static str> {
+    match v {
+        Val::DataMap(_) => Some("map[string]interface {}"),
+        Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => Some("[]interface {}"),
+        Val::Map(_) => Some("map[ref.Val]ref.Val"),
+        Val::List(_) => Some("[]ref.Val"),
+        Val::Bytes(_) => Some("[]uint8"),
         _ => None,
     }
 }
@@ -872,9 +927,13 @@ fn unhashable_go_type(v: &Val) -> Option<&'static str> {
 /// then can an equality that holds still be the server's panic.
 fn holds_unhashable_set_element(v: &Val) -> bool {
     match v {
-        Val::SetList(items) => items.iter().any(|x| unhashable_go_type(x).is_some()),
-        Val::List(items) | Val::MapList(items, _) => items.iter().any(holds_unhashable_set_element),
-        Val::Map(entries) => entries.iter().any(|(_, x)| holds_unhashable_set_element(x)),
+        Val::SetList(items, _) => items.iter().any(|x| unhashable_go_type(x).is_some()),
+        Val::List(items) | Val::DataList(items, _) | Val::MapList(items, _) => {
+            items.iter().any(holds_unhashable_set_element)
+        }
+        Val::Map(entries) | Val::DataMap(entries) => {
+            entries.iter().any(|(_, x)| holds_unhashable_set_element(x))
+        }
         Val::Optional(Some(x)) => holds_unhashable_set_element(x),
         _ => false,
     }
@@ -897,12 +956,12 @@ fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault<'a>> {
     use EqualityFault::InvalidData;
     match (x, y) {
         (Val::Error(m), _) => Some(InvalidData(m)),
-        (Val::Map(_) | Val::List(_) | Val::SetList(_) | Val::MapList(..), Val::Error(m)) => {
+        (x, Val::Error(m)) if x.list_items().is_some() || x.map_entries().is_some() => {
             Some(InvalidData(m))
         }
         // cel-go's Optional.Equal compares the values inside.
         (Val::Optional(Some(a)), Val::Optional(Some(b))) => equality_fault(a, b),
-        (Val::Map(a), Val::Map(b)) => {
+        (Val::Map(a) | Val::DataMap(a), Val::Map(b) | Val::DataMap(b)) => {
             if a.len() != b.len() {
                 return None;
             }
@@ -912,6 +971,9 @@ fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault<'a>> {
                     continue;
                 }
                 let (_, w) = b.iter().find(|(k2, _)| k.equals(k2))?;
+                if data_against_other_kind(v, w) {
+                    return Some(EqualityFault::NoOverload);
+                }
                 if let Some(f) = equality_fault(v, w) {
                     return Some(f);
                 }
@@ -921,14 +983,22 @@ fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault<'a>> {
             }
             None
         }
-        (Val::List(a), b) if b.list_items().is_some() => {
+        (Val::List(a) | Val::DataList(a, _), b) if b.list_items().is_some() => {
+            let data = matches!(x, Val::DataList(..));
             let b = b.list_items().unwrap_or(&[]);
             if a.len() != b.len() {
                 return None;
             }
             for (p, q) in a.iter().zip(b) {
-                if let Some(f) = equality_fault(p, q) {
-                    return Some(f);
+                if data && data_against_other_kind(p, q) {
+                    return Some(EqualityFault::NoOverload);
+                }
+                match equality_fault(p, q) {
+                    // cel-go's own lists count an element comparison that fails as
+                    // equal; only a panic gets through.
+                    Some(f @ EqualityFault::Unhashable(_)) => return Some(f),
+                    Some(f) if data => return Some(f),
+                    _ => {}
                 }
                 if !p.equals(q) {
                     return None;
@@ -938,17 +1008,25 @@ fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault<'a>> {
         }
         // A set list compared with another set list of the object: the other's raw
         // elements are hashed into a set, then each of this list's looked up.
-        (Val::SetList(a), Val::SetList(b)) => {
+        (Val::SetList(a, kind), Val::SetList(b, _)) => {
             if a.len() != b.len() {
                 return None;
             }
             b.iter()
                 .chain(a.iter())
                 .find_map(unhashable_go_type)
+                .or_else(|| looked_up_unhashable(a, *kind, b))
                 .map(EqualityFault::Unhashable)
         }
-        // Otherwise set lists compare the raw values: no conversion, no error.
-        (Val::SetList(_), _) => None,
+        // Otherwise set lists compare the raw values: no conversion, no error, but
+        // for values that cannot be looked up.
+        (Val::SetList(a, kind), b) => {
+            let b = b.list_items()?;
+            if a.len() != b.len() {
+                return None;
+            }
+            looked_up_unhashable(a, *kind, b).map(EqualityFault::Unhashable)
+        }
         // Map lists look each element of the other list up by its raw key, then
         // compare the converted elements. A key holding invalid data is compared by
         // its error (the raw values are gone; equal types of invalid data match).
@@ -969,6 +1047,9 @@ fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault<'a>> {
                 let y = a.iter().rev().find(|y| {
                     key_of(y).is_some_and(|ky| ky.iter().zip(&kx).all(|(p, q)| same_key(p, q)))
                 })?;
+                if data_against_other_kind(y, x) {
+                    return Some(EqualityFault::NoOverload);
+                }
                 if let Some(f) = equality_fault(y, x) {
                     return Some(f);
                 }
@@ -980,6 +1061,21 @@ fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault<'a>> {
         }
         _ => None,
     }
+}
+
+/// The Go type of the first of `b`'s values a set list's `Equal` looks up in its raw
+/// elements that cannot be a Go map key (bytes of a `format: byte` list, lists and
+/// maps), unless a value before it was not found (the comparison stops there).
+fn looked_up_unhashable(a: &[Val], kind: DataKind, b: &[Val]) -> Option<&'static str> {
+    for x in b {
+        if let Some(t) = unhashable_value_type(x) {
+            return Some(t);
+        }
+        if !a.iter().any(|y| super::value::set_member_eq(y, x, kind)) {
+            return None;
+        }
+    }
+    None
 }
 
 fn display(v: &Val) -> String {
@@ -995,7 +1091,7 @@ fn display(v: &Val) -> String {
 
 fn select(v: &Val, field: &str, test_only: bool, optional: bool) -> R {
     match v {
-        Val::Map(m) => {
+        Val::Map(m) | Val::DataMap(m) => {
             let found = m
                 .iter()
                 .find(|(k, _)| matches!(k, Val::String(s) if &**s == field));
@@ -1073,10 +1169,46 @@ fn from_nanos(t: i128) -> (i64, u32) {
 
 fn contains(haystack: &Val, needle: &Val) -> R {
     match haystack {
-        Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => {
-            Ok(Val::Bool(l.iter().any(|x| x.equals(needle))))
+        // cel-go's lists count an element whose `Equal` fails as not found.
+        Val::List(l) => Ok(Val::Bool(l.iter().any(|x| x.equals(needle)))),
+        // The server's lists answer the first failed element comparison's error when
+        // no element is found (`unstructuredList.Contains`).
+        Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => {
+            let mut failed = None;
+            for x in l.iter() {
+                if x.equals(needle) {
+                    return Ok(Val::Bool(true));
+                }
+                if failed.is_none() {
+                    failed = match x {
+                        Val::Error(m) => Some(err(m.to_string())),
+                        _ if data_against_other_kind(x, needle) => Some(no_overload()),
+                        _ => match equality_fault(x, needle) {
+                            Some(EqualityFault::InvalidData(m)) => Some(err(m.to_string())),
+                            Some(EqualityFault::NoOverload) => Some(no_overload()),
+                            Some(EqualityFault::Unhashable(t)) => return Err(unhashable_panic(t)),
+                            None => None,
+                        },
+                    };
+                }
+            }
+            failed.map_or(Ok(Val::Bool(false)), Err)
         }
         Val::Map(m) => Ok(Val::Bool(m.iter().any(|(k, _)| k.equals(needle)))),
+        // The server's maps find a key by converting its value (`Find`): only string
+        // keys, and data of another type than the schema's is an error.
+        Val::DataMap(m) => {
+            let Val::String(name) = needle else {
+                return Err(no_overload());
+            };
+            match m
+                .iter()
+                .find(|(k, _)| matches!(k, Val::String(s) if s == name))
+            {
+                Some((_, Val::Error(e))) => Err(err(e.to_string())),
+                found => Ok(Val::Bool(found.is_some())),
+            }
+        }
         _ => Err(no_overload()),
     }
 }
@@ -1098,7 +1230,7 @@ fn index_inner(container: &Val, key: &Val, optional: bool) -> R {
         return Err(err(format!("invalid qualifier type: {go_type}")));
     }
     match container {
-        Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => {
+        Val::List(l) | Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => {
             let i = match key {
                 Val::Int(i) => *i,
                 Val::Uint(u) => *u as i64,
@@ -1112,7 +1244,7 @@ fn index_inner(container: &Val, key: &Val, optional: bool) -> R {
                 None => Err(err(format!("index out of bounds: {i}"))),
             }
         }
-        Val::Map(m) => match m.iter().find(|(k, _)| k.equals(key)) {
+        Val::Map(m) | Val::DataMap(m) => match m.iter().find(|(k, _)| k.equals(key)) {
             Some((_, v)) if optional => Ok(Val::Optional(Some(Box::new(v.clone())))),
             Some((_, v)) => Ok(v.clone()),
             None if optional => Ok(Val::Optional(None)),
@@ -1262,7 +1394,10 @@ fn no_overload_for(f: &str, a: &[Val]) -> EvalError {
         // on elements that do not compare or add.
         (
             "sum" | "min" | "max" | "isSorted" | "sort" | "@sortByAssociatedKeys",
-            [Val::List(_) | Val::SetList(_) | Val::MapList(..), ..],
+            [
+                Val::List(_) | Val::DataList(..) | Val::SetList(..) | Val::MapList(..),
+                ..,
+            ],
         ) => return no_overload(),
         // ext lists' `distinct` has no guard and asserts a list.
         ("distinct", [v]) => {
@@ -1631,13 +1766,20 @@ fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -
         }
         ("strings.quote", [String(s)]) => Ok(Val::str(&quote(s))),
         ("isSorted", [List(l)]) => {
-            if !l.iter().all(is_comparable) {
-                return Err(no_overload());
+            // The server walks the list: an element that is not comparable (invalid
+            // data: its error) ends it, as does a pair out of order.
+            for (i, x) in l.iter().enumerate() {
+                if let Error(m) = x {
+                    return Err(err(m.to_string()));
+                }
+                if !is_comparable(x) {
+                    return Err(no_overload());
+                }
+                if i > 0 && l[i - 1].compare(x) == Some(Ordering::Greater) {
+                    return Ok(Bool(false));
+                }
             }
-            Ok(Bool(
-                l.windows(2)
-                    .all(|w| w[0].compare(&w[1]) != Some(Ordering::Greater)),
-            ))
+            Ok(Bool(true))
         }
         ("sum", [List(l)]) => {
             let zero = match overloads.first().map(std::string::String::as_str) {
@@ -1646,14 +1788,18 @@ fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -
                 Some("list_duration_sum_duration") => Duration(0),
                 _ => Int(0),
             };
-            l.iter().try_fold(zero, |acc, x| {
-                call_function("_+_", false, &[acc, x.clone()], &[])
+            l.iter().try_fold(zero, |acc, x| match x {
+                Error(m) => Err(err(m.to_string())),
+                _ => call_function("_+_", false, &[acc, x.clone()], &[]),
             })
         }
         ("min" | "max", [List(l)]) => {
             // The server keeps the current best when a comparison fails.
             let mut best: Option<&Val> = None;
             for x in l.iter() {
+                if let Error(m) = x {
+                    return Err(err(m.to_string()));
+                }
                 if !is_comparable(x) {
                     return Err(no_overload());
                 }
@@ -1705,7 +1851,9 @@ fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -
             fn flat(l: &[Val], d: i64, out: &mut Vec<Val>) {
                 for x in l {
                     match x {
-                        Val::List(inner) if d > 0 => flat(inner, d - 1, out),
+                        inner if d > 0 && inner.list_items().is_some() => {
+                            flat(inner.list_items().unwrap_or(&[]), d - 1, out)
+                        }
                         other => out.push(other.clone()),
                     }
                 }
@@ -1715,6 +1863,7 @@ fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -
             Ok(List(Arc::new(out)))
         }
         ("sort", [List(l)]) => {
+            sortable_keys(l)?;
             let mut v = (**l).clone();
             v.sort_by(|x, y| x.compare(y).unwrap_or(Ordering::Equal));
             Ok(List(Arc::new(v)))
@@ -1725,6 +1874,7 @@ fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -
                     "@sortByAssociatedKeys() expected a list of the same size as the associated keys list",
                 ));
             }
+            sortable_keys(keys)?;
             let mut idx: Vec<usize> = (0..l.len()).collect();
             idx.sort_by(|&i, &j| keys[i].compare(&keys[j]).unwrap_or(Ordering::Equal));
             Ok(List(Arc::new(
@@ -1847,6 +1997,26 @@ fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -
 }
 
 /// Values implementing cel-go's `traits.Comparer`.
+/// ext lists' sort checks (`sortListByAssociatedKeys`): the first key must be
+/// comparable and every key of its type (an element holding invalid data is an error
+/// value, of another type). One key is never compared.
+fn sortable_keys(keys: &[Val]) -> Result<(), EvalError> {
+    let [first, rest @ ..] = keys else {
+        return Ok(());
+    };
+    if rest.is_empty() {
+        return Ok(());
+    }
+    if !is_comparable(first) {
+        return Err(err("list elements must be comparable"));
+    }
+    let same_type = |x: &Val| std::mem::discriminant(x) == std::mem::discriminant(first);
+    if !rest.iter().all(same_type) {
+        return Err(err("list elements must have the same type"));
+    }
+    Ok(())
+}
+
 fn is_comparable(v: &Val) -> bool {
     matches!(
         v,
@@ -1870,6 +2040,7 @@ fn is_zero(v: &Val) -> bool {
         Val::Double(d) => *d == 0.0,
         Val::String(s) => s.is_empty(),
         Val::Bytes(b) => b.is_empty(),
+        // Lists and maps read from the object have no `IsZeroValue`: never zero.
         Val::List(l) => l.is_empty(),
         Val::Map(m) => m.is_empty(),
         Val::Duration(n) => *n == 0,

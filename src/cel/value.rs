@@ -26,15 +26,25 @@ pub enum Val {
     Double(f64),
     String(Arc<str>),
     Bytes(Arc<[u8]>),
+    /// A list CEL builds (a literal, a macro's or a function's result).
     List(Arc<Vec<Val>>),
+    /// An atomic list read from the object (apiserver `unstructuredList`), with what
+    /// its item schema reads: unlike a list CEL builds, it answers "no such overload"
+    /// when compared with a value that is not a list, is never a zero value, and `+`
+    /// appends the right operand's elements as data to read with the item schema.
+    DataList(Arc<Vec<Val>>, DataKind),
     /// A list with `x-kubernetes-list-type: set`: equality as sets and `+` as union
     /// when it is the left operand (apiserver `unstructuredSetList`).
-    SetList(Arc<Vec<Val>>),
+    SetList(Arc<Vec<Val>>, DataKind),
     /// A list with `x-kubernetes-list-type: map` and its (escaped) key properties:
     /// equality by key and `+` merging by key when it is the left operand.
     MapList(Arc<Vec<Val>>, Arc<[String]>),
-    /// Maps and objects: entries in insertion order with unique keys.
+    /// Maps CEL builds: entries in insertion order with unique keys.
     Map(Arc<Vec<(Val, Val)>>),
+    /// Maps and objects read from the object (apiserver `unstructuredMap`): as for
+    /// [`Val::DataList`], "no such overload" against a value that is not a map, and
+    /// never a zero value.
+    DataMap(Arc<Vec<(Val, Val)>>),
     /// Seconds and nanoseconds since the Unix epoch (UTC).
     /// Unix seconds, nanoseconds, and the UTC offset (seconds) it prints with.
     Timestamp(i64, u32, i32),
@@ -65,16 +75,34 @@ impl Val {
     /// The elements of any kind of list.
     pub fn list_items(&self) -> Option<&[Val]> {
         match self {
-            Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => Some(l),
+            Val::List(l) | Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => Some(l),
             _ => None,
         }
     }
 
-    /// The same value with set/map list semantics dropped (for functions that only
-    /// read the elements).
+    /// The entries of a map or object, whether CEL built it or it was read.
+    pub fn map_entries(&self) -> Option<&[(Val, Val)]> {
+        match self {
+            Val::Map(m) | Val::DataMap(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a list or map read from the object (the server's unstructured
+    /// values), which answers "no such overload" when compared with another kind.
+    pub fn is_data_aggregate(&self) -> bool {
+        matches!(
+            self,
+            Val::DataList(..) | Val::SetList(..) | Val::MapList(..) | Val::DataMap(_)
+        )
+    }
+
+    /// The same value with the semantics of data read from the object dropped (for
+    /// functions that only read the elements).
     pub fn plain(self) -> Val {
         match self {
-            Val::SetList(l) | Val::MapList(l, _) => Val::List(l),
+            Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => Val::List(l),
+            Val::DataMap(m) => Val::Map(m),
             other => other,
         }
     }
@@ -88,8 +116,8 @@ impl Val {
             Val::Double(_) => "double".into(),
             Val::String(_) => "string".into(),
             Val::Bytes(_) => "bytes".into(),
-            Val::List(_) | Val::SetList(_) | Val::MapList(..) => "list".into(),
-            Val::Map(_) => "map".into(),
+            Val::List(_) | Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => "list".into(),
+            Val::Map(_) | Val::DataMap(_) => "map".into(),
             Val::Timestamp(..) => "google.protobuf.Timestamp".into(),
             Val::Duration(_) => "google.protobuf.Duration".into(),
             Val::Optional(_) => "optional_type".into(),
@@ -126,9 +154,11 @@ impl Val {
                 (Some(a), Some(b)) => a.equals(b),
                 _ => false,
             },
-            (Val::SetList(a), b) if b.list_items().is_some() => {
+            (Val::SetList(a, kind), b) if b.list_items().is_some() => {
                 let b = b.list_items().unwrap_or(&[]);
-                a.len() == b.len() && b.iter().all(|x| a.iter().any(|y| y.native_eq(x)))
+                a.len() == b.len()
+                    && b.iter()
+                        .all(|x| a.iter().any(|y| set_member_eq(y, x, *kind)))
             }
             (Val::MapList(a, keys), b) if b.list_items().is_some() => {
                 let b = b.list_items().unwrap_or(&[]);
@@ -146,15 +176,23 @@ impl Val {
                         .is_some_and(|y| y.equals(x))
                 })
             }
-            (Val::List(a), b) if b.list_items().is_some() => {
+            (Val::DataList(a, _), b) if b.list_items().is_some() => {
                 let b = b.list_items().unwrap_or(&[]);
                 a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.equals(y))
+            }
+            // cel-go's own lists count an element comparison that fails as equal.
+            (Val::List(a), b) if b.list_items().is_some() => {
+                let b = b.list_items().unwrap_or(&[]);
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b.iter())
+                        .all(|(x, y)| x.equals(y) || super::interp::element_equality_fails(x, y))
             }
             // The server's object `Equal`: sizes count every key; declared fields
             // compare by value (a null-valued one as absent); a field the schema does
             // not know compares by Go's `DeepEqual`, and only when the other object
             // has it too.
-            (Val::Map(a), Val::Map(b)) => {
+            (Val::Map(a) | Val::DataMap(a), Val::Map(b) | Val::DataMap(b)) => {
                 a.len() == b.len()
                     && a.iter().all(|(k, v)| match object_key(k) {
                         ObjectKey::Unknown => b
@@ -186,6 +224,8 @@ impl Val {
             (Val::List(a), Val::List(b)) => {
                 a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.deep_equal(y))
             }
+            // Preserved unknown data is converted without a schema: plain lists and
+            // maps only.
             (Val::Map(a), Val::Map(b)) => {
                 a.len() == b.len()
                     && a.iter().all(|(k, v)| {
@@ -210,33 +250,46 @@ impl Val {
         }
     }
 
-    /// `+` with `self` on the left.
+    /// `+` with `self` on the left. A list read from the object appends the right
+    /// operand's elements as data to be read with its item schema ([`reread`]).
     pub fn concat(&self, other: &Val) -> Option<Val> {
         let b = other.list_items()?;
         Some(match self {
-            Val::SetList(a) => {
+            Val::SetList(a, kind) => {
                 let mut out = (**a).clone();
+                let raw_len = out.len();
+                // The server's set holds the raw data, then the Go values it adds.
+                let mut added: Vec<&Val> = Vec::new();
                 for x in b {
-                    if !out.iter().any(|y| y.native_eq(x)) {
-                        out.push(x.clone());
+                    let found = out[..raw_len].iter().any(|y| set_member_eq(y, x, *kind))
+                        || added.iter().any(|y| y.native_eq(x));
+                    if !found {
+                        added.push(x);
+                        out.push(reread(x, *kind));
                     }
                 }
-                Val::SetList(Arc::new(out))
+                Val::SetList(Arc::new(out), *kind)
             }
             Val::MapList(a, keys) => {
                 let mut out = (**a).clone();
                 for x in b {
-                    let k = map_list_key(x, keys);
+                    let x = reread(x, DataKind::Object);
+                    let k = map_list_key(&x, keys);
                     let pos = k.as_ref().and_then(|k| {
                         out.iter()
                             .rposition(|y| map_list_key(y, keys).is_some_and(|k2| keys_eq(k, &k2)))
                     });
                     match pos {
-                        Some(i) => out[i] = x.clone(),
-                        None => out.push(x.clone()),
+                        Some(i) => out[i] = x,
+                        None => out.push(x),
                     }
                 }
                 Val::MapList(Arc::new(out), keys.clone())
+            }
+            Val::DataList(a, kind) => {
+                let mut out = (**a).clone();
+                out.extend(b.iter().map(|x| reread(x, *kind)));
+                Val::DataList(Arc::new(out), *kind)
             }
             Val::List(a) => {
                 let mut out = (**a).clone();
@@ -246,6 +299,7 @@ impl Val {
             _ => return None,
         })
     }
+
     /// Ordering across int, uint and double.
     pub fn numeric_cmp(&self, other: &Val) -> Option<Ordering> {
         use Val::*;
@@ -318,9 +372,7 @@ fn cmp_double_uint(d: f64, u: u64) -> Option<Ordering> {
 /// The key of a list-map element: the values of its key properties (`None` for an
 /// absent one), or `None` when the element is not an object.
 pub(crate) fn map_list_key(v: &Val, keys: &[String]) -> Option<Vec<Option<Val>>> {
-    let Val::Map(m) = v else {
-        return None;
-    };
+    let m = v.map_entries()?;
     Some(
         keys.iter()
             .map(|k| {
@@ -381,7 +433,7 @@ fn type_and_object_meta(map: &crate::source::Mapping, depth: usize) -> Vec<(Val,
                         meta.push((Val::str(mk), convert(mv, None, false, depth + 2)));
                     }
                 }
-                out.push((Val::str("metadata"), Val::Map(Arc::new(meta))));
+                out.push((Val::str("metadata"), Val::DataMap(Arc::new(meta))));
             }
             _ => {}
         }
@@ -419,44 +471,7 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
             }
         }
         NodeValue::Float(f) => Val::Double(*f),
-        NodeValue::String(s) if !int_or_string && type_ == "string" => match format {
-            "date" => match super::gotime::parse_go_date(s) {
-                Ok(ts) => Val::Timestamp(ts.seconds, ts.nanos, 0),
-                Err(e) => Val::Error(Arc::from(format!("Invalid date formatted string {s}: {e}"))),
-            },
-            "date-time" => {
-                if s.is_empty() {
-                    // strfmt's zero DateTime.
-                    return Val::Timestamp(super::gotime::MIN_UNIX_SECONDS, 0, 0);
-                }
-                // strfmt tries RFC 3339 layouts, then the zone-less local layout,
-                // and reports that last layout's error.
-                let parsed = super::gotime::parse_rfc3339(s)
-                    .or_else(|_| super::gotime::parse_iso8601_local(s));
-                match parsed {
-                    Ok(ts) => Val::Timestamp(ts.seconds, ts.nanos, ts.offset),
-                    Err(e) => Val::Error(Arc::from(format!(
-                        "Invalid date-time formatted string {s}: {e}"
-                    ))),
-                }
-            }
-            "duration" => match super::gotime::parse_duration(s) {
-                Ok(n) => Val::Duration(n),
-                Err(_) => match strfmt_duration(s) {
-                    Some(n) => Val::Duration(n),
-                    None => Val::Error(Arc::from(format!(
-                        "Invalid duration {s}: unable to parse {s} as duration"
-                    ))),
-                },
-            },
-            "byte" => match crate::model::decode::base64_decode(s.as_bytes()) {
-                Ok(b) => Val::Bytes(Arc::from(b)),
-                Err(at) => Val::Error(Arc::from(format!(
-                    "Invalid byte formatted string {s}: illegal base64 data at input byte {at}"
-                ))),
-            },
-            _ => Val::str(s),
-        },
+        NodeValue::String(s) if !int_or_string && type_ == "string" => read_string(s, format),
         NodeValue::String(s) => Val::str(s),
         NodeValue::Array(items) => {
             let item_schema = schema.and_then(|s| s.items.as_deref());
@@ -465,8 +480,13 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                 .map(|i| convert(i, item_schema, false, depth + 1))
                 .collect();
             let items = Arc::new(items);
+            let kind = DataKind::of(item_schema);
+            if schema.is_none() {
+                // Preserved unknown data: only compared, by `DeepEqual`.
+                return Val::List(items);
+            }
             match schema.and_then(|s| s.extensions.x_list_type.as_deref()) {
-                Some("set") => Val::SetList(items),
+                Some("set") => Val::SetList(items, kind),
                 Some("map") => {
                     let keys: Vec<String> = schema
                         .map(|s| s.extensions.x_list_map_keys.as_slice())
@@ -476,7 +496,7 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                         .collect();
                     Val::MapList(items, Arc::from(keys))
                 }
-                None | Some("atomic") => Val::List(items),
+                None | Some("atomic") => Val::DataList(items, kind),
                 // Only a CRD the server refuses has another one; its defaults are still
                 // checked against the rules, and such a list is an error value.
                 Some(other) => Val::Error(Arc::from(format!(
@@ -523,8 +543,184 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                     None => entries.push((Val::str(k), convert(v, None, false, depth + 1))),
                 }
             }
-            Val::Map(Arc::new(entries))
+            if schema.is_some() {
+                Val::DataMap(Arc::new(entries))
+            } else {
+                // Preserved unknown data: only compared, by `DeepEqual`.
+                Val::Map(Arc::new(entries))
+            }
         }
+    }
+}
+
+/// A string read with its schema's `format`: the formats CEL gives a type of their
+/// own become that type, or an error value when the string does not parse.
+fn read_string(s: &str, format: &str) -> Val {
+    match format {
+        "date" => match super::gotime::parse_go_date(s) {
+            Ok(ts) => Val::Timestamp(ts.seconds, ts.nanos, 0),
+            Err(e) => Val::Error(Arc::from(format!("Invalid date formatted string {s}: {e}"))),
+        },
+        "date-time" => {
+            if s.is_empty() {
+                // strfmt's zero DateTime.
+                return Val::Timestamp(super::gotime::MIN_UNIX_SECONDS, 0, 0);
+            }
+            // strfmt tries RFC 3339 layouts, then the zone-less local layout,
+            // and reports that last layout's error.
+            let parsed =
+                super::gotime::parse_rfc3339(s).or_else(|_| super::gotime::parse_iso8601_local(s));
+            match parsed {
+                Ok(ts) => Val::Timestamp(ts.seconds, ts.nanos, ts.offset),
+                Err(e) => Val::Error(Arc::from(format!(
+                    "Invalid date-time formatted string {s}: {e}"
+                ))),
+            }
+        }
+        "duration" => match super::gotime::parse_duration(s) {
+            Ok(n) => Val::Duration(n),
+            Err(_) => match strfmt_duration(s) {
+                Some(n) => Val::Duration(n),
+                None => Val::Error(Arc::from(format!(
+                    "Invalid duration {s}: unable to parse {s} as duration"
+                ))),
+            },
+        },
+        "byte" => match crate::model::decode::base64_decode(s.as_bytes()) {
+            Ok(b) => Val::Bytes(Arc::from(b)),
+            Err(at) => Val::Error(Arc::from(format!(
+                "Invalid byte formatted string {s}: illegal base64 data at input byte {at}"
+            ))),
+        },
+        _ => Val::str(s),
+    }
+}
+
+/// What a list's item schema reads its data as (the part of `UnstructuredToVal` that
+/// `+` needs to read appended elements again).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataKind {
+    Object,
+    Array,
+    IntOrString,
+    Number,
+    Integer,
+    Boolean,
+    /// A string and its `format` (`""` unless CEL gives the format a type).
+    String(&'static str),
+    /// No type (preserved unknown data): not read by CEL.
+    Untyped,
+}
+
+impl DataKind {
+    pub(crate) fn of(schema: Option<&Structural>) -> DataKind {
+        let Some(schema) = schema else {
+            return DataKind::Untyped;
+        };
+        if schema.extensions.x_int_or_string {
+            return DataKind::IntOrString;
+        }
+        match schema.generic.type_.as_ref() {
+            "object" => DataKind::Object,
+            "array" => DataKind::Array,
+            "number" => DataKind::Number,
+            "integer" => DataKind::Integer,
+            "boolean" => DataKind::Boolean,
+            "string" => {
+                let format = schema
+                    .value_validation
+                    .as_deref()
+                    .map(|v| v.format.as_str())
+                    .unwrap_or("");
+                DataKind::String(match format {
+                    "date" => "date",
+                    "date-time" => "date-time",
+                    "duration" => "duration",
+                    "byte" => "byte",
+                    _ => "",
+                })
+            }
+            _ => DataKind::Untyped,
+        }
+    }
+}
+
+/// Whether the server's set list finds value `x` among its raw elements, here `y`
+/// as read with the item schema (`kind`): it looks the Go value of `x` up by Go's
+/// `==`, so a timestamp, duration or bytes value (its raw element is a string),
+/// `null` (`structpb.NullValue`, where the raw element is `nil`) and a whole number
+/// of a `number` list (its raw element is an `int64`, the value a `float64`) are
+/// never found.
+pub(crate) fn set_member_eq(y: &Val, x: &Val, kind: DataKind) -> bool {
+    let raw_string_read_as_other = matches!(
+        kind,
+        DataKind::String("date" | "date-time" | "duration" | "byte")
+    );
+    let raw_int_read_as_double =
+        kind == DataKind::Number && matches!(y, Val::Double(d) if decodes_as_int(*d));
+    !raw_string_read_as_other
+        && !raw_int_read_as_double
+        && !matches!(x, Val::Null)
+        && y.native_eq(x)
+}
+
+/// Whether the API server holds a number of the object as an `int64`: kubectl sends
+/// whole numbers without a fraction (Go's JSON encoding of a float), and the
+/// server's decoder reads an integer literal in the int64 range as one.
+fn decodes_as_int(d: f64) -> bool {
+    d.fract() == 0.0 && d.abs() < i64::MAX as f64
+}
+
+/// Go's `%T` of a CEL value's `Value()`, the Go value the server's lists append.
+fn go_value_type(v: &Val) -> &'static str {
+    match v {
+        Val::Null => "structpb.NullValue",
+        Val::Bool(_) => "bool",
+        Val::Int(_) => "int64",
+        Val::Uint(_) => "uint64",
+        Val::Double(_) => "float64",
+        Val::String(_) => "string",
+        Val::Bytes(_) => "[]uint8",
+        Val::Timestamp(..) => "time.Time",
+        Val::Duration(_) => "time.Duration",
+        Val::List(_) => "[]ref.Val",
+        Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => "[]interface {}",
+        Val::Map(_) => "map[ref.Val]ref.Val",
+        Val::DataMap(_) => "map[string]interface {}",
+        _ => "interface {}",
+    }
+}
+
+/// An element `+` appends to a list read from the object, as the server reads it
+/// back: its lists append each element's Go value (`Value()`) to the raw data and read
+/// it with the item schema, where a timestamp, duration, bytes, `null`, or a list or
+/// map CEL built is not data of the schema's type (and a string is parsed again).
+pub(crate) fn reread(v: &Val, kind: DataKind) -> Val {
+    let invalid = |m: String| Val::Error(Arc::from(m));
+    let got = go_value_type(v);
+    match (kind, v) {
+        (_, Val::Error(_)) | (DataKind::Untyped, _) => v.clone(),
+        (DataKind::IntOrString, Val::String(_) | Val::Int(_)) => v.clone(),
+        (DataKind::IntOrString, _) => invalid(
+            "invalid data, expected XIntOrString value to be either a string or integer".into(),
+        ),
+        (DataKind::Object, Val::DataMap(_)) => v.clone(),
+        (DataKind::Object, _) => {
+            invalid("invalid data, expected a map for the provided schema with type=object".into())
+        }
+        (DataKind::Array, Val::DataList(..) | Val::SetList(..) | Val::MapList(..)) => v.clone(),
+        (DataKind::Array, _) => invalid(
+            "invalid data, expected an array for the provided schema with type=array".into(),
+        ),
+        (DataKind::String(format), Val::String(s)) => read_string(s, format),
+        (DataKind::String(_), _) => invalid(format!("invalid data, expected string, got {got}")),
+        (DataKind::Number, Val::Int(i)) => Val::Double(*i as f64),
+        (DataKind::Number, Val::Double(_)) => v.clone(),
+        (DataKind::Number, _) => invalid(format!("invalid data, expected float, got {got}")),
+        (DataKind::Integer, Val::Int(_)) => v.clone(),
+        (DataKind::Integer, _) => invalid(format!("invalid data, expected int, got {got}")),
+        (DataKind::Boolean, Val::Bool(_)) => v.clone(),
+        (DataKind::Boolean, _) => invalid(format!("invalid data, expected bool, got {got}")),
     }
 }
 
@@ -584,12 +780,14 @@ pub(crate) fn iterated_entries(m: &[(Val, Val)]) -> impl Iterator<Item = (Val, V
 /// server's formatter then panics.
 pub(crate) fn formats_unknown_field(v: &Val) -> bool {
     match v {
-        Val::Map(m) => m.iter().any(|(k, v)| match object_key(k) {
+        Val::Map(m) | Val::DataMap(m) => m.iter().any(|(k, v)| match object_key(k) {
             ObjectKey::Unknown => true,
             ObjectKey::Plain => formats_unknown_field(v),
             ObjectKey::NullField(_) => false,
         }),
-        Val::List(l) | Val::SetList(l) | Val::MapList(l, _) => l.iter().any(formats_unknown_field),
+        Val::List(l) | Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => {
+            l.iter().any(formats_unknown_field)
+        }
         _ => false,
     }
 }
