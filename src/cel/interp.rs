@@ -597,6 +597,13 @@ impl<'a> Interp<'a> {
                 .is_some_and(|l| l.iter().all(is_set_element))
             {
                 let v = self.eval(lhs, depth + 1)?;
+                if matches!(v, Val::Bytes(_)) {
+                    // The planner's set is a Go map keyed by CEL values, and bytes
+                    // are a slice.
+                    return Err(EvalError::Internal(
+                        "internal error: runtime error: hash of unhashable type types.Bytes".into(),
+                    ));
+                }
                 return contains(&set, &v);
             }
         }
@@ -1169,8 +1176,9 @@ fn from_nanos(t: i128) -> (i64, u32) {
 
 fn contains(haystack: &Val, needle: &Val) -> R {
     match haystack {
-        // cel-go's lists count an element whose `Equal` fails as not found.
-        Val::List(l) => Ok(Val::Bool(l.iter().any(|x| x.equals(needle)))),
+        // cel-go's lists ask the needle's `Equal` (a set list's set equality), and
+        // count one that fails as not found.
+        Val::List(l) => Ok(Val::Bool(l.iter().any(|x| needle.equals(x)))),
         // The server's lists answer the first failed element comparison's error when
         // no element is found (`unstructuredList.Contains`).
         Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => {

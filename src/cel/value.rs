@@ -291,6 +291,10 @@ impl Val {
                 out.extend(b.iter().map(|x| reread(x, *kind)));
                 Val::DataList(Arc::new(out), *kind)
             }
+            // cel-go's lists answer the other operand itself when one side is empty
+            // (a list read from the object stays one).
+            Val::List(a) if a.is_empty() => other.clone(),
+            Val::List(_) if b.is_empty() => self.clone(),
             Val::List(a) => {
                 let mut out = (**a).clone();
                 out.extend(b.iter().cloned());
