@@ -235,7 +235,8 @@ fn runtime_probes_3_match_the_server() {
 /// the appended elements with the left list's item schema (timestamps, durations,
 /// bytes, `null`, lists and maps CEL built become invalid data), set lists whose raw
 /// elements are not the values looked up (`format`ted strings, whole numbers of a
-/// `number` set), and the list functions on invalid elements.
+/// `number` set), the list functions on invalid elements, and transition rules
+/// (`old` values) comparing each list and map shape with its old value.
 #[test]
 fn runtime_probes_4_match_the_server() {
     assert_probes_match("testdata/cel/runtime-probes-4.json");
@@ -269,7 +270,13 @@ fn assert_probes_match(path: impl AsRef<std::path::Path>) {
 pub(crate) fn probe_mismatches(probes: &[serde_json::Value]) -> Vec<String> {
     let mut props = serde_json::Map::new();
     let mut spec = serde_json::Map::new();
+    // Probes with an `old` value are updates (transition rules run); the others'
+    // properties are absent from the old object, as if new.
+    let mut old_spec = serde_json::Map::new();
     for (i, p) in probes.iter().enumerate() {
+        if let Some(old) = p.get("old") {
+            old_spec.insert(format!("p{i}"), old.clone());
+        }
         let mut sch = p
             .get("schema")
             .cloned()
@@ -314,7 +321,14 @@ pub(crate) fn probe_mismatches(probes: &[serde_json::Value]) -> Vec<String> {
                 "metadata": {"name": "p", "namespace": "default"}, "spec": spec}),
         Span::default(),
     );
-    let out = evaluate(&s, &compiled, &cr, None);
+    let old_cr = (!old_spec.is_empty()).then(|| {
+        Node::from_json(
+            &json!({"apiVersion": "example.com/v1", "kind": "Probe",
+                    "metadata": {"name": "p", "namespace": "default"}, "spec": old_spec}),
+            Span::default(),
+        )
+    });
+    let out = evaluate(&s, &compiled, &cr, old_cr.as_ref());
     let mut got: std::collections::HashMap<String, Vec<String>> = Default::default();
     for d in &out.diagnostics {
         let field = d.field.clone().unwrap_or_default();
