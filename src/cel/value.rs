@@ -485,8 +485,9 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                 .collect();
             let items = Arc::new(items);
             let kind = DataKind::of(item_schema);
-            if schema.is_none() {
-                // Preserved unknown data: only compared, by `DeepEqual`.
+            if DataKind::of(schema) == DataKind::Untyped {
+                // Preserved unknown data (`unknownPreserved`): only compared, by
+                // `DeepEqual`, never "no such overload".
                 return Val::List(items);
             }
             match schema.and_then(|s| s.extensions.x_list_type.as_deref()) {
@@ -547,10 +548,11 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                     None => entries.push((Val::str(k), convert(v, None, false, depth + 1))),
                 }
             }
-            if schema.is_some() {
+            if resource || DataKind::of(schema) != DataKind::Untyped {
                 Val::DataMap(Arc::new(entries))
             } else {
-                // Preserved unknown data: only compared, by `DeepEqual`.
+                // Preserved unknown data (`unknownPreserved`): only compared, by
+                // `DeepEqual`, never "no such overload".
                 Val::Map(Arc::new(entries))
             }
         }
