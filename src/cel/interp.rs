@@ -705,7 +705,7 @@ impl<'a> Interp<'a> {
                 | "value"
         );
         let converted: Vec<Val>;
-        let vals: &[Val] = if keep || !vals.iter().any(Val::is_data_aggregate) {
+        let vals: &[Val] = if keep || !vals.iter().any(Val::has_plain_form) {
             vals
         } else {
             converted = vals.iter().cloned().map(Val::plain).collect();
@@ -763,9 +763,11 @@ impl runtime::CostValue for Val {
         match self {
             Val::String(s) => Some(s.chars().count() as u64),
             Val::Bytes(b) => Some(b.len() as u64),
-            Val::List(l) | Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => {
-                Some(l.len() as u64)
-            }
+            Val::List(l)
+            | Val::Joined(l, _)
+            | Val::DataList(l, _)
+            | Val::SetList(l, _)
+            | Val::MapList(l, _) => Some(l.len() as u64),
             Val::Map(m) | Val::DataMap(m) => Some(m.len() as u64),
             _ => None,
         }
@@ -790,7 +792,11 @@ impl runtime::CostValue for Val {
         match self {
             Val::String(s) => (s.len() as f64 * 0.1) as u64,
             Val::Bytes(b) => (b.len() as f64 * 0.1) as u64,
-            Val::List(l) | Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => l
+            Val::List(l)
+            | Val::Joined(l, _)
+            | Val::DataList(l, _)
+            | Val::SetList(l, _)
+            | Val::MapList(l, _) => l
                 .iter()
                 .fold(0u64, |a, x| a.saturating_add(x.traversal_cost())),
             Val::Map(m) | Val::DataMap(m) => {
@@ -909,7 +915,11 @@ fn unhashable_go_type(v: &Val) -> Option<&'static str> {
     const SLICE: &str = "[]interface {}";
     match v {
         Val::Map(_) | Val::DataMap(_) => Some(MAP),
-        Val::List(_) | Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => Some(SLICE),
+        Val::List(_)
+        | Val::Joined(..)
+        | Val::DataList(..)
+        | Val::SetList(..)
+        | Val::MapList(..) => Some(SLICE),
         Val::Error(m) if m.ends_with(&format!("got {MAP}")) => Some(MAP),
         Val::Error(m) if m.ends_with(&format!("got {SLICE}")) => Some(SLICE),
         _ => None,
@@ -922,7 +932,9 @@ fn unhashable_go_type(v: &Val) -> Option<&'static str> {
 fn unhashable_value_type(v: &Val) -> Option<&'static str> {
     match v {
         Val::DataMap(_) => Some("map[string]interface {}"),
-        Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => Some("[]interface {}"),
+        Val::Joined(..) | Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => {
+            Some("[]interface {}")
+        }
         Val::Map(_) => Some("map[ref.Val]ref.Val"),
         Val::List(_) => Some("[]ref.Val"),
         Val::Bytes(_) => Some("[]uint8"),
@@ -935,9 +947,10 @@ fn unhashable_value_type(v: &Val) -> Option<&'static str> {
 fn holds_unhashable_set_element(v: &Val) -> bool {
     match v {
         Val::SetList(items, _) => items.iter().any(|x| unhashable_go_type(x).is_some()),
-        Val::List(items) | Val::DataList(items, _) | Val::MapList(items, _) => {
-            items.iter().any(holds_unhashable_set_element)
-        }
+        Val::List(items)
+        | Val::Joined(items, _)
+        | Val::DataList(items, _)
+        | Val::MapList(items, _) => items.iter().any(holds_unhashable_set_element),
         Val::Map(entries) | Val::DataMap(entries) => {
             entries.iter().any(|(_, x)| holds_unhashable_set_element(x))
         }
@@ -990,7 +1003,7 @@ fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault<'a>> {
             }
             None
         }
-        (Val::List(a) | Val::DataList(a, _), b) if b.list_items().is_some() => {
+        (Val::List(a) | Val::Joined(a, _) | Val::DataList(a, _), b) if b.list_items().is_some() => {
             let data = matches!(x, Val::DataList(..));
             let b = b.list_items().unwrap_or(&[]);
             if a.len() != b.len() {
@@ -1179,6 +1192,20 @@ fn contains(haystack: &Val, needle: &Val) -> R {
         // cel-go's lists ask the needle's `Equal` (a set list's set equality), and
         // count one that fails as not found.
         Val::List(l) => Ok(Val::Bool(l.iter().any(|x| needle.equals(x)))),
+        // cel-go's joined lists ask each part in turn: the first that finds the value
+        // answers true, else the first that failed answers its error.
+        Val::Joined(_, parts) => {
+            let mut failed = None;
+            for part in parts.iter() {
+                match contains(part, needle) {
+                    Ok(Val::Bool(true)) => return Ok(Val::Bool(true)),
+                    Err(e) if fatal(&e) => return Err(e),
+                    Err(e) => failed = failed.or(Some(e)),
+                    Ok(_) => {}
+                }
+            }
+            failed.map_or(Ok(Val::Bool(false)), Err)
+        }
         // The server's lists answer the first failed element comparison's error when
         // no element is found (`unstructuredList.Contains`).
         Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => {
@@ -1238,7 +1265,11 @@ fn index_inner(container: &Val, key: &Val, optional: bool) -> R {
         return Err(err(format!("invalid qualifier type: {go_type}")));
     }
     match container {
-        Val::List(l) | Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => {
+        Val::List(l)
+        | Val::Joined(l, _)
+        | Val::DataList(l, _)
+        | Val::SetList(l, _)
+        | Val::MapList(l, _) => {
             let i = match key {
                 Val::Int(i) => *i,
                 Val::Uint(u) => *u as i64,
@@ -1403,7 +1434,11 @@ fn no_overload_for(f: &str, a: &[Val]) -> EvalError {
         (
             "sum" | "min" | "max" | "isSorted" | "sort" | "@sortByAssociatedKeys",
             [
-                Val::List(_) | Val::DataList(..) | Val::SetList(..) | Val::MapList(..),
+                Val::List(_)
+                | Val::Joined(..)
+                | Val::DataList(..)
+                | Val::SetList(..)
+                | Val::MapList(..),
                 ..,
             ],
         ) => return no_overload(),

@@ -28,6 +28,10 @@ pub enum Val {
     Bytes(Arc<[u8]>),
     /// A list CEL builds (a literal, a macro's or a function's result).
     List(Arc<Vec<Val>>),
+    /// A list CEL builds by joining lists with `+` when one of them was read from the
+    /// object (cel-go's `concatList`): its elements, and the joined lists, whose own
+    /// `in` each answers in turn.
+    Joined(Arc<Vec<Val>>, Arc<Vec<Val>>),
     /// An atomic list read from the object (apiserver `unstructuredList`), with what
     /// its item schema reads: unlike a list CEL builds, it answers "no such overload"
     /// when compared with a value that is not a list, is never a zero value, and `+`
@@ -75,7 +79,11 @@ impl Val {
     /// The elements of any kind of list.
     pub fn list_items(&self) -> Option<&[Val]> {
         match self {
-            Val::List(l) | Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => Some(l),
+            Val::List(l)
+            | Val::Joined(l, _)
+            | Val::DataList(l, _)
+            | Val::SetList(l, _)
+            | Val::MapList(l, _) => Some(l),
             _ => None,
         }
     }
@@ -97,11 +105,18 @@ impl Val {
         )
     }
 
+    /// Whether [`Val::plain`] changes this value.
+    pub fn has_plain_form(&self) -> bool {
+        self.is_data_aggregate() || matches!(self, Val::Joined(..))
+    }
+
     /// The same value with the semantics of data read from the object dropped (for
     /// functions that only read the elements).
     pub fn plain(self) -> Val {
         match self {
-            Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => Val::List(l),
+            Val::Joined(l, _) | Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => {
+                Val::List(l)
+            }
             Val::DataMap(m) => Val::Map(m),
             other => other,
         }
@@ -116,7 +131,11 @@ impl Val {
             Val::Double(_) => "double".into(),
             Val::String(_) => "string".into(),
             Val::Bytes(_) => "bytes".into(),
-            Val::List(_) | Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => "list".into(),
+            Val::List(_)
+            | Val::Joined(..)
+            | Val::DataList(..)
+            | Val::SetList(..)
+            | Val::MapList(..) => "list".into(),
             Val::Map(_) | Val::DataMap(_) => "map".into(),
             Val::Timestamp(..) => "google.protobuf.Timestamp".into(),
             Val::Duration(_) => "google.protobuf.Duration".into(),
@@ -181,7 +200,7 @@ impl Val {
                 a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.equals(y))
             }
             // cel-go's own lists count an element comparison that fails as equal.
-            (Val::List(a), b) if b.list_items().is_some() => {
+            (Val::List(a) | Val::Joined(a, _), b) if b.list_items().is_some() => {
                 let b = b.list_items().unwrap_or(&[]);
                 a.len() == b.len()
                     && a.iter()
@@ -293,12 +312,22 @@ impl Val {
             }
             // cel-go's lists answer the other operand itself when one side is empty
             // (a list read from the object stays one).
-            Val::List(a) if a.is_empty() => other.clone(),
-            Val::List(_) if b.is_empty() => self.clone(),
-            Val::List(a) => {
+            Val::List(a) | Val::Joined(a, _) if a.is_empty() => other.clone(),
+            Val::List(_) | Val::Joined(..) if b.is_empty() => self.clone(),
+            Val::List(a) | Val::Joined(a, _) => {
                 let mut out = (**a).clone();
                 out.extend(b.iter().cloned());
-                Val::List(Arc::new(out))
+                let parts_of = |v: &Val| match v {
+                    Val::Joined(_, parts) => (**parts).clone(),
+                    other => vec![other.clone()],
+                };
+                let mut parts = parts_of(self);
+                parts.extend(parts_of(other));
+                if parts.iter().any(Val::is_data_aggregate) {
+                    Val::Joined(Arc::new(out), Arc::new(parts))
+                } else {
+                    Val::List(Arc::new(out))
+                }
             }
             _ => return None,
         })
@@ -690,7 +719,9 @@ fn go_value_type(v: &Val) -> &'static str {
         Val::Timestamp(..) => "time.Time",
         Val::Duration(_) => "time.Duration",
         Val::List(_) => "[]ref.Val",
-        Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => "[]interface {}",
+        Val::Joined(..) | Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => {
+            "[]interface {}"
+        }
         Val::Map(_) => "map[ref.Val]ref.Val",
         Val::DataMap(_) => "map[string]interface {}",
         _ => "interface {}",
@@ -714,7 +745,10 @@ pub(crate) fn reread(v: &Val, kind: DataKind) -> Val {
         (DataKind::Object, _) => {
             invalid("invalid data, expected a map for the provided schema with type=object".into())
         }
-        (DataKind::Array, Val::DataList(..) | Val::SetList(..) | Val::MapList(..)) => v.clone(),
+        (
+            DataKind::Array,
+            Val::Joined(..) | Val::DataList(..) | Val::SetList(..) | Val::MapList(..),
+        ) => v.clone(),
         (DataKind::Array, _) => invalid(
             "invalid data, expected an array for the provided schema with type=array".into(),
         ),
@@ -791,9 +825,11 @@ pub(crate) fn formats_unknown_field(v: &Val) -> bool {
             ObjectKey::Plain => formats_unknown_field(v),
             ObjectKey::NullField(_) => false,
         }),
-        Val::List(l) | Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => {
-            l.iter().any(formats_unknown_field)
-        }
+        Val::List(l)
+        | Val::Joined(l, _)
+        | Val::DataList(l, _)
+        | Val::SetList(l, _)
+        | Val::MapList(l, _) => l.iter().any(formats_unknown_field),
         _ => false,
     }
 }

@@ -309,7 +309,7 @@ fn format_decimal(v: &Val) -> Result<String, FmtError> {
 /// `%s` (cel-go `FormatString`).
 fn format_string(v: &Val) -> Result<String, FmtError> {
     match v {
-        Val::List(_) | Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => format_list(v),
+        Val::List(_) | Val::Joined(..) | Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => format_list(v),
         Val::Map(m) | Val::DataMap(m) => format_map(m),
         Val::Null => Ok("null".into()),
         Val::Int(_)
@@ -344,7 +344,11 @@ fn member(v: &Val) -> Result<String, FmtError> {
         }
         Val::Timestamp(..) => Ok(format!("timestamp({})", quote(&format_string(v)?))),
         Val::Duration(_) => Ok(format!("duration({})", quote(&format_string(v)?))),
-        Val::List(_) | Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => format_list(v),
+        Val::List(_)
+        | Val::Joined(..)
+        | Val::DataList(..)
+        | Val::SetList(..)
+        | Val::MapList(..) => format_list(v),
         Val::Map(m) | Val::DataMap(m) => format_map(m),
         Val::Double(d) => Ok(format!("{d:.6}")).map(|s| go_fixed(*d, s)),
         _ => Err(e(format!("no formatting function for {}", type_name(v)))),
