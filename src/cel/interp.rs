@@ -930,16 +930,8 @@ fn unhashable_go_type(v: &Val) -> Option<&'static str> {
 /// set list looks up or adds: the raw data of lists and objects read from the object,
 /// lists and maps CEL built, and bytes.
 fn unhashable_value_type(v: &Val) -> Option<&'static str> {
-    match v {
-        Val::DataMap(_) => Some("map[string]interface {}"),
-        Val::Joined(..) | Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => {
-            Some("[]interface {}")
-        }
-        Val::Map(_) => Some("map[ref.Val]ref.Val"),
-        Val::List(_) => Some("[]ref.Val"),
-        Val::Bytes(_) => Some("[]uint8"),
-        _ => None,
-    }
+    let go_type = super::value::go_native_type(v);
+    (go_type.starts_with("[]") || go_type.starts_with("map[")).then_some(go_type)
 }
 
 /// Whether `v` holds a set list with an element [`unhashable_go_type`] names: only

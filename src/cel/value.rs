@@ -706,8 +706,9 @@ fn decodes_as_int(d: f64) -> bool {
     d.fract() == 0.0 && d.abs() < i64::MAX as f64
 }
 
-/// Go's `%T` of a CEL value's `Value()`, the Go value the server's lists append.
-fn go_value_type(v: &Val) -> &'static str {
+/// Go's `%T` of a CEL value's `Value()`, the Go value the server's lists append (not
+/// the CEL value's own Go type, which `interp` names for qualifier errors).
+pub(crate) fn go_native_type(v: &Val) -> &'static str {
     match v {
         Val::Null => "structpb.NullValue",
         Val::Bool(_) => "bool",
@@ -734,7 +735,7 @@ fn go_value_type(v: &Val) -> &'static str {
 /// map CEL built is not data of the schema's type (and a string is parsed again).
 pub(crate) fn reread(v: &Val, kind: DataKind) -> Val {
     let invalid = |m: String| Val::Error(Arc::from(m));
-    let got = go_value_type(v);
+    let got = go_native_type(v);
     match (kind, v) {
         (_, Val::Error(_)) | (DataKind::Untyped, _) => v.clone(),
         (DataKind::IntOrString, Val::String(_) | Val::Int(_)) => v.clone(),
