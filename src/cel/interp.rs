@@ -768,7 +768,7 @@ impl runtime::CostValue for Val {
             | Val::DataList(l, _)
             | Val::SetList(l, _)
             | Val::MapList(l, _) => Some(l.len() as u64),
-            Val::Map(m) | Val::DataMap(m) => Some(m.len() as u64),
+            Val::Map(m) | Val::DataMap(m, _) => Some(m.len() as u64),
             _ => None,
         }
     }
@@ -799,7 +799,7 @@ impl runtime::CostValue for Val {
             | Val::MapList(l, _) => l
                 .iter()
                 .fold(0u64, |a, x| a.saturating_add(x.traversal_cost())),
-            Val::Map(m) | Val::DataMap(m) => {
+            Val::Map(m) | Val::DataMap(m, _) => {
                 super::value::iterated_entries(m).fold(0u64, |a, (k, v)| {
                     a.saturating_add(k.traversal_cost())
                         .saturating_add(v.traversal_cost())
@@ -874,7 +874,7 @@ pub(crate) fn element_equality_fails(p: &Val, q: &Val) -> bool {
 fn data_against_other_kind(x: &Val, y: &Val) -> bool {
     let other_kind = match x {
         Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => y.list_items().is_none(),
-        Val::DataMap(_) => y.map_entries().is_none(),
+        Val::DataMap(..) => y.map_entries().is_none(),
         _ => false,
     };
     other_kind && !matches!(y, Val::Error(_))
@@ -914,7 +914,7 @@ fn unhashable_go_type(v: &Val) -> Option<&'static str> {
     const MAP: &str = "map[string]interface {}";
     const SLICE: &str = "[]interface {}";
     match v {
-        Val::Map(_) | Val::DataMap(_) => Some(MAP),
+        Val::Map(_) | Val::DataMap(..) => Some(MAP),
         Val::List(_)
         | Val::Joined(..)
         | Val::DataList(..)
@@ -943,7 +943,7 @@ fn holds_unhashable_set_element(v: &Val) -> bool {
         | Val::Joined(items, _)
         | Val::DataList(items, _)
         | Val::MapList(items, _) => items.iter().any(holds_unhashable_set_element),
-        Val::Map(entries) | Val::DataMap(entries) => {
+        Val::Map(entries) | Val::DataMap(entries, _) => {
             entries.iter().any(|(_, x)| holds_unhashable_set_element(x))
         }
         Val::Optional(Some(x)) => holds_unhashable_set_element(x),
@@ -973,7 +973,7 @@ fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault<'a>> {
         }
         // cel-go's Optional.Equal compares the values inside.
         (Val::Optional(Some(a)), Val::Optional(Some(b))) => equality_fault(a, b),
-        (Val::Map(a) | Val::DataMap(a), Val::Map(b) | Val::DataMap(b)) => {
+        (Val::Map(a) | Val::DataMap(a, _), Val::Map(b) | Val::DataMap(b, _)) => {
             if a.len() != b.len() {
                 return None;
             }
@@ -1103,10 +1103,13 @@ fn display(v: &Val) -> String {
 
 fn select(v: &Val, field: &str, test_only: bool, optional: bool) -> R {
     match v {
-        Val::Map(m) | Val::DataMap(m) => {
-            let found = m
-                .iter()
-                .find(|(k, _)| matches!(k, Val::String(s) if &**s == field));
+        Val::Map(m) | Val::DataMap(m, _) => {
+            let found = match v {
+                Val::DataMap(_, keys) => keys.find(m, field),
+                _ => m
+                    .iter()
+                    .find(|(k, _)| matches!(k, Val::String(s) if &**s == field)),
+            };
             if test_only {
                 // cel-go's presence test on a map calls `Find`, which converts the
                 // value: data of another type than the schema's fails `has()` too.
@@ -1224,14 +1227,11 @@ fn contains(haystack: &Val, needle: &Val) -> R {
         Val::Map(m) => Ok(Val::Bool(m.iter().any(|(k, _)| k.equals(needle)))),
         // The server's maps find a key by converting its value (`Find`): only string
         // keys, and data of another type than the schema's is an error.
-        Val::DataMap(m) => {
+        Val::DataMap(m, keys) => {
             let Val::String(name) = needle else {
                 return Err(no_overload());
             };
-            match m
-                .iter()
-                .find(|(k, _)| matches!(k, Val::String(s) if s == name))
-            {
+            match keys.find(m, name) {
                 Some((_, Val::Error(e))) => Err(err(e.to_string())),
                 found => Ok(Val::Bool(found.is_some())),
             }
@@ -1275,7 +1275,19 @@ fn index_inner(container: &Val, key: &Val, optional: bool) -> R {
                 None => Err(err(format!("index out of bounds: {i}"))),
             }
         }
-        Val::Map(m) | Val::DataMap(m) => match m.iter().find(|(k, _)| k.equals(key)) {
+        // The server's maps read from the object take only string keys (`Find`).
+        Val::DataMap(m, keys) => {
+            let Val::String(name) = key else {
+                return Err(no_overload());
+            };
+            match keys.find(m, name) {
+                Some((_, v)) if optional => Ok(Val::Optional(Some(Box::new(v.clone())))),
+                Some((_, v)) => Ok(v.clone()),
+                None if optional => Ok(Val::Optional(None)),
+                None => Err(err(format!("no such key: {name}"))),
+            }
+        }
+        Val::Map(m) => match m.iter().find(|(k, _)| k.equals(key)) {
             Some((_, v)) if optional => Ok(Val::Optional(Some(Box::new(v.clone())))),
             Some((_, v)) => Ok(v.clone()),
             None if optional => Ok(Val::Optional(None)),
@@ -1448,6 +1460,38 @@ fn no_overload_for(f: &str, a: &[Val]) -> EvalError {
     err(format!("no such overload: {f}({})", types.join(", ")))
 }
 
+/// The overload of a list function (`sum`, `min`, …, one per element type) that runs.
+/// cel-go's type guards match a list argument by its first element only
+/// (`IsAssignableRuntimeType`): with several candidates (a `dyn` receiver) the first
+/// candidate whose element type that element has runs, and with none (also for the one
+/// overload the checker chose, when the first element is invalid data) the call is
+/// "no such overload: sum(list)". An empty list takes the first candidate.
+fn dispatched_list_overload<'o>(
+    f: &str,
+    overloads: &'o [String],
+    items: &[Val],
+) -> Result<Option<&'o str>, EvalError> {
+    let Some(first) = items.first() else {
+        return Ok(overloads.first().map(String::as_str));
+    };
+    let element: &[&str] = match first {
+        Val::Int(_) => &["int"],
+        Val::Uint(_) => &["uint"],
+        Val::Double(_) => &["double"],
+        Val::Bool(_) => &["bool"],
+        Val::String(_) => &["string"],
+        Val::Bytes(_) => &["bytes"],
+        Val::Duration(_) => &["duration", "google.protobuf.Duration"],
+        Val::Timestamp(..) => &["timestamp", "google.protobuf.Timestamp"],
+        _ => &[],
+    };
+    overloads
+        .iter()
+        .find(|id| id.split('_').nth(1).is_some_and(|t| element.contains(&t)))
+        .map(|id| Some(id.as_str()))
+        .ok_or_else(|| err(format!("no such overload: {f}(list)")))
+}
+
 fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
     call_function_typed(f, member, a, overloads).map_err(|e| match e {
         EvalError::Message(m) if m == "no such overload" => no_overload_for(f, a),
@@ -1458,6 +1502,11 @@ fn call_function(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
 fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -> R {
     use Val::*;
     let arg = |i: usize| a.get(i).ok_or_else(no_overload);
+    if let ("sum" | "min" | "max" | "isSorted", [list]) = (f, a)
+        && let Some(items) = list.list_items()
+    {
+        dispatched_list_overload(f, overloads, items)?;
+    }
     match (f, a) {
         ("!_", [Bool(b)]) => Ok(Bool(!b)),
         ("-_", [Int(i)]) => int_result(i.checked_neg()),
@@ -1817,7 +1866,7 @@ fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -
             Ok(Bool(true))
         }
         ("sum", [List(l)]) => {
-            let zero = match overloads.first().map(std::string::String::as_str) {
+            let zero = match dispatched_list_overload(f, overloads, l)? {
                 Some("list_uint_sum_uint") => Uint(0),
                 Some("list_double_sum_double") => Double(0.0),
                 Some("list_duration_sum_duration") => Duration(0),
@@ -2039,9 +2088,8 @@ fn sortable_keys(keys: &[Val]) -> Result<(), EvalError> {
     let [first, rest @ ..] = keys else {
         return Ok(());
     };
-    if rest.is_empty() {
-        return Ok(());
-    }
+    // cel-go asks the first key for `Comparer`, then compares types while sorting
+    // (never for a single key).
     if !is_comparable(first) {
         return Err(err("list elements must be comparable"));
     }
@@ -2066,6 +2114,10 @@ fn is_comparable(v: &Val) -> bool {
     )
 }
 
+/// Unix seconds of Go's zero `time.Time`, which cel-go's `Timestamp.IsZeroValue` asks
+/// for.
+const GO_ZERO_TIME_UNIX: i64 = -62_135_596_800;
+
 fn is_zero(v: &Val) -> bool {
     match v {
         Val::Null => true,
@@ -2079,7 +2131,8 @@ fn is_zero(v: &Val) -> bool {
         Val::List(l) => l.is_empty(),
         Val::Map(m) => m.is_empty(),
         Val::Duration(n) => *n == 0,
-        Val::Timestamp(s, n, _) => *s == 0 && *n == 0,
+        // Go's zero `time.Time` (0001-01-01T00:00:00Z), not the Unix epoch.
+        Val::Timestamp(s, n, _) => *s == GO_ZERO_TIME_UNIX && *n == 0,
         _ => false,
     }
 }

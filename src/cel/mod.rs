@@ -18,6 +18,7 @@ pub mod gotime;
 pub mod interp;
 pub mod library;
 pub mod parse;
+mod parse_depth;
 mod parse_expecting;
 mod parse_has;
 mod parse_lookahead;

@@ -14,6 +14,7 @@ use super::ast::{
     ACCUMULATOR, Ast, Comprehension, Expr, ExprId, ExprKind, Literal, MapEntry, Source, StructField,
 };
 use super::errors::{CelError, Issues};
+use super::parse_depth::NestingError;
 use super::parse_expecting::{Repair, after_operand, after_recovery, nested_conditional};
 use super::parse_lookahead::{LOOKAHEAD_LIMIT_EXCEEDED, lookahead_cut};
 use super::parse_recovered::recovered_text;
@@ -315,10 +316,24 @@ impl ParseCache {
 /// Parses `text`; the flag says whether the result may be cached (not when the parser
 /// thread could not be started, which may not happen next time).
 fn parse_uncached(text: &str, options: ParseOptions) -> (Result<Ast, Issues>, bool) {
+    // cel-go's recursion limits, which the `cel` crate's parser applies otherwise.
+    let nesting = super::parse_depth::limit_exceeded(text);
+    if let Some(NestingError::Alone(message)) = nesting {
+        let mut issues = Issues::new(text);
+        issues.push(CelError::unlocated(message));
+        return (Err(issues), true);
+    }
     if let Some(ast) = super::fastparse::parse(text, options) {
         return (Ok(ast), true);
     }
-    parse_generated(text, options)
+    let (parsed, cacheable) = parse_generated(text, options);
+    match (parsed, nesting) {
+        (Err(mut issues), Some(NestingError::WithSyntaxErrors(message))) => {
+            issues.push(CelError::unlocated(message));
+            (Err(issues), cacheable)
+        }
+        (parsed, _) => (parsed, cacheable),
+    }
 }
 
 /// Parses `text` with the generated parser only (no cache, no fast path): the

@@ -481,6 +481,53 @@ pub fn escape(ident: &str) -> Option<Cow<'_, str>> {
     Some(Cow::Owned(out))
 }
 
+/// The property name a CEL field name stands for (`apiserver/pkg/cel.Unescape`), or
+/// `None` for an unknown escape. Like Go's `ReplaceAllStringFunc` over
+/// `__[^_]+__`, the leftmost sequences that do not overlap are replaced; a keyword
+/// (`__if__`) only when it is the whole name. A name without escapes stands for
+/// itself (`if` is the property `if`).
+pub fn unescape(name: &str) -> Option<Cow<'_, str>> {
+    let b = name.as_bytes();
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] != b'_' || b[i + 1] != b'_' {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 2;
+        while j < b.len() && b[j] != b'_' {
+            j += 1;
+        }
+        if j == i + 2 || !name[j..].starts_with("__") {
+            i += 1;
+            continue;
+        }
+        let contents = &name[i + 2..j];
+        let replacement = match contents {
+            "underscores" => "__",
+            "dot" => ".",
+            "dash" => "-",
+            "slash" => "/",
+            word if is_reserved(word) && i == 0 && j + 2 == b.len() => word,
+            _ => return None,
+        };
+        let o = out.get_or_insert_with(String::new);
+        o.push_str(&name[copied..i]);
+        o.push_str(replacement);
+        copied = j + 2;
+        i = j + 2;
+    }
+    Some(match out {
+        Some(mut o) => {
+            o.push_str(&name[copied..]);
+            Cow::Owned(o)
+        }
+        None => Cow::Borrowed(name),
+    })
+}
+
 /// The object types reachable from a rule's `self`, named as the server names them
 /// (`<root>.field`, `<root>.list.@idx`, `<root>.map.@elem`).
 ///

@@ -13,7 +13,7 @@ use super::library::net::{Addr, Prefix};
 use super::library::quantity::Quantity;
 use super::library::semver::Version;
 use super::library::url::Url;
-use super::schema_types::escape;
+use super::schema_types::{escape, unescape};
 use crate::schema::structural::{Structural, StructuralOrBool};
 use crate::source::{Node, Value as NodeValue};
 
@@ -47,8 +47,8 @@ pub enum Val {
     Map(Arc<Vec<(Val, Val)>>),
     /// Maps and objects read from the object (apiserver `unstructuredMap`): as for
     /// [`Val::DataList`], "no such overload" against a value that is not a map, and
-    /// never a zero value.
-    DataMap(Arc<Vec<(Val, Val)>>),
+    /// never a zero value. Objects hold their properties by escaped name.
+    DataMap(Arc<Vec<(Val, Val)>>, Keys),
     /// Seconds and nanoseconds since the Unix epoch (UTC).
     /// Unix seconds, nanoseconds, and the UTC offset (seconds) it prints with.
     Timestamp(i64, u32, i32),
@@ -65,6 +65,38 @@ pub enum Val {
     /// A value the server could not convert (e.g. a `date-time` string that does not
     /// parse): using it is an error with this text.
     Error(Arc<str>),
+}
+
+/// How a map read from the object finds a key (apiserver `unstructuredMap.Find`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keys {
+    /// A map (`additionalProperties`): the key as given.
+    AsGiven,
+    /// An object with properties: the key is unescaped first (`Unescape`), so
+    /// `self.o.if` and `self.o.__if__` both find the property `if`, and a key with an
+    /// unknown escape (`__x__`) finds nothing.
+    Escaped,
+}
+
+impl Keys {
+    /// The entry of `entries` (a map read with these keys) that `key` finds.
+    pub(crate) fn find<'a>(self, entries: &'a [(Val, Val)], key: &str) -> Option<&'a (Val, Val)> {
+        let stored = match self {
+            Keys::AsGiven => Cow::Borrowed(key),
+            Keys::Escaped => {
+                let raw = unescape(key)?;
+                // Entries hold a property by its escaped name, or by its own when it
+                // has none (no selection reaches it, but an index does).
+                match escape(&raw) {
+                    Some(name) => Cow::Owned(name.into_owned()),
+                    None => raw,
+                }
+            }
+        };
+        entries
+            .iter()
+            .find(|(k, _)| matches!(k, Val::String(s) if **s == *stored))
+    }
 }
 
 impl Val {
@@ -91,7 +123,7 @@ impl Val {
     /// The entries of a map or object, whether CEL built it or it was read.
     pub fn map_entries(&self) -> Option<&[(Val, Val)]> {
         match self {
-            Val::Map(m) | Val::DataMap(m) => Some(m),
+            Val::Map(m) | Val::DataMap(m, _) => Some(m),
             _ => None,
         }
     }
@@ -101,7 +133,7 @@ impl Val {
     pub fn is_data_aggregate(&self) -> bool {
         matches!(
             self,
-            Val::DataList(..) | Val::SetList(..) | Val::MapList(..) | Val::DataMap(_)
+            Val::DataList(..) | Val::SetList(..) | Val::MapList(..) | Val::DataMap(..)
         )
     }
 
@@ -117,7 +149,7 @@ impl Val {
             Val::Joined(l, _) | Val::DataList(l, _) | Val::SetList(l, _) | Val::MapList(l, _) => {
                 Val::List(l)
             }
-            Val::DataMap(m) => Val::Map(m),
+            Val::DataMap(m, _) => Val::Map(m),
             other => other,
         }
     }
@@ -136,7 +168,7 @@ impl Val {
             | Val::DataList(..)
             | Val::SetList(..)
             | Val::MapList(..) => "list".into(),
-            Val::Map(_) | Val::DataMap(_) => "map".into(),
+            Val::Map(_) | Val::DataMap(..) => "map".into(),
             Val::Timestamp(..) => "google.protobuf.Timestamp".into(),
             Val::Duration(_) => "google.protobuf.Duration".into(),
             Val::Optional(_) => "optional_type".into(),
@@ -211,7 +243,7 @@ impl Val {
             // compare by value (a null-valued one as absent); a field the schema does
             // not know compares by Go's `DeepEqual`, and only when the other object
             // has it too.
-            (Val::Map(a) | Val::DataMap(a), Val::Map(b) | Val::DataMap(b)) => {
+            (Val::Map(a) | Val::DataMap(a, _), Val::Map(b) | Val::DataMap(b, _)) => {
                 a.len() == b.len()
                     && a.iter().all(|(k, v)| match object_key(k) {
                         ObjectKey::Unknown => b
@@ -466,7 +498,10 @@ fn type_and_object_meta(map: &crate::source::Mapping, depth: usize) -> Vec<(Val,
                         meta.push((Val::str(mk), convert(mv, None, false, depth + 2)));
                     }
                 }
-                out.push((Val::str("metadata"), Val::DataMap(Arc::new(meta))));
+                out.push((
+                    Val::str("metadata"),
+                    Val::DataMap(Arc::new(meta), Keys::Escaped),
+                ));
             }
             _ => {}
         }
@@ -539,8 +574,13 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
             }
         }
         NodeValue::Object(map) => {
-            let resource =
-                resource_root || schema.is_some_and(|s| s.extensions.x_embedded_resource);
+            // A resource's `apiVersion`, `kind` and `metadata` (`name` and
+            // `generateName` only) are always there, unless its schema declares them
+            // itself (`WithTypeAndObjectMeta` keeps such a schema as written, e.g.
+            // with `metadata.namespace`).
+            let resource = (resource_root
+                || schema.is_some_and(|s| s.extensions.x_embedded_resource))
+                && !schema.is_some_and(super::schema_types::has_type_and_object_meta);
             let mut entries = Vec::with_capacity(map.len());
             if resource {
                 entries = type_and_object_meta(map, depth);
@@ -578,7 +618,12 @@ fn convert(node: &Node, schema: Option<&Structural>, resource_root: bool, depth:
                 }
             }
             if resource || DataKind::of(schema) != DataKind::Untyped {
-                Val::DataMap(Arc::new(entries))
+                let keys = if resource || schema.is_some_and(|s| !s.properties.is_empty()) {
+                    Keys::Escaped
+                } else {
+                    Keys::AsGiven
+                };
+                Val::DataMap(Arc::new(entries), keys)
             } else {
                 // Preserved unknown data (`unknownPreserved`): only compared, by
                 // `DeepEqual`, never "no such overload".
@@ -724,7 +769,7 @@ pub(crate) fn go_native_type(v: &Val) -> &'static str {
             "[]interface {}"
         }
         Val::Map(_) => "map[ref.Val]ref.Val",
-        Val::DataMap(_) => "map[string]interface {}",
+        Val::DataMap(..) => "map[string]interface {}",
         _ => "interface {}",
     }
 }
@@ -742,7 +787,7 @@ pub(crate) fn reread(v: &Val, kind: DataKind) -> Val {
         (DataKind::IntOrString, _) => invalid(
             "invalid data, expected XIntOrString value to be either a string or integer".into(),
         ),
-        (DataKind::Object, Val::DataMap(_)) => v.clone(),
+        (DataKind::Object, Val::DataMap(..)) => v.clone(),
         (DataKind::Object, _) => {
             invalid("invalid data, expected a map for the provided schema with type=object".into())
         }
@@ -821,7 +866,7 @@ pub(crate) fn iterated_entries(m: &[(Val, Val)]) -> impl Iterator<Item = (Val, V
 /// server's formatter then panics.
 pub(crate) fn formats_unknown_field(v: &Val) -> bool {
     match v {
-        Val::Map(m) | Val::DataMap(m) => m.iter().any(|(k, v)| match object_key(k) {
+        Val::Map(m) | Val::DataMap(m, _) => m.iter().any(|(k, v)| match object_key(k) {
             ObjectKey::Unknown => true,
             ObjectKey::Plain => formats_unknown_field(v),
             ObjectKey::NullField(_) => false,

@@ -310,7 +310,7 @@ fn format_decimal(v: &Val) -> Result<String, FmtError> {
 fn format_string(v: &Val) -> Result<String, FmtError> {
     match v {
         Val::List(_) | Val::Joined(..) | Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => format_list(v),
-        Val::Map(m) | Val::DataMap(m) => format_map(m),
+        Val::Map(m) | Val::DataMap(m, _) => format_map(m),
         Val::Null => Ok("null".into()),
         Val::Int(_)
         | Val::Uint(_)
@@ -349,7 +349,7 @@ fn member(v: &Val) -> Result<String, FmtError> {
         | Val::DataList(..)
         | Val::SetList(..)
         | Val::MapList(..) => format_list(v),
-        Val::Map(m) | Val::DataMap(m) => format_map(m),
+        Val::Map(m) | Val::DataMap(m, _) => format_map(m),
         Val::Double(d) => Ok(format!("{d:.6}")).map(|s| go_fixed(*d, s)),
         _ => Err(e(format!("no formatting function for {}", type_name(v)))),
     }
