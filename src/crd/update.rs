@@ -1,8 +1,9 @@
 //! CRD updates: a CRD applied over an installed one is validated as an update of it
 //! (`ValidateCustomResourceDefinitionUpdate`, after the strategy's `PrepareForUpdate`).
 //!
-//! The old CRD is taken as a server stores it once it is Established: its names are
-//! then immutable, its `status.storedVersions` are the old manifest's (or, when it states
+//! The old CRD is taken as a server stores it once it is Established (unless its
+//! manifest states another `Established` condition, as `kubectl get -o yaml` output
+//! of a CRD whose names were not accepted does): its names are then immutable, its `status.storedVersions` are the old manifest's (or, when it states
 //! none, its storage version), and every check it already failed is relaxed for the new
 //! object exactly where the server relaxes it ([`Requirements`]).
 
@@ -79,6 +80,22 @@ pub struct Preexisting {
     pub message_expressions: HashSet<String>,
 }
 
+/// Whether the old CRD is Established: its first `Established` condition is `True`
+/// (`IsCRDConditionTrue`); a manifest that states none (one from source control) is
+/// taken for an installed CRD, which is.
+fn established(root: &Node) -> bool {
+    let conditions = root
+        .get_path(&["status", "conditions"])
+        .and_then(Node::as_array);
+    let Some(first) = conditions.and_then(|list| {
+        list.iter()
+            .find(|c| c.get("type").and_then(Node::as_str) == Some("Established"))
+    }) else {
+        return true;
+    };
+    first.get("status").and_then(Node::as_str) == Some("True")
+}
+
 /// The old CRD as the server holds it, and what the update checks need from it alone.
 #[derive(Debug)]
 pub struct OldCrd {
@@ -113,6 +130,7 @@ impl OldCrd {
                 .into_iter()
                 .collect(),
         };
+        let established = established(root);
         let schemas = stored_schemas(&crd, hoisted);
         let any_node =
             |pred: &dyn Fn(&SchemaProps) -> bool| schemas.iter().any(|s| schema_has(s, pred, 0));
@@ -129,7 +147,7 @@ impl OldCrd {
                             .iter()
                             .any(|v| v.value == "v1" || v.value == "v1beta1")
                 }),
-            immutable_names: true,
+            immutable_names: established,
             open_api_schema: crd.versions.iter().all(|v| v.schema.is_some()),
             valid_property_type: !any_node(&|s| {
                 s.type_
@@ -140,14 +158,15 @@ impl OldCrd {
             pruned_defaults: !schemas.iter().any(|s| has_unpruned_defaults(s)),
             atomic_set_type: !any_node(&has_non_atomic_set_items),
             map_list_keys_map_set_validation: !any_node(&has_invalid_map_list_keys_map_set),
-            allow_invalid_ca_bundle: crd
-                .conversion
-                .as_ref()
-                .and_then(|c| c.webhook.as_ref())
-                .and_then(|w| w.client_config.as_ref())
-                .and_then(|c| c.ca_bundle.as_ref())
-                .filter(|b| !b.value.is_empty())
-                .is_some_and(|b| super::cabundle::validate(&b.value).is_err()),
+            allow_invalid_ca_bundle: !established
+                || crd
+                    .conversion
+                    .as_ref()
+                    .and_then(|c| c.webhook.as_ref())
+                    .and_then(|w| w.client_config.as_ref())
+                    .and_then(|c| c.ca_bundle.as_ref())
+                    .filter(|b| !b.value.is_empty())
+                    .is_some_and(|b| super::cabundle::validate(&b.value).is_err()),
             suppress_per_expression_cost: false,
         };
         let mut preexisting = Preexisting::default();
