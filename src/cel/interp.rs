@@ -759,6 +759,13 @@ impl<'a> Interp<'a> {
 }
 
 impl runtime::CostValue for Val {
+    fn int_value(&self) -> Option<i64> {
+        match self {
+            Val::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
     fn sizer(&self) -> Option<u64> {
         match self {
             Val::String(s) => Some(s.chars().count() as u64),

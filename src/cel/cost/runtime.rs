@@ -52,6 +52,10 @@ pub trait CostValue {
     fn is_unit_equality_type(&self) -> bool;
     /// `MaxRegexSize` of a named format value.
     fn format_max_regex_size(&self) -> Option<u64>;
+    /// The value of an int.
+    fn int_value(&self) -> Option<i64> {
+        None
+    }
 }
 
 /// The cost of evaluating one node (besides calls): identifiers and field selections
@@ -142,6 +146,16 @@ pub fn call_cost<V: CostValue + ?Sized>(
     }
 }
 
+/// Go's `uint64(f)` on amd64 for the integral values cost trackers compute: a
+/// negative value keeps its two's-complement bits (`uint64(-3.0)` is 2^64 - 3).
+fn go_float_to_uint64(f: f64) -> u64 {
+    if f < 9_223_372_036_854_775_808.0 {
+        (f as i64) as u64
+    } else {
+        ((f - 9_223_372_036_854_775_808.0) as i64 as u64) ^ (1 << 63)
+    }
+}
+
 /// The `ext` lists (v3) and sets runtime trackers.
 fn ext_tracker<V: CostValue + ?Sized>(overload: &str, args: &[&V], result: &V) -> Option<u64> {
     let alloc = |factor: f64, size: u64| (size as f64 * factor) as u64 + 1 + LIST_CREATE;
@@ -159,13 +173,16 @@ fn ext_tracker<V: CostValue + ?Sized>(overload: &str, args: &[&V], result: &V) -
     match overload {
         "list_slice" | "lists_range" | "list_reverse" => Some(alloc(1.0, lib_size(result))),
         "list_flatten" | "list_flatten_int" => {
-            // The depth argument is an int; its size is 1 unless given.
-            let depth = if args.len() == 2 {
-                args[1].sizer().unwrap_or(1) as f64
-            } else {
-                1.0
+            // `trackListFlatten`: the size times the depth asked for (1 unless given),
+            // in Go's unsigned arithmetic: a negative depth (which the call refuses)
+            // wraps, so a list of up to 11 items costs less than nothing extra and a
+            // longer one exhausts any budget.
+            let depth = match args.get(1) {
+                Some(d) => d.int_value().unwrap_or(1) as f64,
+                None => 1.0,
             };
-            Some(alloc(depth, lib_size(*args.first()?)))
+            let allocated = go_float_to_uint64(lib_size(*args.first()?) as f64 * depth);
+            Some(allocated.wrapping_add(1 + LIST_CREATE))
         }
         "list_distinct" => Some(self_compare(args.first()?)),
         o if o.starts_with("list_") && o.ends_with("_sortByAssociatedKeys") => {

@@ -168,3 +168,37 @@ fn runtime_costs_match_the_server() {
         diffs.join("\n")
     );
 }
+
+/// Total costs recorded from a reference server outside the repository, for
+/// differential runs: `CRDLINT_RUNTIME_COSTS=/tmp/costs.json cargo test --release --lib
+/// runtime_costs_from_env -- --ignored`, where the file is a list of cases (as in
+/// `cases.yaml`) each with the server's `totalCost`.
+#[test]
+#[ignore = "needs CRDLINT_RUNTIME_COSTS: cases with costs recorded from a reference server"]
+fn runtime_costs_from_env() {
+    let path = std::env::var("CRDLINT_RUNTIME_COSTS").expect("CRDLINT_RUNTIME_COSTS");
+    let cases: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("cases")).expect("json");
+    let mut diffs = Vec::new();
+    let cases = cases.as_array().expect("list");
+    for case in cases {
+        let got = answer(case);
+        if got["totalCost"] != case["totalCost"] {
+            diffs.push(format!(
+                "{}: total cost {} (server {}); errors {}, not evaluated {}",
+                case["name"],
+                got["totalCost"],
+                case["totalCost"],
+                got["errors"],
+                got["notEvaluated"]
+            ));
+        }
+    }
+    assert!(
+        diffs.is_empty(),
+        "{} of {} cases differ:\n{}",
+        diffs.len(),
+        cases.len(),
+        diffs.join("\n")
+    );
+}
