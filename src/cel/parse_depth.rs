@@ -18,6 +18,7 @@
 //! follow to the end, and answers which limit, if any, cel-go's parser hits.
 
 use super::fastparse::{Tok, Token, lex};
+use super::parse_has::is_literal;
 
 /// cel-go's default `maxRecursionDepth`, used by both limits.
 const LIMIT: u32 = 250;
@@ -339,62 +340,49 @@ impl Meter<'_> {
 
     /// `fieldInitializerList? ','? '}'` after a message's `{`.
     fn message_fields(&mut self) -> Height {
-        let mut height = 0;
-        if self.peek() == Tok::Question || self.peek() == Tok::Ident {
-            height = self.within(Rule::FieldInitializerList, |m| {
-                let mut height = 0;
-                loop {
-                    m.within(Rule::OptField, |m| {
-                        m.skip(Tok::Question);
-                        m.escape_ident().map(|()| 0)
-                    })?;
-                    m.expect(Tok::Colon)?;
-                    height = height.max(m.expr()?);
-                    if !(m.peek() == Tok::Comma
-                        && matches!(m.peek_at(1), Tok::Question | Tok::Ident))
-                    {
-                        return Ok(height);
-                    }
-                    m.bump();
-                }
+        let field = |t: Tok| matches!(t, Tok::Question | Tok::Ident);
+        self.initializers(Rule::FieldInitializerList, Tok::RBrace, field, |m| {
+            m.within(Rule::OptField, |m| {
+                m.skip(Tok::Question);
+                m.escape_ident().map(|()| 0)
             })?;
-        }
-        self.skip(Tok::Comma);
-        self.expect(Tok::RBrace)?;
-        Ok(height)
+            m.expect(Tok::Colon)?;
+            m.expr()
+        })
     }
 
     /// `listInit? ','? ']'` after `[`.
     fn list(&mut self) -> Height {
-        let mut height = 0;
-        if !matches!(self.peek(), Tok::Comma | Tok::RBracket) {
-            height = self.within(Rule::ListInit, |m| {
-                let mut height = 0;
-                loop {
-                    height = height.max(m.opt_expr()?);
-                    if !(m.peek() == Tok::Comma && m.peek_at(1) != Tok::RBracket) {
-                        return Ok(height);
-                    }
-                    m.bump();
-                }
-            })?;
-        }
-        self.skip(Tok::Comma);
-        self.expect(Tok::RBracket)?;
-        Ok(height)
+        let element = |t: Tok| !matches!(t, Tok::Comma | Tok::RBracket);
+        self.initializers(Rule::ListInit, Tok::RBracket, element, Self::opt_expr)
     }
 
     /// `mapInitializerList? ','? '}'` after `{`.
     fn map(&mut self) -> Height {
+        let entry = |t: Tok| !matches!(t, Tok::Comma | Tok::RBrace);
+        self.initializers(Rule::MapInitializerList, Tok::RBrace, entry, |m| {
+            let key = m.opt_expr()?;
+            m.expect(Tok::Colon)?;
+            Ok(key.max(m.expr()?))
+        })
+    }
+
+    /// `rule? ','? close`: the elements of a list, map or message, separated by commas,
+    /// with an optional trailing comma; `starts` says whether a token begins one.
+    fn initializers(
+        &mut self,
+        rule: Rule,
+        close: Tok,
+        starts: impl Fn(Tok) -> bool,
+        mut element: impl FnMut(&mut Self) -> Height,
+    ) -> Height {
         let mut height = 0;
-        if !matches!(self.peek(), Tok::Comma | Tok::RBrace) {
-            height = self.within(Rule::MapInitializerList, |m| {
+        if starts(self.peek()) {
+            height = self.within(rule, |m| {
                 let mut height = 0;
                 loop {
-                    height = height.max(m.opt_expr()?);
-                    m.expect(Tok::Colon)?;
-                    height = height.max(m.expr()?);
-                    if !(m.peek() == Tok::Comma && m.peek_at(1) != Tok::RBrace) {
+                    height = height.max(element(m)?);
+                    if !(m.peek() == Tok::Comma && starts(m.peek_at(1))) {
                         return Ok(height);
                     }
                     m.bump();
@@ -402,7 +390,7 @@ impl Meter<'_> {
             })?;
         }
         self.skip(Tok::Comma);
-        self.expect(Tok::RBrace)?;
+        self.expect(close)?;
         Ok(height)
     }
 
@@ -422,20 +410,11 @@ impl Meter<'_> {
                     return Err(Stop::Unsure);
                 }
             }
-            match m.peek() {
-                Tok::Int
-                | Tok::Uint
-                | Tok::Float
-                | Tok::Str
-                | Tok::Bytes
-                | Tok::True
-                | Tok::False
-                | Tok::Null => {
-                    m.bump();
-                    Ok(0)
-                }
-                _ => Err(Stop::Unsure),
+            if !is_literal(m.peek()) {
+                return Err(Stop::Unsure);
             }
+            m.bump();
+            Ok(0)
         })
     }
 }

@@ -264,7 +264,7 @@ fn member(tokens: &[Token], lo: usize, hi: usize, depth: usize) -> Argument {
 }
 
 /// A literal's token.
-fn is_literal(kind: Tok) -> bool {
+pub(super) fn is_literal(kind: Tok) -> bool {
     matches!(
         kind,
         Tok::Int
