@@ -81,21 +81,24 @@ pub enum Keys {
 impl Keys {
     /// The entry of `entries` (a map read with these keys) that `key` finds.
     pub(crate) fn find<'a>(self, entries: &'a [(Val, Val)], key: &str) -> Option<&'a (Val, Val)> {
-        let stored = match self {
-            Keys::AsGiven => Cow::Borrowed(key),
+        let find = |stored: &str| {
+            entries
+                .iter()
+                .find(|(k, _)| matches!(k, Val::String(s) if **s == *stored))
+        };
+        match self {
+            Keys::AsGiven => find(key),
             Keys::Escaped => {
+                // Both borrow for a plain name: no allocation on a field selection.
                 let raw = unescape(key)?;
                 // Entries hold a property by its escaped name, or by its own when it
                 // has none (no selection reaches it, but an index does).
                 match escape(&raw) {
-                    Some(name) => Cow::Owned(name.into_owned()),
-                    None => raw,
+                    Some(name) => find(&name),
+                    None => find(&raw),
                 }
             }
-        };
-        entries
-            .iter()
-            .find(|(k, _)| matches!(k, Val::String(s) if **s == *stored))
+        }
     }
 }
 
