@@ -222,8 +222,8 @@ fn broken_corpus_crd_is_caught_at_the_right_place() {
         vec![(
             line,
             column,
-            "spec.versions[0].schema.openAPIV3Schema.properties[spec].type".to_string(),
-            "spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields".to_string()
+            "spec.validation.openAPIV3Schema.properties[spec].type".to_string(),
+            "spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields".to_string()
         )]
     );
 
@@ -239,17 +239,16 @@ fn broken_corpus_crd_is_caught_at_the_right_place() {
         (
             line,
             column,
-            "spec.versions[0].schema.openAPIV3Schema.$ref".to_string(),
-            "spec.versions[0].schema.openAPIV3Schema.$ref: Forbidden: $ref is not supported"
-                .to_string()
+            "spec.validation.openAPIV3Schema.$ref".to_string(),
+            "spec.validation.openAPIV3Schema.$ref: Forbidden: $ref is not supported".to_string()
         )
     );
     assert_eq!(
         (errs[0].0, errs[0].1, errs[0].2.as_str()),
-        (line, column, "spec.versions[0].schema.openAPIV3Schema")
+        (line, column, "spec.validation.openAPIV3Schema")
     );
     assert!(errs[0].3.starts_with(
-        "spec.versions[0].schema.openAPIV3Schema: Invalid value: {\"ID\":\"\",\"Schema\":\"\",\"Ref\":\"#/definitions/x\","
+        "spec.validation.openAPIV3Schema: Invalid value: {\"ID\":\"\",\"Schema\":\"\",\"Ref\":\"#/definitions/x\","
     ));
 
     // 3. Two storage versions.

@@ -132,7 +132,7 @@ fn preexisting_rules_compile_with_the_servers_own_libraries() {
     let run = |version: &str| check_update(DIR, version, "short");
     assert_eq!(
         run("1.34"),
-        r#"testdata/crd-update-1.34/preexisting-rules/new.yaml:30:42: error[cel-compile-error]: spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[priorities].x-kubernetes-validations[1].rule: Invalid value: {"Rule":"self.distinct() == self","Message":"priorities must be unique","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:14: undeclared reference to 'distinct' (in container '')
+        r#"testdata/crd-update-1.34/preexisting-rules/new.yaml:30:42: error[cel-compile-error]: spec.validation.openAPIV3Schema.properties[spec].properties[priorities].x-kubernetes-validations[1].rule: Invalid value: {"Rule":"self.distinct() == self","Message":"priorities must be unique","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:14: undeclared reference to 'distinct' (in container '')
 1 file, 1 document (1 CRD, 0 custom resources): 1 error, 0 warnings
 "#
     );

@@ -286,7 +286,7 @@ fn a_crd_with_10k_properties_is_checked_in_bounded_time_and_memory() {
     assert_eq!(
         out,
         format!(
-            "{path}:10020:28: error[schema-invalid-type]: spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[last].type: Unsupported value: \"strin\": supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\"\n\
+            "{path}:10020:28: error[schema-invalid-type]: spec.validation.openAPIV3Schema.properties[spec].properties[last].type: Unsupported value: \"strin\": supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\"\n\
              1 file, 1 document (1 CRD, 0 custom resources): 1 error, 0 warnings\n"
         )
     );
@@ -306,7 +306,7 @@ fn a_catastrophic_pattern_is_matched_in_linear_time() {
     let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
     assert_eq!(status, 1, "{out}");
     let first = out.lines().next().unwrap();
-    let field = "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[x].default";
+    let field = "spec.validation.openAPIV3Schema.properties[spec].properties[x].default";
     // The server validates the default with an empty field name, hence the two spaces.
     let expected = format!(
         "{path}:20:62: error[schema-invalid-default]: {field}: Invalid value: \"{value}\":  in body should match '^(a+)+$'"
@@ -756,12 +756,12 @@ spec:
     assert_eq!(status, 1);
     let hint = "(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)";
     let rule_field =
-        "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule";
+        "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule";
     assert_eq!(
         out,
         format!(
             "{cr}:5:3: error[cel-runtime-error]: spec: Invalid value: \"object\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {rule}\n\
-             {crd}:14:7: error[cel-cost-total]: spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x {hint}\n\
+             {crd}:14:7: error[cel-cost-total]: spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x {hint}\n\
              {crd}:20:21: error[cel-cost-rule]: {rule_field}: Forbidden: estimated rule cost exceeds budget by factor of more than 100x {hint}\n\
              {crd}:20:21: error[cel-cost-total]: {rule_field}: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema\n\
              2 files, 2 documents (1 CRD, 1 custom resource): 4 errors, 0 warnings\n"
@@ -824,12 +824,12 @@ spec:
     assert!(started.elapsed() < HANG_GUARD);
     assert_eq!(status, 1);
     let hint = "(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)";
-    let rule_field = "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[jobs].items.x-kubernetes-validations[0].rule";
+    let rule_field = "spec.validation.openAPIV3Schema.properties[spec].properties[jobs].items.x-kubernetes-validations[0].rule";
     assert_eq!(
         out,
         format!(
             "{cr}:17:5: error[cel-runtime-error]: spec.jobs[11]: Invalid value: \"object\": validation failed due to running out of cost budget, no further validation rules will be run\n\
-             {crd}:14:7: error[cel-cost-total]: spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x {hint}\n\
+             {crd}:14:7: error[cel-cost-total]: spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x {hint}\n\
              {crd}:25:27: error[cel-cost-rule]: {rule_field}: Forbidden: estimated rule cost exceeds budget by factor of more than 100x {hint}\n\
              {crd}:25:27: error[cel-cost-total]: {rule_field}: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema\n\
              2 files, 2 documents (1 CRD, 1 custom resource): 4 errors, 0 warnings\n"
@@ -941,7 +941,7 @@ fn thirty_thousand_keys_under_thirty_thousand_properties_are_checked() {
     assert_eq!(
         lines,
         [
-            ":30029:21: error[schema-extension]: spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[ml].items.properties[k0].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+            ":30029:21: error[schema-extension]: spec.validation.openAPIV3Schema.properties[spec].properties[ml].items.properties[k0].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
             ":33035:1: error[schema-violation]: spec.p0: Required value",
             ":63034:11: error[schema-violation]: spec.p29999: Too long: may not be more than 3 bytes",
             "1 file, 2 documents (1 CRD, 1 custom resource): 3 errors, 0 warnings",

@@ -52,7 +52,7 @@ fn kubernetes_1_35_truncates_the_bound() {
     assert_eq!(
         messages(KubeVersion::new(1, 35)),
         [
-            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[replicas].default: Invalid value: -1:  in body should be greater than or equal to 0"
+            "spec.validation.openAPIV3Schema.properties[spec].properties[replicas].default: Invalid value: -1:  in body should be greater than or equal to 0"
         ]
     );
 }
@@ -62,8 +62,8 @@ fn kubernetes_1_36_reports_the_bound_type() {
     assert_eq!(
         messages(KubeVersion::new(1, 36)),
         [
-            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[replicas].default: Invalid value: \"\": Minimum boundary value must be of type integer (default format) in ",
-            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[replicas].default: Invalid value: -1:  in body should be greater than or equal to 0.5",
+            "spec.validation.openAPIV3Schema.properties[spec].properties[replicas].default: Invalid value: \"\": Minimum boundary value must be of type integer (default format) in ",
+            "spec.validation.openAPIV3Schema.properties[spec].properties[replicas].default: Invalid value: -1:  in body should be greater than or equal to 0.5",
         ]
     );
 }

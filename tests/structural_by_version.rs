@@ -93,7 +93,7 @@ fn kubernetes_1_35_drops_examples_and_external_docs() {
 
 #[test]
 fn kubernetes_1_36_counts_them_in_root_metadata() {
-    let forbidden = "spec.versions[0].schema.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified";
+    let forbidden = "spec.validation.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified";
     assert_eq!(
         messages(&crd(METADATA), KubeVersion::new(1, 36)),
         [forbidden]
@@ -109,8 +109,8 @@ fn kubernetes_1_36_counts_them_in_the_int_or_string_pair() {
     assert_eq!(
         messages(&crd(INT_OR_STRING), KubeVersion::new(1, 36)),
         [
-            "spec.versions[0].schema.openAPIV3Schema.properties[port].anyOf[0].type: Forbidden: must be empty to be structural",
-            "spec.versions[0].schema.openAPIV3Schema.properties[port].anyOf[1].type: Forbidden: must be empty to be structural",
+            "spec.validation.openAPIV3Schema.properties[port].anyOf[0].type: Forbidden: must be empty to be structural",
+            "spec.validation.openAPIV3Schema.properties[port].anyOf[1].type: Forbidden: must be empty to be structural",
         ]
     );
 }

@@ -143,7 +143,7 @@ fn update_errors(
 /// The document index and rule index of a field path on the `spec` node.
 fn spec_rule_index(field: &str) -> Option<usize> {
     let rest = field.strip_prefix(
-        "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[",
+        "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[",
     )?;
     rest.split(']').next()?.parse().ok()
 }

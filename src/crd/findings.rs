@@ -98,6 +98,11 @@ fn file_path_for_lookup(path: &str) -> String {
             "spec.conversion.conversionReviewVersions",
             "spec.conversion.webhook.conversionReviewVersions",
         ),
+        // The shared schema as the selectable fields' check names it.
+        (
+            "spec.schema.openAPIV3Schema",
+            "spec.versions[0].schema.openAPIV3Schema",
+        ),
     ] {
         if let Some(rest) = p.strip_prefix(from) {
             p = format!("{to}{rest}");

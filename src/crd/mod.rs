@@ -3,10 +3,10 @@
 //! what it calls). CEL rule compilation and the CEL checks of defaults plug in through
 //! [`Hooks`]; the defaults use [`crate::cel`] (see [`cel_rules`]).
 //!
-//! Findings carry the server's field path, reason and message. Paths are where the node
-//! stands in the file: a schema shared by all versions is reported at
-//! `spec.versions[0].schema…` (the server says `spec.validation…` after its internal
-//! conversion), and checked once, as the server does.
+//! Findings carry the server's field path, reason and message. A schema (or
+//! subresources, printer columns, selectable fields) shared by all versions is checked
+//! once, as the server does, and reported with the server's path (`spec.validation…`,
+//! after its internal conversion; see [`server_paths`]) at the first version's node.
 
 pub mod cabundle;
 pub mod cel_rules;
@@ -16,6 +16,7 @@ pub mod gojson;
 pub mod hooks;
 pub mod locate;
 pub mod openapi;
+pub mod server_paths;
 pub mod spec;
 pub mod unpruned;
 pub mod update;
@@ -23,7 +24,9 @@ pub mod warnings;
 
 use crate::diag::{Diagnostic, FieldError, FieldPath};
 use crate::model::crd::Crd;
+
 use crate::source::Node;
+use gojson::Hoisted;
 
 pub use findings::{Finding, Findings};
 pub use hooks::{CelSchemaInput, Hooks, NodeCelFindings, Options, SchemaCelFindings};
@@ -103,7 +106,8 @@ pub fn validate_decoded(
     if !decode_errors.is_empty() {
         return decode_errors;
     }
-    let findings = check_tree(crd, Some(root), options);
+    let (findings, hoisted) = check_tree(crd, Some(root), options);
+    let server_paths = server_paths::ServerPaths::new(crd, hoisted);
     let has_errors = findings.has_errors();
     let mut out = findings.into_diagnostics(root);
     if !has_errors {
@@ -123,6 +127,9 @@ pub fn validate_decoded(
             });
         }
         out.extend(warnings);
+    }
+    for d in &mut out {
+        server_paths.apply(d);
     }
     out
 }
@@ -149,12 +156,12 @@ pub fn check(crd: &Crd, hooks: &Hooks) -> Findings {
 
 /// [`check`] with source text and server version.
 pub fn check_with(crd: &Crd, options: &Options<'_>) -> Findings {
-    check_tree(crd, None, options)
+    check_tree(crd, None, options).0
 }
 
 /// [`check_with`] given the manifest `crd` was decoded from (which makes comparing
-/// the versions' schemas cheaper).
-fn check_tree(crd: &Crd, tree: Option<&Node>, options: &Options<'_>) -> Findings {
+/// the versions' schemas cheaper), and what the server's conversion moves to the spec.
+fn check_tree(crd: &Crd, tree: Option<&Node>, options: &Options<'_>) -> (Findings, Hoisted) {
     let d = spec::Defaulted::new(crd, tree);
     let update = options.old.map(|old| update::Update::new(old, &d));
     let mut req = update
@@ -203,7 +210,7 @@ fn check_tree(crd: &Crd, tree: Option<&Node>, options: &Options<'_>) -> Findings
         spec::validate_immutable(&d, u.old, &req, &mut f);
     }
     spec::validate_preserve_and_approval(&d, &mut f, has_defaults, options.old);
-    f
+    (f, d.hoisted)
 }
 
 /// `specHasKubernetesExtensions`.

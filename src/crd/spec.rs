@@ -995,10 +995,19 @@ fn validate_version(
                     update.is_some_and(|u| u.too_many_selectable_fields.contains(key));
                 match structural::from_props(props) {
                     Err(e) => {
+                        // The server names the shared schema `spec.schema.openAPIV3Schema`
+                        // here (not `spec.validation…`), found in the first version.
+                        let at = path.child("schema").child("openAPIV3Schema");
                         f.push(
                             SELECTABLE_FIELDS,
                             FieldError::invalid(
-                                path.child("schema").child("openAPIV3Schema"),
+                                if top_level {
+                                    FieldPath::root("spec")
+                                        .child("schema")
+                                        .child("openAPIV3Schema")
+                                } else {
+                                    at
+                                },
                                 "",
                                 e.message,
                             ),
