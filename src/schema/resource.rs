@@ -418,6 +418,23 @@ impl Checker<'_> {
         self.out.diagnostics.push(d);
     }
 
+    /// An error of the request's decoding (embedded resources' `apiVersion`, `kind` and
+    /// `metadata` are coerced there): the handler answers 400 BadRequest with the
+    /// decoder's error after `<Kind> in version "<v>" cannot be handled as a <Kind>: `,
+    /// and no causes.
+    fn undecodable(&self, version: &str, e: &SchemaError) -> Diagnostic {
+        let mut d = diag(UNDECODABLE_RESOURCE, e);
+        d.message = format!(
+            "{} in version {} cannot be handled as a {}: {}",
+            self.crd.kind,
+            go_q(version),
+            self.crd.kind,
+            d.message
+        );
+        d.reason = None;
+        d
+    }
+
     fn run(mut self, doc: &Node, old: Option<&Node>) -> ResourceOutcome {
         let Some(map) = doc.as_object() else {
             self.push(
@@ -517,12 +534,12 @@ impl Checker<'_> {
         let coerced = objectmeta::coerce_embedded(&mut obj, schema);
         unknown.extend(coerced.unknown);
         if let Some(e) = coerced.error {
-            self.push(diag(UNDECODABLE_RESOURCE, &e));
+            self.push(self.undecodable(&version.name, &e));
             return self.out;
         }
         self.report_unknown(&unknown);
         if let Some(e) = default_and_coerce(&mut obj, schema, self.crd.preserve_unknown_fields) {
-            self.push(diag(UNDECODABLE_RESOURCE, &e));
+            self.push(self.undecodable(&version.name, &e));
             return self.out;
         }
         if !self.crd.namespaced {
