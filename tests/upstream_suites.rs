@@ -59,6 +59,16 @@ fn crd(group: &str, kind: &str, schema: &Value, status_subresource: bool) -> Val
     })
 }
 
+/// Fails with every mismatch listed, if any.
+fn assert_none_differ(mismatches: &[String], total: usize, what: &str) {
+    assert!(
+        mismatches.is_empty(),
+        "{} of {total} {what} differ:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+}
+
 /// Runs crdlint with `args` (JSON output) and parses what it prints.
 fn run(args: &[&str]) -> Value {
     let output = Command::cargo_bin("crdlint")
@@ -253,12 +263,7 @@ fn every_rule_of_the_upstream_compilation_tests_gets_the_servers_result() {
         }
     }
     assert_eq!(compared, 179);
-    assert!(
-        mismatches.is_empty(),
-        "{} of {compared} rules differ:\n{}",
-        mismatches.len(),
-        mismatches.join("\n")
-    );
+    assert_none_differ(&mismatches, compared, "rules");
 }
 
 #[test]
@@ -283,13 +288,7 @@ fn every_apply_of_the_upstream_ratcheting_test_gets_the_servers_verdict() {
             ));
         }
     }
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} steps differ:\n{}",
-        mismatches.len(),
-        steps.len(),
-        mismatches.join("\n")
-    );
+    assert_none_differ(&mismatches, steps.len(), "steps");
 }
 
 #[test]
@@ -308,11 +307,5 @@ fn every_object_of_the_upstream_validation_test_gets_the_servers_errors() {
             ));
         }
     }
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} objects differ:\n{}",
-        mismatches.len(),
-        cases.len(),
-        mismatches.join("\n")
-    );
+    assert_none_differ(&mismatches, cases.len(), "objects");
 }
