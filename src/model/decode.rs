@@ -311,22 +311,8 @@ impl Decoder {
     }
 
     fn type_error_value(&mut self, at: &At, span: Span, value: &str, go_type: &str) {
-        let owner = at.lenient.unwrap_or(at.go_struct);
-        let spelled = at.spelled();
-        let message = if owner.is_empty() && spelled.go_stack.is_empty() {
-            format!("json: cannot unmarshal {value} into Go value of type {go_type}")
-        } else {
-            format!(
-                "json: cannot unmarshal {value} into Go struct field {owner}.{} of type {go_type}",
-                spelled.go_stack
-            )
-        };
-        self.save(DecodeError {
-            message,
-            path: spelled.path,
-            span,
-            order: at.order(),
-        });
+        let err = type_error_at(at, span, value, go_type);
+        self.save(err);
     }
 
     /// An error that ends decoding at once (raised by a custom unmarshaler).
@@ -349,7 +335,12 @@ impl Decoder {
                     self.fatal_message(at, node.span, message);
                 }
             }
-            _ => self.type_error(at, node, "string"),
+            // The unmarshaler's own `json.Unmarshal` into a string fails: a type
+            // error (the outer decoder adds the field) that ends decoding too.
+            _ => {
+                let err = type_error_at(at, node.span, &json_kind(node, "string"), "string");
+                self.fatal(err);
+            }
         }
     }
 
@@ -427,6 +418,27 @@ impl Decoder {
                 )
             })
             .collect()
+    }
+}
+
+/// `json: cannot unmarshal <value> into Go … of type <go_type>` at `at`, as
+/// `encoding/json` words an `UnmarshalTypeError` with its struct-field context.
+fn type_error_at(at: &At, span: Span, value: &str, go_type: &str) -> DecodeError {
+    let owner = at.lenient.unwrap_or(at.go_struct);
+    let spelled = at.spelled();
+    let message = if owner.is_empty() && spelled.go_stack.is_empty() {
+        format!("json: cannot unmarshal {value} into Go value of type {go_type}")
+    } else {
+        format!(
+            "json: cannot unmarshal {value} into Go struct field {owner}.{} of type {go_type}",
+            spelled.go_stack
+        )
+    };
+    DecodeError {
+        message,
+        path: spelled.path,
+        span,
+        order: at.order(),
     }
 }
 
