@@ -69,6 +69,16 @@ fn assert_none_differ(mismatches: &[String], total: usize, what: &str) {
     );
 }
 
+/// `crdlint check` as the server of these tests (1.35), answering in JSON.
+const CHECK: [&str; 6] = [
+    "check",
+    "--no-config",
+    "-o",
+    "json",
+    "--kube-version",
+    "1.35",
+];
+
 /// Runs crdlint with `args` (JSON output) and parses what it prints.
 fn run(args: &[&str]) -> Value {
     let output = Command::cargo_bin("crdlint")
@@ -129,19 +139,8 @@ fn update_errors(
         &crd("upstream.example.com", kind, schema, status_subresource),
     );
     let new_path = write("new.json", &with_identity(object));
-    let mut args = vec![
-        "check",
-        "--no-config",
-        "-o",
-        "json",
-        "--kube-version",
-        "1.35",
-        "--unknown-fields",
-        "ignore",
-        "--crds",
-        &crd_path,
-        &new_path,
-    ];
+    let mut args = CHECK.to_vec();
+    args.extend(["--unknown-fields", "ignore", "--crds", &crd_path, &new_path]);
     let old_path;
     if !old.is_null() {
         old_path = write("old.json", &with_identity(old));
@@ -193,15 +192,7 @@ fn every_rule_of_the_upstream_compilation_tests_gets_the_servers_result() {
     let path = path.to_str().unwrap();
 
     let costs = run(&["cost", "-o", "json", "--kube-version", "1.35", path]);
-    let checks = run(&[
-        "check",
-        "--no-config",
-        "-o",
-        "json",
-        "--kube-version",
-        "1.35",
-        path,
-    ]);
+    let checks = run(&[CHECK.as_slice(), &[path]].concat());
 
     let mut mismatches = Vec::new();
     let mut compared = 0;
