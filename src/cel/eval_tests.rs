@@ -192,6 +192,38 @@ fn evaluation_always_terminates() {
     assert!(cost > PER_CALL_LIMIT);
 }
 
+/// `lists.range(n)` past the limit stops before building the list (a fuzzed
+/// `lists.range(88888888888)` aborted on the allocation); without a limit, a list too
+/// large is an error value, not an abort.
+#[test]
+fn a_huge_lists_range_is_not_built() {
+    use super::checker::{Declarations, NoTypes};
+    use super::env::Env;
+    use super::interp::{EvalError, PER_CALL_LIMIT, eval};
+    let env = Env::for_server(KubeVersion::NEWEST);
+    let decls = Declarations {
+        env: &env,
+        variables: &[],
+        provider: &NoTypes,
+    };
+    let checked =
+        super::compile::compile_expression("lists.range(88888888888) == [5]", &decls).unwrap();
+    let (r, _) = eval(&checked, &[], PER_CALL_LIMIT);
+    assert_eq!(r.unwrap_err(), EvalError::CostLimit);
+    let (r, _) = eval(&checked, &[], u64::MAX);
+    assert_eq!(
+        r.unwrap_err().to_string(),
+        "lists.range(88888888888): list too large"
+    );
+    // At the limit's edge the list is built and charged as before.
+    let checked =
+        super::compile::compile_expression("lists.range(3) == [0, 1, 2]", &decls).unwrap();
+    assert!(matches!(
+        eval(&checked, &[], PER_CALL_LIMIT).0,
+        Ok(crate::cel::value::Val::Bool(true))
+    ));
+}
+
 /// Every probe recorded from the reference server (`testdata/cel/runtime-probes.json`:
 /// a rule, optional message/messageExpression/reason/fieldPath, the schema of a
 /// property and its value; `server` holds the causes the server reported for it)

@@ -638,6 +638,15 @@ impl<'a> Interp<'a> {
                 Some(Val::Bool(b)) => Val::Bool(*b),
                 _ => Val::Bool(true),
             }),
+            // `lists.range(n)` builds n elements and then costs more than n: when that
+            // passes the limit, stop as the check after the call would, before
+            // allocating (a huge n would exhaust memory).
+            None if function == "lists.range"
+                && matches!(vals.first(), Some(Val::Int(n))
+                    if self.cost.saturating_add((*n).max(0) as u64) > self.limit) =>
+            {
+                return Err(EvalError::CostLimit);
+            }
             None => self.apply(function, target.is_some(), &vals, e),
         };
         let result = match result {
@@ -1982,7 +1991,19 @@ fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -
             }
             Ok(List(Arc::new(out)))
         }
-        ("lists.range", [Int(n)]) => Ok(List(Arc::new((0..(*n).max(0)).map(Int).collect()))),
+        ("lists.range", [Int(n)]) => {
+            // Without a cost limit (constant folding, conformance tests) a list too large
+            // for memory is an error, not an abort.
+            let len = (*n).max(0);
+            let mut items = Vec::new();
+            usize::try_from(len)
+                .ok()
+                .filter(|&l| l <= (1 << 28))
+                .and_then(|l| items.try_reserve_exact(l).ok())
+                .ok_or_else(|| err(format!("lists.range({n}): list too large")))?;
+            items.extend((0..len).map(Int));
+            Ok(List(Arc::new(items)))
+        }
         ("sets.contains", [List(a), List(b)]) => {
             Ok(Bool(b.iter().all(|x| a.iter().any(|y| y.equals(x)))))
         }
