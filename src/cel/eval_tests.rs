@@ -72,18 +72,23 @@ fn failures_and_runtime_errors_match_the_server() {
     assert_eq!(got, expected);
 }
 
-#[test]
-fn library_functions_evaluate() {
+/// An expression without variables, compiled for the newest server.
+fn compile_plain(expr: &str) -> super::checker::CheckedAst {
     use super::checker::{Declarations, NoTypes};
-    use super::env::Env;
-    use super::interp::{PER_CALL_LIMIT, eval};
-    use super::value::Val;
-    let env = Env::for_server(KubeVersion::NEWEST);
+    let env = super::env::Env::for_server(KubeVersion::NEWEST);
     let decls = Declarations {
         env: &env,
         variables: &[],
         provider: &NoTypes,
     };
+    super::compile::compile_expression(expr, &decls)
+        .unwrap_or_else(|e| panic!("{expr}: {}", e.display()))
+}
+
+#[test]
+fn library_functions_evaluate() {
+    use super::interp::{PER_CALL_LIMIT, eval};
+    use super::value::Val;
     let cases: &[(&str, bool)] = &[
         ("[1, 2, 3].all(x, x > 0)", true),
         ("[1, 2, 3].exists_one(x, x > 2)", true),
@@ -164,8 +169,7 @@ fn library_functions_evaluate() {
         ("{'n': dyn(null)}.?n.invalid.hasValue()", false),
     ];
     for (expr, want) in cases {
-        let checked = super::compile::compile_expression(expr, &decls)
-            .unwrap_or_else(|e| panic!("{expr}: {}", e.display()));
+        let checked = compile_plain(expr);
         let (r, _) = eval(&checked, &[], PER_CALL_LIMIT);
         assert!(matches!(r, Ok(Val::Bool(b)) if b == *want), "{expr}: {r:?}");
     }
@@ -173,20 +177,8 @@ fn library_functions_evaluate() {
 
 #[test]
 fn evaluation_always_terminates() {
-    use super::checker::{Declarations, NoTypes};
-    use super::env::Env;
     use super::interp::{EvalError, PER_CALL_LIMIT, eval};
-    let env = Env::for_server(KubeVersion::NEWEST);
-    let decls = Declarations {
-        env: &env,
-        variables: &[],
-        provider: &NoTypes,
-    };
-    let checked = super::compile::compile_expression(
-        "lists.range(2000).all(x, lists.range(2000).all(y, x + y >= 0))",
-        &decls,
-    )
-    .unwrap();
+    let checked = compile_plain("lists.range(2000).all(x, lists.range(2000).all(y, x + y >= 0))");
     let (r, cost) = eval(&checked, &[], PER_CALL_LIMIT);
     assert_eq!(r.unwrap_err(), EvalError::CostLimit);
     assert!(cost > PER_CALL_LIMIT);
@@ -197,17 +189,8 @@ fn evaluation_always_terminates() {
 /// large is an error value, not an abort.
 #[test]
 fn a_huge_lists_range_is_not_built() {
-    use super::checker::{Declarations, NoTypes};
-    use super::env::Env;
     use super::interp::{EvalError, PER_CALL_LIMIT, eval};
-    let env = Env::for_server(KubeVersion::NEWEST);
-    let decls = Declarations {
-        env: &env,
-        variables: &[],
-        provider: &NoTypes,
-    };
-    let checked =
-        super::compile::compile_expression("lists.range(88888888888) == [5]", &decls).unwrap();
+    let checked = compile_plain("lists.range(88888888888) == [5]");
     let (r, _) = eval(&checked, &[], PER_CALL_LIMIT);
     assert_eq!(r.unwrap_err(), EvalError::CostLimit);
     let (r, _) = eval(&checked, &[], u64::MAX);
@@ -216,8 +199,7 @@ fn a_huge_lists_range_is_not_built() {
         "lists.range(88888888888): list too large"
     );
     // At the limit's edge the list is built and charged as before.
-    let checked =
-        super::compile::compile_expression("lists.range(3) == [0, 1, 2]", &decls).unwrap();
+    let checked = compile_plain("lists.range(3) == [0, 1, 2]");
     assert!(matches!(
         eval(&checked, &[], PER_CALL_LIMIT).0,
         Ok(crate::cel::value::Val::Bool(true))
