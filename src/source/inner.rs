@@ -177,9 +177,11 @@ impl Folder {
     }
 }
 
-/// Length of the line break at `p` (`\r\n`, `\n` or `\r`), 0 if there is none.
+/// Length of the line break at `p` (`\r\n`, `\n` or `\r`), 0 if there is none. `\r\r\n`
+/// is one break, as kubectl's line reader leaves it (see `yaml/removed_crs.rs`).
 fn break_len(b: &[u8], p: usize) -> usize {
     match b.get(p) {
+        Some(b'\r') if b.get(p + 1) == Some(&b'\r') && b.get(p + 2) == Some(&b'\n') => 3,
         Some(b'\r') if b.get(p + 1) == Some(&b'\n') => 2,
         Some(b'\r' | b'\n') => 1,
         _ => 0,

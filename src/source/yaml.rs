@@ -149,6 +149,12 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     // and the repairs inside each.
     let budget = ParseBudget::for_text(text);
     let mut out = parse_within(text, limits, &budget);
+    // Values over lines that end in a CR kubectl's line reader removes (`\r\r\n`) are
+    // decoded again (see `yaml/removed_crs.rs`).
+    let removed_crs = removed_crs::find(text);
+    if !removed_crs.is_empty() {
+        removed_crs::restore(&mut out, text, &removed_crs);
+    }
     out.bytes_parsed = budget.spent();
     out
 }
@@ -2390,6 +2396,7 @@ mod inner_bom;
 mod json_stream;
 mod lenient;
 mod quote_escapes;
+mod removed_crs;
 #[cfg(test)]
 mod tests;
 mod unicode_breaks;

@@ -30,11 +30,19 @@ pub(super) struct DocumentEnd {
     pub ignored_content: Option<usize>,
     /// No content before the marker in its chunk: go-yaml fails the chunk.
     pub without_content: bool,
+    /// The marker is a `---` after a lone CR, blanked with the rest: the document before
+    /// it is still open to saphyr, so the lines become comments (see
+    /// [`blank_as_comments`]).
+    pub start_marker: bool,
 }
 
 impl DocumentEnd {
     pub fn blank(&self, text: &mut [u8]) {
-        blank(text, self.blanked);
+        if self.start_marker {
+            blank_as_comments(text, self.blanked);
+        } else {
+            blank(text, self.blanked);
+        }
     }
 }
 
@@ -58,7 +66,9 @@ pub(super) fn blank_as_comments(text: &mut [u8], span: Span) {
         if at_line_start && !matches!(text[line], b'\n' | b'\r') {
             text[line] = b'#';
         }
-        line = memchr::memchr(b'\n', &text[line..span.end]).map_or(span.end, |i| line + i + 1);
+        // A lone CR ends a line for saphyr too.
+        line =
+            memchr::memchr2(b'\n', b'\r', &text[line..span.end]).map_or(span.end, |i| line + i + 1);
     }
 }
 
@@ -88,13 +98,17 @@ pub(super) fn section_end(text: &str, at: usize) -> usize {
 /// Chunks are cut at `---` lines as kubectl's reader cuts them, at LF line breaks; a
 /// `...` marker is found where go-yaml finds one, at the start of any line, also after a
 /// lone CR (found by fuzzing: `\r...\r%😀` left a directive to saphyr that kubectl never
-/// reads, and saphyr misplaced every later span).
+/// reads, and saphyr misplaced every later span). A `---` after a lone CR (classic Mac
+/// line ends) does not cut a chunk: to go-yaml it starts the chunk's document when none
+/// has begun, else it ends the first document like `...`, and kubectl reads nothing
+/// after it up to the next chunk.
 pub(super) fn document_ends(text: &str) -> Vec<DocumentEnd> {
     let b = text.as_bytes();
     if !b.starts_with(b"...")
         && !b.starts_with("\u{FEFF}...".as_bytes())
         && memchr::memmem::find(b, b"\n...").is_none()
         && memchr::memmem::find(b, b"\r...").is_none()
+        && memchr::memmem::find(b, b"\r---").is_none()
     {
         return Vec::new();
     }
@@ -140,6 +154,9 @@ pub(super) fn document_ends(text: &str) -> Vec<DocumentEnd> {
                 None | Some(b' ' | b'\t' | b'\r' | b'\n')
             );
         let separator = reader_line && rest.starts_with("---");
+        let start_marker = !reader_line
+            && rest.starts_with("---")
+            && matches!(b.get(line + 3), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
         reader_line = b[..next].ends_with(b"\n");
         if separator {
             if buffer_empty {
@@ -164,8 +181,28 @@ pub(super) fn document_ends(text: &str) -> Vec<DocumentEnd> {
                 blanked: Span::new(blanked_start, b.len()),
                 ignored_content: None,
                 without_content,
+                start_marker: false,
             });
             ended = true;
+        } else if !ended && start_marker {
+            buffer_empty = false;
+            if content_before || explicit_start {
+                // Content on the marker's own line is the first kubectl never reads.
+                let after = &rest[3..];
+                let content = after.trim_start();
+                let ignored_content = (!content.is_empty() && !content.starts_with('#'))
+                    .then(|| line + 3 + (after.len() - content.len()));
+                out.push(DocumentEnd {
+                    marker: line,
+                    blanked: Span::new(line, b.len()),
+                    ignored_content,
+                    without_content: false,
+                    start_marker: true,
+                });
+                ended = true;
+            } else {
+                explicit_start = true;
+            }
         } else {
             buffer_empty = false;
             if ended {

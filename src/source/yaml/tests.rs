@@ -1522,3 +1522,166 @@ fn quote_escapes_decode_as_in_go_yaml() {
         )]
     );
 }
+/// kubectl's line reader removes one CR before each LF, so `\r\r\n` is one line break
+/// (see `yaml/removed_crs.rs`). Each value as kubectl loads it: apimachinery 1.35's
+/// `YAMLOrJSONDecoder` (its reader, then sigs.k8s.io/yaml) on the same bytes.
+#[test]
+fn a_cr_before_crlf_is_removed_as_kubectl_reads_lines() {
+    let cases: &[(&str, &str)] = &[
+        ("a: |\r\r\n  l1\r\r\n  l2\r\r\n", r#"[{"a":"l1\nl2\n"}]"#),
+        (
+            "a: >\r\r\n  x\r\r\n  y\r\r\n\r\r\n  z\r\r\n",
+            r#"[{"a":"x y\nz\n"}]"#,
+        ),
+        (
+            "a: |+\r\r\n  x\r\r\n\r\r\n\r\r\nb: 1\r\r\n",
+            r#"[{"a":"x\n\n\n","b":1}]"#,
+        ),
+        ("a: |-\r\r\n  x\r\r\n   y\r\r\n", r#"[{"a":"x\n y"}]"#),
+        ("a: |2\r\r\n   x\r\r\n  y\r\r\n", r#"[{"a":" x\ny\n"}]"#),
+        (
+            "a: plain\r\r\n  multi\r\r\n\r\r\n  line\r\r\n",
+            r#"[{"a":"plain multi\nline"}]"#,
+        ),
+        (
+            "a: \"dq\r\r\n  multi\r\r\n\r\r\n  line\"\r\r\n",
+            r#"[{"a":"dq multi\nline"}]"#,
+        ),
+        (
+            "a: 'sq\r\r\n  multi\r\r\n\r\r\n  line'\r\r\n",
+            r#"[{"a":"sq multi\nline"}]"#,
+        ),
+        ("a: \"esc\\\r\r\n  x\"\r\r\n", r#"[{"a":"escx"}]"#),
+        (
+            "a: |\r\r\n  back\\\r\r\n  x\r\r\n",
+            r#"[{"a":"back\\\nx\n"}]"#,
+        ),
+        (
+            "a: |\r\r\r\n  x\r\r\r\n  y\r\r\r\n",
+            r#"[{"a":"\nx\n\ny\n"}]"#,
+        ),
+        ("a: |\r\n  x\r\r\n  y\r\n", r#"[{"a":"x\ny\n"}]"#),
+        (
+            "# c\r\r\na: 1 # c\r\r\n---\r\r\nb: 2\r\r\n",
+            r#"[{"a":1},{"b":2}]"#,
+        ),
+        (
+            "a:\r\r\n- 1\r\r\n- |\r\r\n  t\r\r\n- [x,\r\r\n  y]\r\r\n",
+            r#"[{"a":[1,"t\n",["x",true]]}]"#,
+        ),
+        ("a: |\r\r\n\r\r\n  x\r\r\n", r#"[{"a":"\nx\n"}]"#),
+        (
+            "a: |\r\r\n    x\r\r\n  \r\r\n    y\r\r\n",
+            r#"[{"a":"x\n\ny\n"}]"#,
+        ),
+        (
+            "a: >\r\r\n  x\r\r\n    more\r\r\n  y\r\r\n",
+            r#"[{"a":"x\n  more\ny\n"}]"#,
+        ),
+        ("k: v\r\r\n\r\r\n\r\r\nl: w", r#"[{"k":"v","l":"w"}]"#),
+        ("a: \"x \r\r\n y\"\r\r\n", r#"[{"a":"x y"}]"#),
+        ("a: |\r\r\n  tail  \r\r\n", r#"[{"a":"tail  \n"}]"#),
+        (
+            "a:\r\r\n  b:\r\r\n    c: |\r\r\n      deep\r\r\n      text\r\r\n",
+            r#"[{"a":{"b":{"c":"deep\ntext\n"}}}]"#,
+        ),
+        ("a: |\r\r\n  x\r\r\n\r\r\n", r#"[{"a":"x\n"}]"#),
+        (
+            "a: >-\r\r\n\r\r\n  x\r\r\n\r\r\n  y\r\r\n",
+            r#"[{"a":"\nx\ny"}]"#,
+        ),
+        ("a: \"x\\\r\r\ny\"\r\r\n", r#"[{"a":"xy"}]"#),
+        ("a: 'x\r\r\n\r\r\n'\r\r\n", r#"[{"a":"x\n"}]"#),
+        ("a: b\r\r\n...\r\r\nc: d\r\r\n", r#"[{"a":"b"}]"#),
+        ("? |\r\r\n  k\r\r\n: v\r\r\n", r#"[{"k\n":"v"}]"#),
+    ];
+    for (text, kubectl) in cases {
+        let out = parse_default(text);
+        // (`...` leaves content kubectl never reads: a warning.)
+        assert!(
+            out.errors
+                .iter()
+                .all(|e| e.kind == YamlErrorKind::IgnoredContent),
+            "{text:?}: {:?}",
+            out.errors
+        );
+        let docs: Vec<serde_json::Value> = out.documents.iter().map(|d| d.root.to_json()).collect();
+        let kubectl: serde_json::Value = serde_json::from_str(kubectl).unwrap();
+        assert_eq!(serde_json::Value::Array(docs), kubectl, "{text:?}");
+    }
+}
+
+/// Positions inside a value read over `\r\r\n` lines map back to the file, as a CEL
+/// error inside a block scalar needs, also after a backslash (kubectl's answers: a
+/// double-quoted `"x:\` then `\r\r\n` escapes the line break, `x:y`).
+#[test]
+fn positions_inside_values_read_over_removed_crs_map_back() {
+    for text in [
+        "a: |\r\r\n  l1\r\r\n  l2 \r\r\n  l3\r\r\n",
+        "a: \"esc\\\r\r\n  x\r\r\n\r\r\n  y\"\r\r\n",
+        "a: plain\\\r\r\n  x\r\r\n",
+        "a: |\r\r\n  k:\\\r\r\n  x\r\r\n",
+        "a: \"x:\\\r\r\n  y\"\r\r\n",
+    ] {
+        let root = only_root(text);
+        let a = root.get("a").unwrap();
+        let value = a.as_str().unwrap();
+        let (decoded, offsets, _) =
+            crate::source::inner::decode_with_offsets(text, a.span, a.style).unwrap();
+        assert_eq!(decoded, value, "{text:?}");
+        for (c, at) in value.chars().zip(offsets) {
+            if c != '\n' && c != ' ' {
+                assert_eq!(text[at..].chars().next(), Some(c), "{text:?}");
+            }
+        }
+    }
+    assert_eq!(
+        only_root("a: |\r\r\n  k:\\\r\r\n  x\r\r\n").to_json(),
+        serde_json::json!({"a": "k:\\\nx\n"})
+    );
+    assert_eq!(
+        only_root("a: \"x:\\\r\r\n  y\"\r\r\n").to_json(),
+        serde_json::json!({"a": "x:y"})
+    );
+}
+
+/// kubectl's reader cuts chunks at LF lines only, and go-yaml breaks lines at a lone CR:
+/// a `---` after a lone CR starts the chunk's document when none has begun, else ends
+/// the first document, and kubectl reads nothing more up to the next chunk. Each answer
+/// is kubectl's (apimachinery 1.35's `YAMLOrJSONDecoder` on the same bytes).
+#[test]
+fn a_separator_after_a_lone_cr_ends_the_chunk_as_in_kubectl() {
+    let cases: &[(&str, &str, &[usize])] = &[
+        ("a: 1\rb: 2\r---\rc: 3\r", r#"[{"a":1,"b":2}]"#, &[14]),
+        (
+            "# c\r---\ra: 1\r---\rb: 2\n---\nc: 3\n",
+            r#"[{"a":1},{"c":3}]"#,
+            &[17],
+        ),
+        // The open block scalar ends there: the lines after it are not its content.
+        ("a: |\r  x\r---\r    y\rz: 1\n", r#"[{"a":"x\n"}]"#, &[17]),
+        ("a: 1\r--- b: 2\r", r#"[{"a":1}]"#, &[9]),
+        ("\r---\ra: 1\r", r#"[{"a":1}]"#, &[]),
+        ("a: 1\r---\r\n", r#"[{"a":1}]"#, &[]),
+        // Inside a block scalar it is text.
+        ("a: |\r  x\r  ---\r  y\n", r#"[{"a":"x\n---\ny\n"}]"#, &[]),
+    ];
+    for (text, kubectl, warnings) in cases {
+        let out = parse_default(text);
+        let docs: Vec<serde_json::Value> = out
+            .documents
+            .iter()
+            .map(|d| d.root.to_json())
+            .filter(|d| !d.is_null())
+            .collect();
+        let kubectl: serde_json::Value = serde_json::from_str(kubectl).unwrap();
+        assert_eq!(serde_json::Value::Array(docs), kubectl, "{text:?}");
+        let ignored: Vec<usize> = out
+            .errors
+            .iter()
+            .inspect(|e| assert_eq!(e.kind, YamlErrorKind::IgnoredContent, "{text:?}: {e:?}"))
+            .map(|e| e.span.start)
+            .collect();
+        assert_eq!(ignored, *warnings, "{text:?}");
+    }
+}
