@@ -6,7 +6,7 @@ w = sys.stdout.buffer
 heads = ["", "---", "--- ", "--- #c", "%YAML 1.2{b}---", "\ufeff", "\ufeff---", "#c{b}---", "...{b}---", "x{b}---", "---{b}...{b}---", "--- !t", "--- &a", "\ufeff%YAML 1.1{b}---", " ---"]
 bodies = ["|1{b} x", "|2{b}   x{b}  y", ">-{b} a{b}{b} b", "'a{b} b'", "\"a\\{b} b\"", "a{b} b", "|{b}{b} x", "|+{b} x{b}{b}", "- |1{b}  x", "k: |1{b}  x", "[a,{b} b]"]
 tails = ["", "{b}", "{b}...{b}", "{b}---{b}y{b}", "{b}--- |1{b} z{b}"]
-breaks = ["\n", "\r", "\r\n"]
+breaks = ["\n", "\r", "\r\n", "\r\r\n"]
 for h, sep, body, t, b in itertools.product(heads, [" ", "{b}"], bodies, tails, breaks):
     if not h and sep == " ":
         continue

@@ -8,7 +8,7 @@ openers = [("", ""), ("'", "'"), ('"', '"')]
 firsts = ["a", "a ", "a\t", "a #c", "a\\", "a''b", "a\\tb", "-a", "a:b", "a,b", "#", "\u00e9\u2028x"]
 indents = ["", " ", "  ", "   ", "\t", " \t", "    "]
 mids = ["", "b", " ", "\t", "b ", "#c", "b #c", "---", "...", "\\", "\\ b", "''", "- b", ":", "b\\n"]
-breaks = ["\n", "\r\n", "\r"]
+breaks = ["\n", "\r\n", "\r", "\r\r\n"]
 for (pre, post, _), (o, c), f, i1, m1, i2, m2, br in itertools.product(
         containers, openers, firsts, indents, mids, indents[:4], ["", "c", " "], breaks):
     body = o + f + br + i1 + m1 + br + i2 + m2 + c

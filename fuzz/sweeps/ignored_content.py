@@ -5,7 +5,7 @@ import itertools, sys
 w = sys.stdout.buffer
 roots = ["  a:\n    b: ", "  - b: ", "  a: ", "    - "]
 values = ["|-\n       x", "|\n       x\n", ">+\n       x\n\n", "|2\n         x", "'x\n       y'", "x\n       y", "\"x\\\n       y\"", "[x,\n       y]", "{x: y}", "|-\n       x\n       #c"]
-breaks = ["\n", "\r", "\r\n", "\n\n", "\r\r", "\n \n"]
+breaks = ["\n", "\r", "\r\n", "\n\n", "\r\r", "\n \n", "\r\r\n", "\r---\r"]
 ignored = [" -x", "x", " x: y", " -yyyyyyyyyyyyyyyy", "-", " ]", " #c", "\t-x", " 'q", " |", " &a x", " ...", " ---"]
 afters = ["", "\n", "\r", "\n         more", "\n---\nk: v\n", "\r      z\r"]
 for r, v, b, i, a in itertools.product(roots, values, breaks, ignored, afters):

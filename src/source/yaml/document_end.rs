@@ -138,7 +138,10 @@ pub(super) fn document_ends(text: &str) -> Vec<DocumentEnd> {
         });
         let rest = &text[line..next];
         let trimmed = rest.trim_start();
-        let is_content = !trimmed.is_empty() && !trimmed.starts_with('#');
+        // A directive before the chunk's first content is its prologue, not content
+        // (kubectl fails it unless a `---` after a lone CR follows in the same chunk).
+        let directive = !content_before && rest.trim_start_matches('\u{FEFF}').starts_with('%');
+        let is_content = !trimmed.is_empty() && !trimmed.starts_with('#') && !directive;
         // A byte order mark at the start of the file takes no column: go-yaml strips
         // it before reading (found by fuzzing: `\u{FEFF}...\r%│` left a directive to
         // saphyr). Later in the stream go-yaml skips one at the start of a line but
@@ -272,6 +275,23 @@ mod tests {
         let ends = document_ends("a: 1\n...\n\r---\n...\nb: 2\n");
         assert_eq!(ends.len(), 1);
         assert_eq!(ends[0].blanked, Span::new(9, 23));
+    }
+
+    #[test]
+    fn a_separator_after_a_lone_carriage_return_starts_or_ends_the_document() {
+        // No document has begun: it starts one (a directive before it is a prologue).
+        assert!(document_ends("\r---\ra: 1\r").is_empty());
+        let ends = document_ends("%YAML 1.1\r---\rk: 1\r---\ry\r");
+        assert_eq!(ends.len(), 1);
+        assert_eq!(ends[0].marker, 19);
+        assert_eq!(ends[0].ignored_content, Some(23));
+        assert!(ends[0].start_marker);
+        // After content it ends the document; content on its own line is ignored too,
+        // and the next LF separator starts a chunk kubectl reads.
+        let ends = document_ends("a: 1\r--- b: 2\r\n---\nc: 3\n");
+        assert_eq!(ends.len(), 1);
+        assert_eq!(ends[0].ignored_content, Some(9));
+        assert_eq!(ends[0].blanked, Span::new(5, 15));
     }
 
     #[test]
