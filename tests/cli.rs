@@ -194,3 +194,39 @@ fn each_value_of_a_json_stream_is_checked() {
     );
     assert_eq!(status, 1);
 }
+
+/// The help of an `ignored-content` warning names the cause: classic Mac line ends (a
+/// `---` after a lone CR does not cut kubectl's sections), else a missing `---`. CR CR LF
+/// line ends are not lone CRs: kubectl's line reader removes the second CR.
+#[test]
+fn ignored_content_help_names_lone_carriage_returns() {
+    let help_of = |text: &str| {
+        let output = crdlint()
+            .args(["check", "-o", "json", "-"])
+            .write_stdin(text)
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let diagnostics = report["diagnostics"].as_array().unwrap();
+        assert_eq!(diagnostics.len(), 1, "{report}");
+        assert_eq!(diagnostics[0]["code"], "ignored-content");
+        (
+            diagnostics[0]["span"]["start"]["offset"].as_u64().unwrap(),
+            diagnostics[0]["help"].as_str().unwrap().to_string(),
+        )
+    };
+    let mac = "apiVersion: v1\rkind: ConfigMap\rmetadata:\r  name: a\r---\rapiVersion: v1\r";
+    let (offset, help) = help_of(mac);
+    assert_eq!(offset, 55);
+    assert_eq!(
+        help,
+        "kubectl cuts a file into `---` sections at LF line breaks only, and this file breaks lines with a lone CR (classic Mac line ends), where go-yaml ends the section's first document at `---`: convert its line ends to LF or CRLF"
+    );
+    let doubled = "apiVersion: v1\r\r\nkind: ConfigMap\r\r\nmetadata:\r\r\n  name: a\r\r\n...\r\r\nx: 1\r\r\n";
+    let (offset, help) = help_of(doubled);
+    assert_eq!(offset, 65);
+    assert_eq!(
+        help,
+        "put `---` before it to make it a document of its own (kubectl reads the first document of each `---` section only)"
+    );
+}

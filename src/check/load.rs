@@ -119,6 +119,11 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
                     "document end",
                     "go-yaml (kubectl) needs a value before `...` in each `---` section: remove this line",
                 ),
+                YamlErrorKind::IgnoredContent if has_lone_cr(&file.text[..e.span.start]) => (
+                    src::IGNORED_CONTENT,
+                    "never read",
+                    "kubectl cuts a file into `---` sections at LF line breaks only, and this file breaks lines with a lone CR (classic Mac line ends), where go-yaml ends the section's first document at `---`: convert its line ends to LF or CRLF",
+                ),
                 YamlErrorKind::IgnoredContent => (
                     src::IGNORED_CONTENT,
                     "never read",
@@ -163,6 +168,16 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
         diagnostics,
         io_error: false,
     }
+}
+
+/// Whether `text` breaks a line with a CR that kubectl's line reader leaves alone: one
+/// followed by neither LF nor CRLF (of `\r\r\n` it removes the second CR).
+fn has_lone_cr(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memchr_iter(b'\r', b).any(|at| {
+        let after = &b[at + 1..];
+        !after.starts_with(b"\n") && !after.starts_with(b"\r\n")
+    })
 }
 
 /// kubectl (and kubectl-validate) read manifests line by line with apimachinery's
