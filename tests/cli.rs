@@ -216,17 +216,20 @@ fn ignored_content_help_names_lone_carriage_returns() {
         )
     };
     let mac = "apiVersion: v1\rkind: ConfigMap\rmetadata:\r  name: a\r---\rapiVersion: v1\r";
-    let (offset, help) = help_of(mac);
-    assert_eq!(offset, 55);
-    assert_eq!(
-        help,
-        "kubectl cuts a file into `---` sections at LF line breaks only, and this file breaks lines with a lone CR (classic Mac line ends), where go-yaml ends the section's first document at `---`: convert its line ends to LF or CRLF"
-    );
     let doubled = "apiVersion: v1\r\r\nkind: ConfigMap\r\r\nmetadata:\r\r\n  name: a\r\r\n...\r\r\nx: 1\r\r\n";
-    let (offset, help) = help_of(doubled);
-    assert_eq!(offset, 65);
-    assert_eq!(
-        help,
-        "put `---` before it to make it a document of its own (kubectl reads the first document of each `---` section only)"
-    );
+    let cases = [
+        (
+            mac,
+            55,
+            "kubectl cuts a file into `---` sections at LF line breaks only, and this file breaks lines with a lone CR (classic Mac line ends), where go-yaml ends the section's first document at `---`: convert its line ends to LF or CRLF",
+        ),
+        (
+            doubled,
+            65,
+            "put `---` before it to make it a document of its own (kubectl reads the first document of each `---` section only)",
+        ),
+    ];
+    for (text, offset, help) in cases {
+        assert_eq!(help_of(text), (offset, help.to_string()), "{text:?}");
+    }
 }

@@ -79,6 +79,8 @@ pub fn recycle(text: String) {
 pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
     let file = SourceFile::new(input.display(), line_terminated(text));
     let parsed = timings::time(Stage::Parse, || yaml::parse(&file.text, limits));
+    // Found once per file, only when an `ignored-content` warning needs it.
+    let first_lone_cr = std::cell::OnceCell::new();
     let diagnostics = parsed
         .errors
         .iter()
@@ -119,11 +121,16 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
                     "document end",
                     "go-yaml (kubectl) needs a value before `...` in each `---` section: remove this line",
                 ),
-                YamlErrorKind::IgnoredContent if has_lone_cr(&file.text[..e.span.start]) => (
+                YamlErrorKind::IgnoredContent
+                    if first_lone_cr.get_or_init(|| first_lone_cr_in(&file.text))
+                        .is_some_and(|at| at < e.span.start) =>
+                {
+                    (
                     src::IGNORED_CONTENT,
                     "never read",
                     "kubectl cuts a file into `---` sections at LF line breaks only, and this file breaks lines with a lone CR (classic Mac line ends), where go-yaml ends the section's first document at `---`: convert its line ends to LF or CRLF",
-                ),
+                )
+                }
                 YamlErrorKind::IgnoredContent => (
                     src::IGNORED_CONTENT,
                     "never read",
@@ -170,11 +177,11 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
     }
 }
 
-/// Whether `text` breaks a line with a CR that kubectl's line reader leaves alone: one
-/// followed by neither LF nor CRLF (of `\r\r\n` it removes the second CR).
-fn has_lone_cr(text: &str) -> bool {
+/// The first CR of `text` that kubectl's line reader leaves alone, a line break to
+/// go-yaml: one followed by neither LF nor CRLF (of `\r\r\n` it removes the second CR).
+fn first_lone_cr_in(text: &str) -> Option<usize> {
     let b = text.as_bytes();
-    memchr::memchr_iter(b'\r', b).any(|at| {
+    memchr::memchr_iter(b'\r', b).find(|&at| {
         let after = &b[at + 1..];
         !after.starts_with(b"\n") && !after.starts_with(b"\r\n")
     })
