@@ -233,3 +233,62 @@ fn ignored_content_help_names_lone_carriage_returns() {
         assert_eq!(help_of(text), (offset, help.to_string()), "{text:?}");
     }
 }
+
+#[test]
+fn directive_help_says_why_kubectl_refuses_or_skips_it() {
+    let diagnostics_of = |text: &str| {
+        let output = crdlint()
+            .args(["check", "-o", "json", "-"])
+            .write_stdin(text)
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["code"].as_str().unwrap().to_string(),
+                    d["message"].as_str().unwrap().to_string(),
+                    d["help"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let object = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n";
+    let cases = [
+        (
+            format!("%YAML 1.1\n---\n{object}"),
+            "did not find expected <document start>",
+            "kubectl converts the lines before `---` as a document of their own, and a directive alone fails: remove this line (Kubernetes manifests need no directives)",
+        ),
+        (
+            format!("%YAML 1.2\r---\r{object}"),
+            "found incompatible YAML document",
+            "kubectl's YAML parser (go-yaml) refuses this directive and the document after it: remove this line (Kubernetes manifests need no directives)",
+        ),
+        (
+            format!("{object}%YAML 1.1\n"),
+            "kubectl never reads this: it reads one document per `---` section, and this is after the first",
+            "to go-yaml (kubectl) a directive line ends the document before it, and kubectl reads nothing more up to the next `---`: remove it (Kubernetes manifests need no directives)",
+        ),
+    ];
+    for (text, message, help) in cases {
+        let code = if message.starts_with("kubectl never") {
+            "ignored-content"
+        } else {
+            "yaml-syntax"
+        };
+        assert_eq!(
+            diagnostics_of(&text),
+            [(code.to_string(), message.to_string(), help.to_string())],
+            "{text:?}"
+        );
+    }
+    // A valid prologue before a `---` after a lone CR: the document is read and checked.
+    assert_eq!(
+        diagnostics_of(&format!("%YAML 1.1\r---\r{}", object.replace('\n', "\r"))),
+        []
+    );
+}

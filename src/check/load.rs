@@ -106,6 +106,17 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
                     "control character",
                     "remove it or write it as an escape in a double-quoted string: kubectl's YAML reader rejects this document",
                 ),
+                // A directive kubectl's YAML parser scans but refuses (malformed,
+                // duplicate, another YAML version): not about where `---` stands.
+                YamlErrorKind::Directive
+                    if e.message != "did not find expected <document start>" =>
+                {
+                    (
+                        src::YAML_SYNTAX,
+                        "directive",
+                        "kubectl's YAML parser (go-yaml) refuses this directive and the document after it: remove this line (Kubernetes manifests need no directives)",
+                    )
+                }
                 YamlErrorKind::Directive => (
                     src::YAML_SYNTAX,
                     "directive",
@@ -120,6 +131,11 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
                     src::YAML_SYNTAX,
                     "document end",
                     "go-yaml (kubectl) needs a value before `...` in each `---` section: remove this line",
+                ),
+                YamlErrorKind::IgnoredContent if file.text[e.span.start..].starts_with('%') => (
+                    src::IGNORED_CONTENT,
+                    "never read",
+                    "to go-yaml (kubectl) a directive line ends the document before it, and kubectl reads nothing more up to the next `---`: remove it (Kubernetes manifests need no directives)",
                 ),
                 YamlErrorKind::IgnoredContent
                     if first_lone_cr.get_or_init(|| first_lone_cr_in(&file.text))

@@ -221,36 +221,45 @@ fn parse_escaped(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutp
 
 /// [`parse`] of the text as saphyr reads it (the `:` it ends a flow scalar at included).
 fn parse_as_read(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutput {
+    // What kubectl's reader swallows after a separator's `---` is hidden from every
+    // scan below (saphyr would read `---#comment` as a scalar, and content after a lone
+    // CR as a document).
+    let separator_tails = separator_tails(text);
+    let tails_blanked;
+    let text = if separator_tails.is_empty() {
+        text
+    } else {
+        let mut bytes = text.as_bytes().to_vec();
+        for tail in &separator_tails {
+            bytes[tail.span.start..tail.span.end].fill(b' ');
+        }
+        tails_blanked = String::from_utf8(bytes).unwrap_or_else(|_| text.to_string());
+        tails_blanked.as_str()
+    };
     // Directive lines are hidden from saphyr (blanked, byte for byte) and reported the way
     // kubectl fails them; saphyr also miscounts the positions after a directive name
     // with multi-byte characters.
-    let directives = directive_lines(text);
+    let directives = directives::prologues(text);
     // What kubectl never reads after a `...` line is hidden too (see `yaml/document_end.rs`).
     let document_ends = document_end::document_ends(text);
-    // kubectl's reader takes `---#comment` for a separator; saphyr would read a scalar.
-    let separator_comments = separator_comments(text);
     // Empty block scalars before a marker are hidden (see `yaml/empty_block_scalar.rs`).
     let empty_roots = empty_block_scalar::find(text);
     // Byte order marks inside a line are text to go-yaml (see `yaml/inner_bom.rs`).
     let inner_marks = inner_bom::find(text);
     let directives_blanked;
-    let text_without_directives = if directives.is_empty()
+    let text_without_directives = if directives.lines.is_empty()
         && document_ends.is_empty()
-        && separator_comments.is_empty()
         && empty_roots.is_empty()
         && inner_marks.is_empty()
     {
         text
     } else {
         let mut bytes = text.as_bytes().to_vec();
-        for d in &directives {
-            bytes[d.start..d.end].fill(b' ');
+        for line in &directives.lines {
+            bytes[line.start..line.end].fill(b' ');
         }
         for end in &document_ends {
             end.blank(&mut bytes);
-        }
-        for comment in &separator_comments {
-            bytes[comment.start..comment.end].fill(b' ');
         }
         for root in &empty_roots {
             root.mask(&mut bytes);
@@ -305,16 +314,27 @@ fn parse_as_read(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutp
     for _ in 0..MAX_REPARSES {
         let Some(error) = out.errors.iter().find(|e| {
             e.kind == YamlErrorKind::Syntax
-                && matches!(
+                && (matches!(
                     e.message.as_str(),
                     SAPHYR_ADJACENT_COMMENT
                         | SAPHYR_EXPECTED_DOCUMENT_START
                         | SAPHYR_MISINDENTED_BLOCK_LINE
-                )
+                ) || e.message == SAPHYR_DIRECTIVE_IN_DOCUMENT
+                    && directives::in_document(text_without_directives, e.span.start)
+                        == Some(Ok(())))
         }) else {
             break;
         };
-        if error.message == SAPHYR_MISINDENTED_BLOCK_LINE {
+        if error.message == SAPHYR_DIRECTIVE_IN_DOCUMENT {
+            // A directive go-yaml scans ends the document: kubectl reads no further in
+            // the chunk (see `yaml/directives.rs`).
+            let at = error.span.start;
+            if ignored.iter().any(|&(seen, _)| seen == at) {
+                break;
+            }
+            let end = document_end::section_end(text_without_directives, at);
+            ignored.push((at, Span::new(at, end)));
+        } else if error.message == SAPHYR_MISINDENTED_BLOCK_LINE {
             let Some(comment) = moved_comment(text_without_directives, error.span.start) else {
                 // A block scalar after the document's root (its header less indented
                 // than the root's first line, `    k:` then `|1`) whose content saphyr
@@ -435,10 +455,32 @@ fn parse_as_read(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutp
         }
         out = reparse(blanks.as_ref(), &ignored, &moved);
     }
+    // A directive inside a document that go-yaml's scanner refuses ends kubectl's
+    // reading as saphyr's error ends crdlint's: go-yaml's words are given.
+    for error in &mut out.errors {
+        if error.kind == YamlErrorKind::Syntax
+            && let Some(Err(message)) =
+                directives::in_document(text_without_directives, error.span.start)
+        {
+            error.message = message.to_string();
+        }
+    }
+    // One warning per section kubectl stops reading: a directive that ended the
+    // document before a `---` after a lone CR holds that marker's warning.
     let ignored_content = document_ends
         .iter()
         .filter_map(|end| end.ignored_content)
-        .chain(ignored.iter().map(|(at, _)| *at));
+        .filter(|&at| {
+            !ignored
+                .iter()
+                .any(|(_, span)| span.start < at && at < span.end)
+        })
+        .chain(ignored.iter().map(|(at, _)| *at))
+        .chain(
+            separator_tails
+                .iter()
+                .filter_map(|tail| tail.ignored_content),
+        );
     // Documents come in text order: the last one starting before a position is found by
     // binary search (a file of 50,000 such sections scanned them all for each).
     let in_order = out
@@ -511,8 +553,9 @@ fn parse_as_read(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutp
     }
     drops.extend(
         directives
+            .errors
             .iter()
-            .map(|d| (d.start, YamlErrorKind::Directive, d.message)),
+            .map(|&(at, message)| (at, YamlErrorKind::Directive, message)),
     );
     drops.extend(
         marks_before_markers(text_without_directives)
@@ -661,6 +704,9 @@ fn marks_before_markers(text: &str) -> impl Iterator<Item = usize> + '_ {
 
 /// saphyr's message for a comment without white space before it.
 const SAPHYR_ADJACENT_COMMENT: &str = "comments must be separated from other tokens by whitespace";
+
+/// saphyr's message for a directive after a document that ended without `...`.
+const SAPHYR_DIRECTIVE_IN_DOCUMENT: &str = "missing explicit document end marker before directive";
 
 /// saphyr's message for content after a document that ended without `...`.
 const SAPHYR_EXPECTED_DOCUMENT_START: &str = "did not find expected <document start>";
@@ -1059,127 +1105,50 @@ fn first_control_character(text: &str) -> Option<usize> {
     None
 }
 
-/// Comments right after the `---` of a separator line (`---#c`): kubectl's YAMLReader
-/// cuts the stream there (only spaces or a comment may follow `---`).
-fn separator_comments(text: &str) -> Vec<Span> {
+/// What kubectl's YAMLReader swallows after the `---` of a separator line that cuts the
+/// stream (one read into a non-empty buffer): the rest of the line up to its LF, when it
+/// starts with a comment (`---#c`, `--- # c`; anything else is an invalid separator).
+/// Lone CRs do not end that line: content after one (`--- # c\rb: 2`, classic Mac line
+/// ends) is never read. A `---` line kept at the start of a chunk (the file's first
+/// line, or the second of two separators) is read by go-yaml, CRs and all.
+struct SeparatorTail {
+    span: Span,
+    /// The first content after a lone CR in the tail.
+    ignored_content: Option<usize>,
+}
+
+fn separator_tails(text: &str) -> Vec<SeparatorTail> {
     let b = text.as_bytes();
-    let first = b.starts_with(b"---#").then_some(0);
-    let rest = memchr::memmem::find_iter(b, b"\n---#").map(|i| i + 1);
-    first
-        .into_iter()
-        .chain(rest)
-        .map(|line| {
-            let end = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |i| line + i);
-            Span::new(line + 3, end)
-        })
-        .collect()
-}
-
-/// A directive line and go-yaml's error for the chunk that holds it.
-struct Directive {
-    start: usize,
-    end: usize,
-    message: &'static str,
-}
-
-/// `%` lines where a directive may stand: at the start of a kubectl chunk, after only
-/// blank lines, comments and other directives. kubectl reads the lines before `---` as a
-/// document of their own, so even `%YAML 1.1` fails there ("did not find expected
-/// <document start>"); other directives fail as go-yaml's scanner words it.
-///
-/// Lines end as YAML breaks them, at LF, CRLF or a lone CR, and a byte order mark may
-/// start a line: saphyr reads such `%` lines as directives too, and then miscounts the
-/// positions after them (found by fuzzing: `\r%😀` and `\u{FEFF}%😀` shifted every
-/// later span by three bytes). (After a `...` line, a `%` line is in the part of a
-/// chunk kubectl never reads, which `document_end` hides.)
-fn directive_lines(text: &str) -> Vec<Directive> {
-    let bytes = text.as_bytes();
-    // One scan for a `%` at the start of a line (or after a byte order mark there);
-    // `%` is rare in manifests.
-    let line_start = |at: usize| {
-        at == 0
-            || matches!(bytes[at - 1], b'\n' | b'\r')
-            || bytes[..at].ends_with("\u{FEFF}".as_bytes())
-    };
-    if !memchr::memchr_iter(b'%', bytes).any(line_start) {
+    if !b.starts_with(b"---") && memchr::memmem::find(b, b"\n---").is_none() {
         return Vec::new();
     }
     let mut out = Vec::new();
-    let mut in_prologue = true;
+    let mut buffer_empty = true;
     let mut line = 0;
-    while line < text.len() {
-        let end = memchr::memchr2(b'\n', b'\r', &bytes[line..]).map_or(text.len(), |i| line + i);
-        // saphyr takes a byte order mark at the start of a line as a token of its own
-        // and reads what follows as the line's start.
-        let bom = if text[line..end].starts_with('\u{FEFF}') {
-            3
+    while line < b.len() {
+        let end = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |i| line + i);
+        if b[line..].starts_with(b"---") {
+            let tail = &text[line + 3..end];
+            if !buffer_empty && tail.trim_start().starts_with('#') {
+                let ignored_content = tail.match_indices('\r').find_map(|(i, _)| {
+                    let rest = &tail[i + 1..];
+                    let next_line = &rest[..rest.find('\r').unwrap_or(rest.len())];
+                    let content = next_line.trim_start_matches([' ', '\t']);
+                    (!content.is_empty() && !content.starts_with('#'))
+                        .then(|| line + 3 + i + 1 + (next_line.len() - content.len()))
+                });
+                out.push(SeparatorTail {
+                    span: Span::new(line + 3, end),
+                    ignored_content,
+                });
+            }
+            buffer_empty = !buffer_empty;
         } else {
-            0
-        };
-        let content = &text[line + bom..end];
-        let crlf = bytes.get(end) == Some(&b'\r') && bytes.get(end + 1) == Some(&b'\n');
-        let next = if crlf { end + 2 } else { end + 1 };
-        // saphyr reads `...` after a byte order mark later in the stream as a document
-        // end, where go-yaml reads content (it skips the mark but counts its column):
-        // a `%` line after it would be a directive to saphyr only, which then shifts
-        // every later span by its multi-byte characters (found by fuzzing). It is
-        // hidden from saphyr and reported.
-        let saphyr_document_end = bom > 0
-            && line > 0
-            && content.starts_with("...")
-            && matches!(content.as_bytes().get(3), None | Some(b' ' | b'\t'));
-        if content.starts_with("---") || saphyr_document_end {
-            in_prologue = true;
-        } else if in_prologue && content.starts_with('%') {
-            out.push(Directive {
-                start: line + bom,
-                end,
-                message: directive_error(&content[1..]),
-            });
-        } else if !content.trim().is_empty() && !content.trim_start().starts_with('#') {
-            in_prologue = false;
+            buffer_empty = false;
         }
-        line = next;
+        line = end + 1;
     }
     out
-}
-
-fn directive_error(directive: &str) -> &'static str {
-    let name_len = directive
-        .bytes()
-        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
-        .count();
-    let (name, rest) = directive.split_at(name_len);
-    if name.is_empty() {
-        return "could not find expected directive name";
-    }
-    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
-        return "found unexpected non-alphabetical character";
-    }
-    match name {
-        "YAML" => {
-            let version = rest.trim_start_matches([' ', '\t']);
-            let version = version.split([' ', '\t']).next().unwrap_or("");
-            match version.split_once('.') {
-                Some((major, minor))
-                    if !major.is_empty()
-                        && !minor.is_empty()
-                        && major.bytes().all(|b| b.is_ascii_digit())
-                        && minor.bytes().all(|b| b.is_ascii_digit()) =>
-                {
-                    if major.parse::<u64>().ok() == Some(1) && minor.parse::<u64>().ok() == Some(1)
-                    {
-                        "did not find expected <document start>"
-                    } else {
-                        "found incompatible YAML document"
-                    }
-                }
-                _ => "did not find expected version number",
-            }
-        }
-        "TAG" => "did not find expected <document start>",
-        _ => "found unknown directive name",
-    }
 }
 
 /// Where to report an error the scanner found at `at`. At the end of the stream that is
@@ -2388,6 +2357,7 @@ fn go_quote(s: &str) -> String {
 }
 
 mod chunk_drops;
+mod directives;
 mod document_end;
 mod empty_block_scalar;
 mod flow_colons;

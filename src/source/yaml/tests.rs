@@ -813,6 +813,119 @@ fn directives_fail_their_chunk_as_in_kubectl() {
 }
 
 #[test]
+fn directives_are_judged_per_chunk_as_go_yaml_reads_them() {
+    // Recorded with sigs.k8s.io/yaml behind kubectl's YAMLReader (the 1.35 libraries).
+    // Each case: text, the documents kubectl converts, and the one error or warning
+    // (kind, line) crdlint gives.
+    use YamlErrorKind::{Directive, IgnoredContent, Syntax};
+    for (text, documents, error) in [
+        // A `---` after a lone CR does not cut kubectl's chunk: it starts the document
+        // after a valid prologue.
+        ("%YAML 1.1\r---\rb: 2\r", &[r#"{"b":2}"#][..], None),
+        ("%TAG !a! x\r---\rb: 2\r", &[r#"{"b":2}"#], None),
+        ("%YAML 1.1\n# c\r---\rb: 2\r", &[r#"{"b":2}"#], None),
+        (
+            "#x\n%YAML 1.1\r---\rb: 2\n---\n%YAML 1.1\r---\rc: 3\n",
+            &[r#"{"b":2}"#, r#"{"c":3}"#],
+            None,
+        ),
+        // ... and go-yaml processes that prologue: one error per chunk, the first, at
+        // its directive (go-yaml's message says `line 1`: it counts parser errors'
+        // lines from 0).
+        (
+            "%YAML 1.1\r%YAML 1.1\r---\rb: 2\r",
+            &[],
+            Some((Directive, 2, "found duplicate %YAML directive")),
+        ),
+        (
+            "%TAG !a! x\r%TAG !a! y\r---\rb: 2\r",
+            &[],
+            Some((Directive, 2, "found duplicate %TAG directive")),
+        ),
+        (
+            "%YAML 1\r---\ra: 1\n",
+            &[],
+            Some((Directive, 1, "did not find expected digit or '.' character")),
+        ),
+        (
+            "%YAML 1.1\n%TAG ! x\n---\na: 1\n",
+            &[r#"{"a":1}"#],
+            Some((Directive, 1, "did not find expected <document start>")),
+        ),
+        // Inside a document (after content, or after a `---` the reader keeps at the
+        // start of a chunk) a directive that scans ends the document; kubectl reads
+        // no further in the chunk.
+        (
+            "a: 1\n%YAML 1.1\n---\nb: 2\n",
+            &[r#"{"a":1}"#, r#"{"b":2}"#],
+            Some((IgnoredContent, 2, "")),
+        ),
+        (
+            "a: 1\n%YAML 1.2\nb: 2\n",
+            &[r#"{"a":1}"#],
+            Some((IgnoredContent, 2, "")),
+        ),
+        (
+            "a: |\n  x\n%YAML 1.1\n",
+            &[r#"{"a":"x\n"}"#],
+            Some((IgnoredContent, 3, "")),
+        ),
+        (
+            "---\n%YAML 1.1\n---\nb: 2\n",
+            &[r#"{"b":2}"#],
+            Some((IgnoredContent, 2, "")),
+        ),
+        (
+            "a: 1\n---\n---\n%YAML 1.1\n---\nb: 2\n",
+            &[r#"{"a":1}"#, r#"{"b":2}"#],
+            Some((IgnoredContent, 4, "")),
+        ),
+        // One warning for the section, at the directive (not again at `b` after the
+        // `---` that follows a lone CR).
+        (
+            "a: 1\r%YAML 1.1\r---\rb: 2\r",
+            &[r#"{"a":1}"#],
+            Some((IgnoredContent, 2, "")),
+        ),
+        // One that does not scan fails the chunk and ends the stream.
+        (
+            "a: 1\n%FOO\n---\nb: 2\n",
+            &[],
+            Some((Syntax, 2, "found unknown directive name")),
+        ),
+        (
+            "a: 1\n%YAML 1.1 x\n",
+            &[],
+            Some((Syntax, 2, "did not find expected comment or line break")),
+        ),
+    ] {
+        let out = parse_default(text);
+        let got: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+        assert_eq!(got, documents, "{text:?}");
+        // Lines as YAML breaks them: at LF, CRLF or a lone CR.
+        let line = |at: usize| {
+            1 + text[..at]
+                .replace("\r\n", "\n")
+                .matches(['\n', '\r'])
+                .count()
+        };
+        let errors: Vec<_> = out
+            .errors
+            .iter()
+            .map(|e| {
+                let message = if e.kind == IgnoredContent {
+                    ""
+                } else {
+                    e.message.as_str()
+                };
+                (e.kind, line(e.span.start), message)
+            })
+            .collect();
+        assert_eq!(errors, error.into_iter().collect::<Vec<_>>(), "{text:?}");
+    }
+}
+
+#[test]
 fn spans_after_a_directive_with_multi_byte_characters_are_right() {
     // yaml_spans fuzzing: saphyr counted the directive's characters as bytes, so every
     // later span started late (here the block scalar at its content, not its `|`).
