@@ -1066,6 +1066,42 @@ fn a_separator_line_may_end_with_a_comment_without_a_space() {
 }
 
 #[test]
+fn a_separator_line_swallows_what_follows_a_lone_cr_up_to_its_lf() {
+    // Recorded with kubectl's YAMLReader and sigs.k8s.io/yaml (the 1.35 libraries): a
+    // `---` line that cuts the stream is dropped whole, up to its LF; a `---` line the
+    // reader keeps (the file's first, or the second of two) goes to go-yaml.
+    use YamlErrorKind::{IgnoredContent, Syntax};
+    for (text, documents, errors) in [
+        (
+            "a: 1\n---  # c\rb: 2\n",
+            &[r#"{"a":1}"#][..],
+            &[(IgnoredContent, 14)][..],
+        ),
+        (
+            "a: 1\n---#x\rb: 2\n---\nc: 3\n",
+            &[r#"{"a":1}"#, r#"{"c":3}"#],
+            &[(IgnoredContent, 11)],
+        ),
+        ("---\n---  # c\rb: 2\n", &[], &[(IgnoredContent, 13)]),
+        (
+            "a: 1\n--- # c\r\rb: 2\r---\n",
+            &[r#"{"a":1}"#],
+            &[(IgnoredContent, 14)],
+        ),
+        // Kept: go-yaml reads the comment, the lone CR and the content after it.
+        ("---  # c\rb: 2\n", &[r#"{"b":2}"#], &[]),
+        // Kept: `---#x` is no document start to go-yaml but a plain scalar.
+        ("---#x\nb: 2\n", &[], &[(Syntax, 7)]),
+    ] {
+        let out = parse_default(text);
+        let got: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+        assert_eq!(got, documents, "{text:?}");
+        let got: Vec<_> = out.errors.iter().map(|e| (e.kind, e.span.start)).collect();
+        assert_eq!(got, errors, "{text:?}");
+    }
+}
+
+#[test]
 fn comments_after_the_root_node_are_left_to_saphyr() {
     // yaml_spans fuzzing: go-yaml reads the second `|#` as a block scalar header after the
     // root node; saphyr reads it as content of the root block scalar. Blanking its `#`
