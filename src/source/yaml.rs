@@ -161,16 +161,42 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
 
 /// [`parse`] of `text`, a file's text or a JSON value in it, within `budget`.
 fn parse_within(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutput {
-    let mut out = parse_escaped(text, limits, budget);
+    let out = parse_escaped(text, limits, budget);
     // Only the first of several JSON values is a document to YAML: content after it,
-    // or an error where the next value starts on the same line (`{}{}`, `{}3`).
-    if !out.errors.is_empty()
-        && let Some(values) = json_stream::values(text)
+    // or an error where the next value starts on the same line (`{}{}`, `{}3`). kubectl
+    // decodes each, and YAML after the first (see `yaml/json_stream.rs`).
+    let one_document = match &out.documents[..] {
+        [document] => text[document.root.span.end..].trim().is_empty(),
+        _ => false,
+    };
+    if (!out.errors.is_empty() || !one_document)
+        && let Some(decoded) = json_stream::decode(text)
     {
-        return json_stream::parse_values(text, &values, |value| {
-            parse_within(value, limits, budget)
-        });
+        return json_stream::parse_decoded(
+            text,
+            &decoded,
+            |value| parse_within(value, limits, budget),
+            |yaml| parse_yaml(yaml, limits, budget),
+        );
     }
+    with_flow_colons(text, out, limits, budget)
+}
+
+/// [`parse_within`] of a YAML stream that kubectl decodes as YAML throughout (the rest
+/// of a text after a JSON value).
+fn parse_yaml(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutput {
+    let out = parse_escaped(text, limits, budget);
+    with_flow_colons(text, out, limits, budget)
+}
+
+/// `out` with the flow-collection colons go-yaml reads differently settled (see
+/// `yaml/flow_colons.rs`).
+fn with_flow_colons(
+    text: &str,
+    mut out: ParseOutput,
+    limits: &Limits,
+    budget: &ParseBudget,
+) -> ParseOutput {
     flow_colons::add_refused(text, &mut out);
     if out.flow_colons.is_empty() {
         return out;
@@ -1000,7 +1026,7 @@ fn move_comment_to_column_0(bytes: &mut [u8], line: Span) {
 /// `----`). Returns the line's offset and the span of what follows the `---`, trimmed.
 /// A JSON stream (first character `{`) is not read line by line.
 fn invalid_separator(text: &str) -> Option<(usize, Span)> {
-    if text.trim_start().starts_with('{') {
+    if json_stream::is_json(text) {
         return None;
     }
     // Only lines starting with `---` matter: find them with memchr's substring search

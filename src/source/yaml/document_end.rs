@@ -112,7 +112,9 @@ pub(super) fn document_ends(text: &str) -> Vec<DocumentEnd> {
     {
         return Vec::new();
     }
-    if text.trim_start().starts_with('{') {
+    // A JSON stream is not read in chunks (a text that starts with `{` and is not JSON
+    // throughout is YAML to kubectl from where JSON fails: see `json_stream`).
+    if super::json_stream::is_json(text) {
         return Vec::new();
     }
     let mut out: Vec<DocumentEnd> = Vec::new();
@@ -178,11 +180,19 @@ pub(super) fn document_ends(text: &str) -> Vec<DocumentEnd> {
         } else if !ended && is_marker {
             buffer_empty = false;
             let without_content = !content_before && !explicit_start;
-            let blanked_start = if without_content { chunk_start } else { next };
+            // Content on the marker's own line (`... x`) is never read either: go-yaml
+            // stops at the marker, saphyr would refuse it.
+            let after = line + bom + 3;
+            let blanked_start = if without_content { chunk_start } else { after };
+            let rest_of_line = &text[after..next];
+            let content = rest_of_line.trim_start();
+            let ignored_content =
+                (!without_content && !content.is_empty() && !content.starts_with('#'))
+                    .then(|| after + (rest_of_line.len() - content.len()));
             out.push(DocumentEnd {
                 marker: line + bom,
                 blanked: Span::new(blanked_start, b.len()),
-                ignored_content: None,
+                ignored_content,
                 without_content,
                 start_marker: false,
             });
@@ -237,9 +247,15 @@ mod tests {
         assert_eq!(ends.len(), 1);
         let end = &ends[0];
         assert_eq!(end.marker, 5);
-        assert_eq!(end.blanked, Span::new(9, 18));
+        // From the end of the marker: the rest of its line is not read either.
+        assert_eq!(end.blanked, Span::new(8, 18));
         assert_eq!(end.ignored_content, Some(13));
         assert!(!end.without_content);
+        // Content on the marker's line is the first kubectl never reads.
+        let ends = document_ends("a: 1\n... x\nb: 2\n");
+        assert_eq!(ends[0].blanked, Span::new(8, 16));
+        assert_eq!(ends[0].ignored_content, Some(9));
+        assert_eq!(document_ends("a: 1\n... # c\n")[0].ignored_content, None);
     }
 
     #[test]
@@ -274,7 +290,7 @@ mod tests {
         // kubectl never reads after `...`, so there is one chunk and one marker.
         let ends = document_ends("a: 1\n...\n\r---\n...\nb: 2\n");
         assert_eq!(ends.len(), 1);
-        assert_eq!(ends[0].blanked, Span::new(9, 23));
+        assert_eq!(ends[0].blanked, Span::new(8, 23));
     }
 
     #[test]
@@ -297,7 +313,8 @@ mod tests {
     #[test]
     fn only_markers_count() {
         assert!(document_ends("a: ...\n....\n...x\n").is_empty());
-        assert!(document_ends("{\"a\": 1}\n...\n").is_empty());
+        // After a JSON value kubectl reads on as YAML, where `...` is a marker.
+        assert_eq!(document_ends("{\"a\": 1}\n...\n").len(), 1);
         // One per chunk: the second `...` is in the part already ignored.
         let ends = document_ends("a: 1\n...\n...\nb: 2\n");
         assert_eq!(ends.len(), 1);

@@ -90,7 +90,7 @@ pub(super) fn scan(text: &str, forced: bool) -> Option<GoBlanks> {
     // kubectl decodes a stream that starts with `{` as JSON, not cut into chunks, where a
     // tab between tokens is white space. crdlint reads it as YAML (JSON is YAML), so the
     // outline still tells values from white space, but fails on no tab.
-    let json = text.trim_start().starts_with('{');
+    let json = super::json_stream::is_json(text);
     let chunks = if json {
         vec![(0, bytes.len())]
     } else {

@@ -1,31 +1,83 @@
 //! Streams of JSON values (`{...}` then `{...}` on the next line, as `jq -c` writes
 //! them): kubectl's reader (apimachinery's `YAMLOrJSONDecoder`) decodes a stream that
-//! starts with `{` as JSON, one object after another, and applies each. YAML reads only
+//! starts with `{` as JSON, one value after another, and applies each. YAML reads only
 //! the first (the next `{` needs a `---` before it), so the loader parses each value of
-//! such a stream on its own. A stream with anything that is not JSON is YAML to both
-//! (recent kubectl releases read it as YAML when JSON decoding fails).
+//! such a stream on its own.
+//!
+//! When a value does not decode, the 1.35 decoder goes on as YAML if it had decoded at
+//! most one value: from just after that value (its white space up to the first line
+//! break skipped), the rest is a YAML stream of its own (`{"a": 1}` then `b: 2` on the
+//! next line is two objects). After two or more values it stops with the JSON error.
 
 use super::super::node::{Node, Value};
 use super::super::span::Span;
-use super::{ParseOutput, YamlErrorKind};
+use super::{ParseOutput, YamlError, YamlErrorKind};
 
-/// The byte ranges of the values of `text` when it is a stream of two or more JSON
-/// values, the first an object.
-pub(super) fn values(text: &str) -> Option<Vec<Span>> {
-    json_values(text).filter(|values| values.len() > 1)
+/// How kubectl's decoder reads a text that starts with `{` and is not one JSON value.
+pub(super) struct Decoded {
+    /// The JSON values it decodes, in order.
+    pub values: Vec<Span>,
+    pub rest: Rest,
+}
+
+pub(super) enum Rest {
+    /// The values reach the end of the text.
+    None,
+    /// A YAML stream from this offset to the end.
+    Yaml(usize),
+    /// The value starting here does not decode, after two or more that did: kubectl
+    /// stops reading.
+    Error { at: usize, message: String },
 }
 
 /// Whether kubectl decodes `text` as JSON: it starts with `{` (after blanks and a byte
 /// order mark) and every value in it is valid JSON.
 pub(super) fn is_json(text: &str) -> bool {
-    json_values(text).is_some()
+    json_prefix(text).is_some_and(|(_, failure)| failure.is_none())
 }
 
-/// The byte ranges of the JSON values of `text`, when it starts with `{` and holds
-/// nothing else.
-fn json_values(text: &str) -> Option<Vec<Span>> {
-    // kubectl's file reader drops a leading byte order mark before it looks.
-    let bom = if text.starts_with('\u{FEFF}') { 3 } else { 0 };
+/// How kubectl reads `text`, when that differs from one YAML stream: two or more JSON
+/// values, or one followed by YAML. `None` when the text does not start with `{`, holds
+/// one JSON value and nothing else, or its first value does not decode (then the whole
+/// text is YAML to kubectl too).
+pub(super) fn decode(text: &str) -> Option<Decoded> {
+    let (values, failure) = json_prefix(text)?;
+    let rest = match failure {
+        None if values.len() > 1 => Rest::None,
+        None => return None,
+        // The first value does not decode: all is YAML, after the white space the
+        // decoder skips (up to the first line break).
+        Some(_) if values.is_empty() => match yaml_start(text, bom_len(text)) {
+            0 => return None,
+            start => Rest::Yaml(start),
+        },
+        Some((at, message)) if values.len() > 1 => Rest::Error { at, message },
+        Some(_) => Rest::Yaml(yaml_start(text, values[0].end)),
+    };
+    Some(Decoded { values, rest })
+}
+
+/// Where the decoder's YAML stream starts after a JSON value ending at `end`: it skips
+/// white space up to and including the first line break.
+fn yaml_start(text: &str, end: usize) -> usize {
+    let mut at = end;
+    for c in text[end..].chars() {
+        if !c.is_whitespace() {
+            break;
+        }
+        at += c.len_utf8();
+        if c == '\n' {
+            break;
+        }
+    }
+    at
+}
+
+/// The JSON values at the start of `text`, when it starts with `{`, and where and why
+/// the first value that does not decode fails.
+#[allow(clippy::type_complexity)]
+fn json_prefix(text: &str) -> Option<(Vec<Span>, Option<(usize, String)>)> {
+    let bom = bom_len(text);
     let body = &text[bom..];
     if !body.trim_start().starts_with('{') {
         return None;
@@ -34,43 +86,108 @@ fn json_values(text: &str) -> Option<Vec<Span>> {
     let mut stream = serde_json::Deserializer::from_str(body).into_iter::<serde_json::Value>();
     let mut end = 0;
     while let Some(value) = stream.next() {
-        value.ok()?;
+        let blanks = body[end..].len()
+            - body[end..]
+                .trim_start_matches([' ', '\t', '\r', '\n'])
+                .len();
+        if let Err(error) = value {
+            let at = end + blanks;
+            let message = match body[at..].chars().next() {
+                // Go's encoding/json words the common case (kubectl's message).
+                Some(c) if !matches!(c, '{' | '[' | '"' | '-' | '0'..='9' | 't' | 'f' | 'n') => {
+                    format!(
+                        "invalid character {} looking for beginning of value",
+                        go_quote(c)
+                    )
+                }
+                _ if error.is_eof() => "unexpected EOF".to_string(),
+                _ => without_position(&error.to_string()).to_string(),
+            };
+            return Some((values, Some((bom + at, message))));
+        }
         let value_end = stream.byte_offset();
-        let blanks = body[end..value_end].len() - body[end..value_end].trim_start().len();
         values.push(Span::new(bom + end + blanks, bom + value_end));
         end = value_end;
     }
-    Some(values)
+    Some((values, None))
 }
 
-/// Parses each value (with `parse`) as a document of its own, with spans in `text`.
-pub(super) fn parse_values(
+/// A character as Go's encoding/json quotes it in a syntax error.
+fn go_quote(c: char) -> String {
+    match c {
+        '\'' => "'\\''".to_string(),
+        '"' => "'\"'".to_string(),
+        c if c.is_control() => format!("{:?}", c.to_string()),
+        c => format!("'{c}'"),
+    }
+}
+
+/// kubectl's file reader drops a leading byte order mark before it looks.
+fn bom_len(text: &str) -> usize {
+    if text.starts_with('\u{FEFF}') { 3 } else { 0 }
+}
+
+/// serde_json's message without its ` at line L column C` (the diagnostic has the
+/// position).
+fn without_position(message: &str) -> &str {
+    message
+        .rfind(" at line ")
+        .map_or(message, |at| &message[..at])
+}
+
+/// Parses what kubectl decodes: each JSON value as a document of its own (with
+/// `parse_value`), then the YAML stream after them (with `parse_yaml`), with spans in
+/// `text` and document indices counted on.
+pub(super) fn parse_decoded(
     text: &str,
-    values: &[Span],
-    parse: impl Fn(&str) -> ParseOutput,
+    decoded: &Decoded,
+    parse_value: impl Fn(&str) -> ParseOutput,
+    parse_yaml: impl Fn(&str) -> ParseOutput,
 ) -> ParseOutput {
     let mut out = ParseOutput::default();
     let (mut lines_before, mut counted) = (0, 0);
-    for (index, value) in values.iter().enumerate() {
-        let part = parse(&text[value.start..value.end]);
+    let yaml = match decoded.rest {
+        Rest::Yaml(start) => Some(Span::new(start, text.len())),
+        _ => None,
+    };
+    let parts = decoded.values.iter().map(|&v| (v, false));
+    for (index, (part_span, is_yaml)) in parts.chain(yaml.map(|y| (y, true))).enumerate() {
+        let part_text = &text[part_span.start..part_span.end];
+        let part = if is_yaml {
+            parse_yaml(part_text)
+        } else {
+            parse_value(part_text)
+        };
         for mut document in part.documents {
-            document.index = index;
-            shift(&mut document.root, value.start);
+            document.index += index;
+            shift(&mut document.root, part_span.start);
             out.documents.push(document);
         }
         // Counted from the previous value on (from the start each time, 200,000 values
         // took minutes).
-        lines_before += memchr::memchr_iter(b'\n', &text.as_bytes()[counted..value.start]).count();
-        counted = value.start;
+        lines_before +=
+            memchr::memchr_iter(b'\n', &text.as_bytes()[counted..part_span.start]).count();
+        counted = part_span.start;
         for mut error in part.errors {
-            error.document = index;
+            error.document += index;
             if error.kind == YamlErrorKind::DuplicateKey {
                 error.message = with_file_line(&error.message, lines_before);
             }
-            error.span = Span::new(error.span.start + value.start, error.span.end + value.start);
+            error.span = Span::new(
+                error.span.start + part_span.start,
+                error.span.end + part_span.start,
+            );
             out.errors.push(error);
         }
         out.has_anchors |= part.has_anchors;
+    }
+    if let Rest::Error { at, message } = &decoded.rest {
+        out.errors.push(YamlError {
+            kind: YamlErrorKind::Syntax,
+            message: message.clone(),
+            span: Span::point(*at),
+            document: decoded.values.len(),
+        });
     }
     out
 }

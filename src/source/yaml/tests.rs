@@ -1573,10 +1573,88 @@ fn each_value_of_a_json_stream_is_a_document() {
     assert!(out.errors.is_empty(), "{:?}", out.errors);
     let spans: Vec<Span> = out.documents.iter().map(|d| d.root.span).collect();
     assert_eq!(spans, [Span::new(3, 11), Span::new(12, 20)]);
-    // Anything that is not JSON makes the stream YAML: the first document only.
-    let out = parse_default("{\"a\": 1}\n{b: 1}\n");
-    assert_eq!(out.documents.len(), 1);
-    assert_eq!(out.errors[0].kind, YamlErrorKind::IgnoredContent);
+}
+
+#[test]
+fn after_a_json_value_kubectl_reads_on_as_yaml_or_stops() {
+    // Recorded with apimachinery 1.35's YAMLOrJSONDecoder: after at most one JSON value,
+    // a value that does not decode makes the rest a YAML stream (from the next line, or
+    // the next character on the same line); after two or more, decoding stops there.
+    use YamlErrorKind::{EmptyDocument, IgnoredContent, Syntax, Tab};
+    for (text, documents, errors) in [
+        (
+            "{\"a\": 1}\n{b: 1}\n",
+            &[r#"{"a":1}"#, r#"{"b":1}"#][..],
+            &[][..],
+        ),
+        (
+            "{\"a\": 1}\n{b: 1}\n{\"c\": 3}\n",
+            &[r#"{"a":1}"#, r#"{"b":1}"#],
+            &[(IgnoredContent, 16, 1)],
+        ),
+        ("{\"a\":1}\nb: 2\n", &[r#"{"a":1}"#, r#"{"b":2}"#], &[]),
+        (
+            "{\"a\":1}  \n  c: 3\n  d: 4\n",
+            &[r#"{"a":1}"#, r#"{"c":3,"d":4}"#],
+            &[],
+        ),
+        ("{\"a\":1} x: 1\n", &[r#"{"a":1}"#, r#"{"x":1}"#], &[]),
+        ("{\"a\":1}\n---\nb: 2\n", &[r#"{"a":1}"#, r#"{"b":2}"#], &[]),
+        (
+            "{\"a\":1}\n...\n",
+            &[r#"{"a":1}"#],
+            &[(EmptyDocument, 8, 1)],
+        ),
+        (
+            "{\"a\":1}\n{\"b\":2}\nc: 3\n",
+            &[r#"{"a":1}"#, r#"{"b":2}"#],
+            &[(Syntax, 16, 2)],
+        ),
+        (
+            "{\"a\":1}\n{\"b\":2}\n{\"c\":\n",
+            &[r#"{"a":1}"#, r#"{"b":2}"#],
+            &[(Syntax, 16, 2)],
+        ),
+        // The YAML after a value is not JSON to kubectl: it is cut into chunks, `...`
+        // ends a document, tabs count.
+        (
+            "{\"b\":[1,2]} {b: 1}\n\n...\n  {b: 1}\n",
+            &[r#"{"b":[1,2]}"#, r#"{"b":1}"#],
+            &[(IgnoredContent, 26, 1)],
+        ),
+        (
+            "{\"a\":1}\n\t\n{\"b\": 2,}\n",
+            &[r#"{"a":1}"#],
+            &[(Tab, 8, 1)],
+        ),
+        // The first value does not decode: the whole text is YAML, after the white
+        // space up to the first line break.
+        ("{\"a\":1,}\n", &[r#"{"a":1}"#], &[]),
+        ("\t\n{\"b\": 2,}\n", &[r#"{"b":2}"#], &[]),
+    ] {
+        let out = parse_default(text);
+        let got: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+        assert_eq!(got, documents, "{text:?}");
+        let indices: Vec<usize> = out.documents.iter().map(|d| d.index).collect();
+        assert_eq!(
+            indices,
+            (0..documents.len()).collect::<Vec<_>>(),
+            "{text:?}"
+        );
+        let got: Vec<_> = out
+            .errors
+            .iter()
+            .map(|e| (e.kind, e.span.start, e.document))
+            .collect();
+        assert_eq!(got, errors, "{text:?}");
+    }
+    let out = parse_default("{\"a\":1}\n{\"b\":2}\nc: 3\n");
+    assert_eq!(
+        out.errors[0].message,
+        "invalid character 'c' looking for beginning of value"
+    );
+    let out = parse_default("{\"a\":1}\n{\"b\":2}\n{\"c\":\n");
+    assert_eq!(out.errors[0].message, "unexpected EOF");
 }
 
 /// A block scalar header alone on the line below its key or `-`, at the same column:
