@@ -292,3 +292,30 @@ fn directive_help_says_why_kubectl_refuses_or_skips_it() {
         []
     );
 }
+
+#[test]
+fn yaml_after_a_json_object_is_checked_as_kubectl_reads_it() {
+    // kubectl's decoder (apimachinery 1.35) reads a JSON object, then the rest as YAML:
+    // the second object is applied, so it is checked.
+    let output = crdlint()
+        .args(["check", "-o", "json", "-"])
+        .write_stdin(
+            "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\"}}\nmetadata:\n  name: b\n",
+        )
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let found: Vec<_> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["span"]["start"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found, [("missing-type-meta".to_string(), 2)]);
+    assert_eq!(output.status.code(), Some(1));
+}
