@@ -20,6 +20,18 @@ fn run(args: &[&str]) -> (String, i32) {
     )
 }
 
+/// Runs `crdlint check -o json -` on `text`: the report's diagnostics and the status.
+fn check_stdin_json(text: &str) -> (Vec<serde_json::Value>, i32) {
+    let output = crdlint()
+        .args(["check", "-o", "json", "-"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let diagnostics = report["diagnostics"].as_array().unwrap().clone();
+    (diagnostics, output.status.code().unwrap())
+}
+
 #[test]
 fn short_output_for_loader_and_classification_findings() {
     let (out, status) = run(&["check", "-o", "short", "testdata/source"]);
@@ -201,14 +213,8 @@ fn each_value_of_a_json_stream_is_checked() {
 #[test]
 fn ignored_content_help_names_lone_carriage_returns() {
     let help_of = |text: &str| {
-        let output = crdlint()
-            .args(["check", "-o", "json", "-"])
-            .write_stdin(text)
-            .output()
-            .unwrap();
-        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-        let diagnostics = report["diagnostics"].as_array().unwrap();
-        assert_eq!(diagnostics.len(), 1, "{report}");
+        let (diagnostics, _) = check_stdin_json(text);
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
         assert_eq!(diagnostics[0]["code"], "ignored-content");
         (
             diagnostics[0]["span"]["start"]["offset"].as_u64().unwrap(),
@@ -237,15 +243,8 @@ fn ignored_content_help_names_lone_carriage_returns() {
 #[test]
 fn directive_help_says_why_kubectl_refuses_or_skips_it() {
     let diagnostics_of = |text: &str| {
-        let output = crdlint()
-            .args(["check", "-o", "json", "-"])
-            .write_stdin(text)
-            .output()
-            .unwrap();
-        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-        report["diagnostics"]
-            .as_array()
-            .unwrap()
+        check_stdin_json(text)
+            .0
             .iter()
             .map(|d| {
                 (
@@ -297,17 +296,10 @@ fn directive_help_says_why_kubectl_refuses_or_skips_it() {
 fn yaml_after_a_json_object_is_checked_as_kubectl_reads_it() {
     // kubectl's decoder (apimachinery 1.35) reads a JSON object, then the rest as YAML:
     // the second object is applied, so it is checked.
-    let output = crdlint()
-        .args(["check", "-o", "json", "-"])
-        .write_stdin(
-            "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\"}}\nmetadata:\n  name: b\n",
-        )
-        .output()
-        .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let found: Vec<_> = report["diagnostics"]
-        .as_array()
-        .unwrap()
+    let (diagnostics, status) = check_stdin_json(
+        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\"}}\nmetadata:\n  name: b\n",
+    );
+    let found: Vec<_> = diagnostics
         .iter()
         .map(|d| {
             (
@@ -317,5 +309,5 @@ fn yaml_after_a_json_object_is_checked_as_kubectl_reads_it() {
         })
         .collect();
     assert_eq!(found, [("missing-type-meta".to_string(), 2)]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(status, 1);
 }
