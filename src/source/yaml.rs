@@ -441,7 +441,12 @@ fn parse_as_read(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutp
                 .all(|b| matches!(b, b' ' | b'\t'));
             let start = if indentation { line_start } else { at };
             match ignored.iter().position(|&(seen, _)| seen == at) {
-                None => ignored.push((at, Span::new(start, end))),
+                None => {
+                    // One section, one warning: a span this one covers (blanked from a
+                    // later error on the same line) goes.
+                    ignored.retain(|&(seen, _)| seen < start || seen >= end);
+                    ignored.push((at, Span::new(start, end)));
+                }
                 // Blanking from a block scalar's first content line left its header,
                 // and the error, in place (saphyr reports a block scalar there, go-yaml
                 // ignores from the header on): blank from the header.
@@ -727,6 +732,10 @@ fn marks_before_markers(text: &str) -> impl Iterator<Item = usize> + '_ {
             && matches!(marker.get(3), None | Some(b' ' | b'\t' | b'\r' | b'\n'))
     })
 }
+
+/// saphyr's message for a plain scalar that a comment interrupts and the next line
+/// could continue (YAML 1.2; go-yaml ends the scalar at the comment).
+const SAPHYR_COMMENT_INTERCEPTING: &str = "comment intercepting the multiline text";
 
 /// saphyr's message for a comment without white space before it.
 const SAPHYR_ADJACENT_COMMENT: &str = "comments must be separated from other tokens by whitespace";
@@ -1578,10 +1587,17 @@ impl<'t> Builder<'t> {
                 YamlErrorKind::DepthLimit,
                 "nesting is deeper than the limit of 255 levels of flow collections".to_string(),
             )
-        } else if err.info() == SAPHYR_MISPLACED_BRACKET && self.root_ended_before(at) {
+        } else if matches!(
+            err.info(),
+            SAPHYR_MISPLACED_BRACKET | SAPHYR_COMMENT_INTERCEPTING
+        ) && self.root_ended_before(at)
+        {
             // go-yaml scans a `]` or `}` outside any flow collection as a token, which
             // only the next document's parse would refuse: after a finished root, the
             // rest of the section is content kubectl never reads (libyaml differential).
+            // Likewise a plain scalar a comment interrupts (`{a: 1} x # c` then a line
+            // that could continue it): saphyr refuses the next line, go-yaml ends the
+            // scalar at the comment and stops after the root (kubectl-reader sweep).
             (
                 YamlErrorKind::Syntax,
                 SAPHYR_EXPECTED_DOCUMENT_START.to_string(),

@@ -1102,6 +1102,19 @@ fn a_separator_line_swallows_what_follows_a_lone_cr_up_to_its_lf() {
 }
 
 #[test]
+fn a_comment_interrupting_content_after_a_flow_root_is_content_kubectl_never_reads() {
+    // Recorded with kubectl's reader: go-yaml ends the plain scalar after the root at the
+    // comment and stops; saphyr refused the next line ("comment intercepting the
+    // multiline text"). One warning for the section.
+    let text = "{b: 1}\n  --- # c x\nx: 1\n";
+    let out = parse_default(text);
+    let got: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+    assert_eq!(got, [r#"{"b":1}"#]);
+    let errors: Vec<_> = out.errors.iter().map(|e| (e.kind, e.span.start)).collect();
+    assert_eq!(errors, [(YamlErrorKind::IgnoredContent, 9)]);
+}
+
+#[test]
 fn comments_after_the_root_node_are_left_to_saphyr() {
     // yaml_spans fuzzing: go-yaml reads the second `|#` as a block scalar header after the
     // root node; saphyr reads it as content of the root block scalar. Blanking its `#`
