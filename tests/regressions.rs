@@ -304,6 +304,36 @@ fn a_directive_after_a_byte_order_mark_keeps_later_spans_in_place() {
     );
 }
 
+/// yaml_spans: a root block scalar before a `---` after a lone CR. The rest of the chunk
+/// (kubectl never reads it) was given to saphyr as comment lines, which a root block
+/// scalar still open in saphyr's view took as content: the value was `"#  \n#  ..."`,
+/// and with a multi-byte character there, a span ended inside it. go-yaml ends the
+/// scalar at the `---`: the value is empty.
+#[test]
+fn a_root_block_scalar_ends_at_a_separator_after_a_lone_carriage_return() {
+    for (text, ignored) in [
+        ("|\r\r\r---\r -{a: \u{e9}}\n---\nx\n", 9),
+        ("|\r---\r  k: \u{e9}\n  j: 1\n---\nx\n", 8),
+    ] {
+        let end = text.find("\n---").unwrap();
+        assert_parsed(
+            text,
+            &[
+                (Span::new(0, 1), Value::String(String::new())),
+                (Span::new(end + 5, end + 6), Value::String("x".into())),
+            ],
+            &[(Span::new(ignored, ignored), IGNORED)],
+        );
+    }
+    // The fuzzed input: every span on a character boundary.
+    let text = "|#|#\r\r\r---\r -{host: nul[l} and {c\n\u{e9}apiVerlt:, 0\"\n:\n  servic\n\u{e9}api {}\n---\napnableAd    minAPI3.20$.92. ve\n1083/32\"\n : fal.coreos.com/v1\n";
+    let out = parse(text, &Limits::default());
+    for document in &out.documents {
+        assert!(text.is_char_boundary(document.root.span.start));
+        assert!(text.is_char_boundary(document.root.span.end));
+    }
+}
+
 const IGNORED: &str = "kubectl never reads this: it reads one document per `---` section, and this is after the first";
 
 /// The documents' spans and values, and the errors' spans and messages (Unicode line

@@ -30,16 +30,20 @@ pub(super) struct DocumentEnd {
     pub ignored_content: Option<usize>,
     /// No content before the marker in its chunk: go-yaml fails the chunk.
     pub without_content: bool,
-    /// The marker is a `---` after a lone CR, blanked with the rest: the document before
-    /// it is still open to saphyr, so the lines become comments (see
-    /// [`blank_as_comments`]).
+    /// The marker is a `---` after a lone CR: saphyr is given `...` for it (the end of
+    /// the document, without the empty one a `---` would start), and comment lines for
+    /// the rest (see [`blank_as_comments`]).
     pub start_marker: bool,
 }
 
 impl DocumentEnd {
     pub fn blank(&self, text: &mut [u8]) {
         if self.start_marker {
-            blank_as_comments(text, self.blanked);
+            // The marker becomes `...`: saphyr ends the document there, as go-yaml does
+            // at the `---`, and closes a root block scalar, which would take the
+            // comment lines below for content (yaml_spans finding: `|` then `\r---\r`).
+            text[self.marker..self.marker + 3].copy_from_slice(b"...");
+            blank_as_comments(text, Span::new(self.marker + 3, self.blanked.end));
         } else {
             blank(text, self.blanked);
         }
