@@ -1035,11 +1035,9 @@ fn move_comment_to_column_0(bytes: &mut [u8], line: Span) {
 /// `----`). Returns the line's offset and the span of what follows the `---`, trimmed.
 /// A JSON stream (first character `{`) is not read line by line.
 fn invalid_separator(text: &str) -> Option<(usize, Span)> {
-    if json_stream::is_json(text) {
-        return None;
-    }
     // Only lines starting with `---` matter: find them with memchr's substring search
-    // (a line-by-line walk cost 0.1 G instructions on the corpus).
+    // (a line-by-line walk cost 0.1 G instructions on the corpus). Whether the text is
+    // JSON throughout is asked only once such a line is found (it parses the text).
     let bytes = text.as_bytes();
     let first = bytes.starts_with(b"---").then_some(0);
     let rest = memchr::memmem::find_iter(bytes, b"\n---").map(|i| i + 1);
@@ -1049,6 +1047,9 @@ fn invalid_separator(text: &str) -> Option<(usize, Span)> {
         // Go's strings.TrimSpace and Rust's trim share Unicode's White_Space.
         let trimmed = rest.trim();
         if !trimmed.is_empty() && !trimmed.starts_with('#') {
+            if json_stream::is_json(text) {
+                return None;
+            }
             let start = line + 3 + (rest.len() - rest.trim_start().len());
             return Some((line, Span::new(start, start + trimmed.len())));
         }
@@ -1154,34 +1155,35 @@ struct SeparatorTail {
 
 fn separator_tails(text: &str) -> Vec<SeparatorTail> {
     let b = text.as_bytes();
-    if !b.starts_with(b"---") && memchr::memmem::find(b, b"\n---").is_none() {
-        return Vec::new();
-    }
+    // Only `---` lines matter, found by substring search (no line-by-line walk). The
+    // reader's buffer is empty at the start and right after a cut, so a `---` line is
+    // kept when it is the first line or directly follows a cutting one.
+    let first = b.starts_with(b"---").then_some(0);
+    let rest = memchr::memmem::find_iter(b, b"\n---").map(|i| i + 1);
     let mut out = Vec::new();
-    let mut buffer_empty = true;
-    let mut line = 0;
-    while line < b.len() {
+    let mut after_cut: Option<usize> = None;
+    for line in first.into_iter().chain(rest) {
         let end = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |i| line + i);
-        if b[line..].starts_with(b"---") {
-            let tail = &text[line + 3..end];
-            if !buffer_empty && tail.trim_start().starts_with('#') {
-                let ignored_content = tail.match_indices('\r').find_map(|(i, _)| {
-                    let rest = &tail[i + 1..];
-                    let next_line = &rest[..rest.find('\r').unwrap_or(rest.len())];
-                    let content = next_line.trim_start_matches([' ', '\t']);
-                    (!content.is_empty() && !content.starts_with('#'))
-                        .then(|| line + 3 + i + 1 + (next_line.len() - content.len()))
-                });
-                out.push(SeparatorTail {
-                    span: Span::new(line + 3, end),
-                    ignored_content,
-                });
-            }
-            buffer_empty = !buffer_empty;
-        } else {
-            buffer_empty = false;
+        let kept = line == 0 || after_cut == Some(line);
+        if kept {
+            after_cut = None;
+            continue;
         }
-        line = end + 1;
+        after_cut = Some(end + 1);
+        let tail = &text[line + 3..end];
+        if tail.trim_start().starts_with('#') {
+            let ignored_content = tail.match_indices('\r').find_map(|(i, _)| {
+                let rest = &tail[i + 1..];
+                let next_line = &rest[..rest.find('\r').unwrap_or(rest.len())];
+                let content = next_line.trim_start_matches([' ', '\t']);
+                (!content.is_empty() && !content.starts_with('#'))
+                    .then(|| line + 3 + i + 1 + (next_line.len() - content.len()))
+            });
+            out.push(SeparatorTail {
+                span: Span::new(line + 3, end),
+                ignored_content,
+            });
+        }
     }
     out
 }
