@@ -311,3 +311,32 @@ fn yaml_after_a_json_object_is_checked_as_kubectl_reads_it() {
     assert_eq!(found, [("missing-type-meta".to_string(), 2)]);
     assert_eq!(status, 1);
 }
+
+#[test]
+fn a_json_crd_with_surrogate_escapes_is_read_as_kubectl_decodes_it() {
+    // Python's json.dump writes an emoji as a UTF-16 surrogate pair (`\ud83d\ude00`);
+    // kubectl's JSON decoder joins it, and the CEL error is marked at the `+` after it.
+    let crd = r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+ "metadata": {"name": "widgets.example.com"},
+ "spec": {"group": "example.com", "scope": "Namespaced",
+  "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+  "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+   "type": "object", "description": "A widget \ud83d\ude80",
+   "properties": {"spec": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 10}},
+    "x-kubernetes-validations": [{"rule": "self.name != '\ud83d\ude00' + 1"}]}}}}}]}}
+"#;
+    let (diagnostics, status) = check_stdin_json(crd);
+    let found: Vec<_> = diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap(),
+                d["span"]["start"]["line"].as_u64().unwrap(),
+                d["span"]["start"]["column"].as_u64().unwrap(),
+                d["message"].as_str().unwrap().contains("'😀' + 1"),
+            )
+        })
+        .collect();
+    assert_eq!(found, [("cel-compile-error", 8, 72, true)]);
+    assert_eq!(status, 1);
+}

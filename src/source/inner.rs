@@ -304,11 +304,33 @@ fn escape(s: &str, p: usize) -> Option<Result<(char, usize), usize>> {
             };
             let hex = s.get(p + 2..p + 2 + digits)?;
             let code = u32::from_str_radix(hex, 16).ok()?;
+            if next == b'u' && (0xd800..=0xdfff).contains(&code) {
+                return Some(Ok(utf16_escape(s, p, code)));
+            }
             return Some(Ok((char::from_u32(code)?, 2 + digits)));
         }
         _ => return None,
     };
     Some(Ok((simple, 2)))
+}
+
+/// A `\u` escape of a UTF-16 surrogate, `code`, at `p`. YAML refuses these (go-yaml and
+/// saphyr alike), so only JSON text kubectl decodes as JSON reaches here (see
+/// `yaml/json_surrogates.rs`): Go's encoding/json joins a high surrogate and a `\u` low
+/// surrogate after it into one character, and reads any other surrogate as U+FFFD.
+fn utf16_escape(s: &str, p: usize, code: u32) -> (char, usize) {
+    let low = s
+        .get(p + 6..p + 12)
+        .and_then(|next| next.strip_prefix("\\u"))
+        .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+        .filter(|low| (0xdc00..=0xdfff).contains(low));
+    match low {
+        Some(low) if code < 0xdc00 => {
+            let joined = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+            (char::from_u32(joined).unwrap_or('\u{fffd}'), 12)
+        }
+        _ => ('\u{fffd}', 6),
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -161,6 +161,14 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
 
 /// [`parse`] of `text`, a file's text or a JSON value in it, within `budget`.
 fn parse_within(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutput {
+    // Surrogate escapes in text kubectl decodes as JSON (see `yaml/json_surrogates.rs`).
+    let surrogates = json_surrogates::find(text);
+    if !surrogates.is_empty() && json_stream::is_json(text) {
+        let masked = json_surrogates::mask(text, &surrogates);
+        let mut out = parse_within(&masked, limits, budget);
+        quote_escapes::restore(&mut out, text, &surrogates);
+        return out;
+    }
     let out = parse_escaped(text, limits, budget);
     // Only the first of several JSON values is a document to YAML: content after it,
     // or an error where the next value starts on the same line (`{}{}`, `{}3`). kubectl
@@ -2408,6 +2416,7 @@ mod flow_colons;
 mod go_blanks;
 mod inner_bom;
 mod json_stream;
+mod json_surrogates;
 mod lenient;
 mod quote_escapes;
 mod removed_crs;

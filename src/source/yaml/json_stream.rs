@@ -83,7 +83,7 @@ fn json_prefix(text: &str) -> Option<(Vec<Span>, Option<(usize, String)>)> {
         return None;
     }
     let mut values = Vec::new();
-    let mut stream = serde_json::Deserializer::from_str(body).into_iter::<serde_json::Value>();
+    let mut stream = serde_json::Deserializer::from_str(body).into_iter::<serde::de::IgnoredAny>();
     let mut end = 0;
     while let Some(value) = stream.next() {
         let blanks = body[end..].len()

@@ -82,7 +82,9 @@ fn quote_escapes(b: &[u8], start: usize) -> Vec<usize> {
     found
 }
 
-fn restore(out: &mut ParseOutput, original: &str, escapes: &[usize]) {
+/// Decodes again, from `original`, the double-quoted strings and keys that hold one of
+/// `escapes` (sorted offsets of escapes that were masked for saphyr).
+pub(super) fn restore(out: &mut ParseOutput, original: &str, escapes: &[usize]) {
     let holds = |span: Span| {
         let first = escapes.partition_point(|&e| e < span.start);
         escapes.get(first).is_some_and(|&e| e < span.end)

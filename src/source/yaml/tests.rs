@@ -1589,6 +1589,57 @@ fn each_value_of_a_json_stream_is_a_document() {
 }
 
 #[test]
+fn surrogate_escapes_in_json_decode_as_go_encoding_json_reads_them() {
+    // Recorded with apimachinery 1.35's YAMLOrJSONDecoder: in text it decodes as JSON, a
+    // high and a low surrogate escape make one character and any other surrogate is
+    // U+FFFD; YAML refuses surrogate escapes (go-yaml: "found invalid Unicode character
+    // escape code"), also in YAML after a JSON value and in a text starting with `[`.
+    for (text, documents, syntax_errors) in [
+        (r#"{"a":"\ud83d\ude00"}"#, &["{\"a\":\"😀\"}"][..], &[][..]),
+        (
+            r#"{"a":"\uD83D\uDE00x\ud83d"}"#,
+            &["{\"a\":\"😀x\u{fffd}\"}"],
+            &[],
+        ),
+        (
+            r#"{"\ud83d\ude00":["\udc00\ud83d\ud83d\ude00"]}"#,
+            &["{\"😀\":[\"\u{fffd}\u{fffd}😀\"]}"],
+            &[],
+        ),
+        (r#"{"a":"\ud83d\u0041"}"#, &["{\"a\":\"\u{fffd}A\"}"], &[]),
+        (r#"{"a":"\\ud83d"}"#, &[r#"{"a":"\\ud83d"}"#], &[]),
+        (
+            "{\"a\":\"\\ud83d\"}\n{\"b\":\"\\ude00\"}",
+            &["{\"a\":\"\u{fffd}\"}", "{\"b\":\"\u{fffd}\"}"],
+            &[],
+        ),
+        (
+            "{\"a\":\"\\ud83d\"} \nb: 2",
+            &["{\"a\":\"\u{fffd}\"}", "{\"b\":2}"],
+            &[],
+        ),
+        (
+            "{\"a\":\"\\ud83d\"} \nb: \"\\ud83d\"",
+            &["{\"a\":\"\u{fffd}\"}"],
+            &[19],
+        ),
+        (r#"a: "\ud83d\ude00""#, &[], &[3]),
+        (r#"[{"a":"\ud83d"}]"#, &[], &[6]),
+    ] {
+        let out = parse_default(text);
+        let got: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+        assert_eq!(got, documents, "{text:?}");
+        let got: Vec<usize> = out
+            .errors
+            .iter()
+            .filter(|e| e.kind == YamlErrorKind::Syntax)
+            .map(|e| e.span.start)
+            .collect();
+        assert_eq!(got, syntax_errors, "{text:?}");
+    }
+}
+
+#[test]
 fn after_a_json_value_kubectl_reads_on_as_yaml_or_stops() {
     // Recorded with apimachinery 1.35's YAMLOrJSONDecoder: after at most one JSON value,
     // a value that does not decode makes the rest a YAML stream (from the next line, or
