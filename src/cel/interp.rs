@@ -21,7 +21,9 @@
 //! maps 30; every other call costs [`runtime::call_cost`] (with the Kubernetes
 //! library's and the `ext` libraries' trackers), including calls whose arguments
 //! failed. Errors are values as in cel-go: a comprehension keeps folding after a
-//! failing step, and both arguments of a binary call are evaluated.
+//! failing step, and both arguments of a binary call are evaluated; a call with more
+//! arguments stops at the first that fails, and is charged only when that is the last
+//! (cel-go's cost observer needs every argument's value).
 //!
 //! Functions not implemented yet return [`EvalError::Unsupported`]; callers report
 //! those rules as not evaluated instead of guessing a verdict.
@@ -614,18 +616,20 @@ impl<'a> Interp<'a> {
         };
         let exprs: Vec<&Expr> = target.into_iter().chain(args).collect();
         // cel-go evaluates every argument of unary and binary calls; calls with more
-        // arguments (and regex calls on a constant pattern) stop at the first error
-        // without a cost.
+        // arguments stop at the first error, and its cost observer charges such a call
+        // only when it finds every argument's value (`dropArgs`): when the error is the
+        // last argument. Regex calls on a constant pattern stop without a cost.
         let regex_const = matches!(function, "matches" | "find" | "findAll")
             && exprs.get(1).is_some_and(|x| self.is_const(x));
-        let varargs = exprs.len() > 2 || regex_const;
+        let varargs = exprs.len() > 2;
+        let last = exprs.len().saturating_sub(1);
         let mut vals = Vec::with_capacity(exprs.len());
         let mut first_err: Option<EvalError> = None;
-        for a in exprs {
+        for (i, a) in exprs.into_iter().enumerate() {
             match self.eval(a, depth + 1) {
                 Ok(v) => vals.push(v),
                 Err(x) if fatal(&x) => return Err(x),
-                Err(x) if varargs => return Err(x),
+                Err(x) if regex_const || (varargs && i < last) => return Err(x),
                 Err(x) => {
                     vals.push(error_val(&x));
                     first_err.get_or_insert(x);
