@@ -621,7 +621,9 @@ impl<'a> Interp<'a> {
         // last argument. Regex calls on a constant pattern stop without a cost.
         let regex_const = matches!(function, "matches" | "find" | "findAll")
             && exprs.get(1).is_some_and(|x| self.is_const(x));
-        let varargs = exprs.len() > 2;
+        // `format` is bound as a variadic function (cel-go's `FunctionBinding`), which
+        // the planner plans as a call with more arguments whatever its count.
+        let varargs = exprs.len() > 2 || overload == "string_format";
         let last = exprs.len().saturating_sub(1);
         let mut vals = Vec::with_capacity(exprs.len());
         let mut first_err: Option<EvalError> = None;
@@ -789,6 +791,10 @@ impl runtime::CostValue for Val {
             | Val::SetList(l, _)
             | Val::MapList(l, _) => Some(l.len() as u64),
             Val::Map(m) | Val::DataMap(m, _) => Some(m.len() as u64),
+            // The apiserver's IP and CIDR types are sizers: the address's bytes, and the
+            // prefix's bits in bytes (so `!=` and `containsIP` cost by them).
+            Val::Ip(a) => Some(a.bytes.len() as u64),
+            Val::Cidr(p) => Some(u64::from(p.bits).div_ceil(8)),
             _ => None,
         }
     }
