@@ -149,6 +149,7 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     // and the repairs inside each.
     let budget = ParseBudget::for_text(text);
     let mut out = parse_within(text, limits, &budget);
+    with_kubectl_json_error(text, &mut out);
     // Values over lines that end in a CR kubectl's line reader removes (`\r\r\n`) are
     // decoded again (see `yaml/removed_crs.rs`).
     let removed_crs = removed_crs::find(text);
@@ -157,6 +158,38 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     }
     out.bytes_parsed = budget.spent();
     out
+}
+
+/// A text that starts with `{` and is not JSON throughout: when the first document
+/// kubectl reads as YAML fails, kubectl reports the JSON error instead (see
+/// `json_stream::kubectl_error`), at the byte Go's scanner refused.
+fn with_kubectl_json_error(text: &str, out: &mut ParseOutput) {
+    let fails_document = |kind: YamlErrorKind| {
+        matches!(
+            kind,
+            YamlErrorKind::Syntax
+                | YamlErrorKind::Tab
+                | YamlErrorKind::ControlCharacter
+                | YamlErrorKind::Directive
+                | YamlErrorKind::EmptyDocument
+                | YamlErrorKind::AnchorName
+        )
+    };
+    if !out.errors.iter().any(|e| fails_document(e.kind)) {
+        return;
+    }
+    let Some((at, message, first_yaml)) = json_stream::kubectl_error(text) else {
+        return;
+    };
+    if let Some(error) = out
+        .errors
+        .iter_mut()
+        .find(|e| e.document == first_yaml && fails_document(e.kind))
+    {
+        error.message = message;
+        error.span = Span::point(at);
+        error.kind = YamlErrorKind::Syntax;
+    }
 }
 
 /// [`parse`] of `text`, a file's text or a JSON value in it, within `budget`.
@@ -2414,6 +2447,7 @@ mod document_end;
 mod empty_block_scalar;
 mod flow_colons;
 mod go_blanks;
+mod go_json_scan;
 mod inner_bom;
 mod json_stream;
 mod json_surrogates;

@@ -40,6 +40,28 @@ pub(super) fn is_json(text: &str) -> bool {
 /// values, or one followed by YAML. `None` when the text does not start with `{`, holds
 /// one JSON value and nothing else, or its first value does not decode (then the whole
 /// text is YAML to kubectl too).
+/// kubectl's error for a text that starts with `{` and whose first YAML document (after
+/// the JSON values it decoded, at most one) fails too: its decoder then returns the JSON
+/// error, `json: offset N: ...` (N counts bytes after a byte order mark, up to and
+/// including the refused one) or `unexpected EOF`. The offset in `text`, the message, and
+/// the index of that first YAML document.
+pub(super) fn kubectl_error(text: &str) -> Option<(usize, String, usize)> {
+    let (values, failure) = json_prefix(text)?;
+    let (at, message) = failure?;
+    if values.len() > 1 {
+        return None;
+    }
+    if message == "unexpected EOF" {
+        return Some((at, message, values.len()));
+    }
+    let offset = at - bom_len(text) + 1;
+    Some((
+        at,
+        format!("json: offset {offset}: {message}"),
+        values.len(),
+    ))
+}
+
 pub(super) fn decode(text: &str) -> Option<Decoded> {
     let (values, failure) = json_prefix(text)?;
     let rest = match failure {
@@ -91,6 +113,11 @@ fn json_prefix(text: &str) -> Option<(Vec<Span>, Option<(usize, String)>)> {
                 .trim_start_matches([' ', '\t', '\r', '\n'])
                 .len();
         if let Err(error) = value {
+            // Go's scanner says where and why (kubectl's words); serde_json's error is
+            // the fallback for a value Go would take.
+            if let Some((at, message)) = super::go_json_scan::first_error(body, end) {
+                return Some((values, Some((bom + at, message))));
+            }
             let at = end + blanks;
             let message = match body[at..].chars().next() {
                 // Go's encoding/json words the common case (kubectl's message).

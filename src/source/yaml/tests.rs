@@ -1589,6 +1589,64 @@ fn each_value_of_a_json_stream_is_a_document() {
 }
 
 #[test]
+fn a_text_starting_with_a_brace_that_fails_as_json_and_yaml_has_kubectls_json_error() {
+    // Recorded with apimachinery 1.35's YAMLOrJSONDecoder: when the first document it
+    // reads as YAML (after at most one JSON value) fails too, it returns the JSON error,
+    // with the offset of the refused byte (counted from 1); after two values, the error
+    // without an offset; when the YAML reads, no error.
+    for (text, errors) in [
+        (
+            "{\"apiVersion\": \"v1\" \"kind\": \"ConfigMap\"}",
+            &[(
+                20,
+                "json: offset 21: invalid character '\"' after object key:value pair",
+            )][..],
+        ),
+        (
+            "{\n  \"kind\": \"ConfigMap\",\n  \"metadata\": {\"name\": \"a\"\n}\n",
+            &[(54, "unexpected EOF")],
+        ),
+        (
+            "{\"a\":1}\n{\"b\": [}\n",
+            &[(
+                15,
+                "json: offset 16: invalid character '}' looking for beginning of value",
+            )],
+        ),
+        (
+            "{\"a\":1}\n{\"b\":2}\n{\"c\": [}\n",
+            &[(23, "invalid character '}' looking for beginning of value")],
+        ),
+        (
+            "{\"a\": \"x\\qy\"}\n",
+            &[(
+                9,
+                "json: offset 10: invalid character 'q' in string escape code",
+            )],
+        ),
+        (
+            "{\"a\":1}\n\t\n{\"b\": 2,}\n",
+            &[(
+                18,
+                "json: offset 19: invalid character '}' looking for beginning of object key string",
+            )],
+        ),
+        // YAML reads these: no error.
+        ("{\"a\": tru }", &[]),
+        ("{\"a\": nul }", &[]),
+        ("{\"a\":\t1, \"b\": [1 2]}", &[]),
+    ] {
+        let out = parse_default(text);
+        let got: Vec<(usize, &str)> = out
+            .errors
+            .iter()
+            .map(|e| (e.span.start, e.message.as_str()))
+            .collect();
+        assert_eq!(got, errors, "{text:?}");
+    }
+}
+
+#[test]
 fn surrogate_escapes_in_json_decode_as_go_encoding_json_reads_them() {
     // Recorded with apimachinery 1.35's YAMLOrJSONDecoder: in text it decodes as JSON, a
     // high and a low surrogate escape make one character and any other surrogate is
@@ -1618,10 +1676,11 @@ fn surrogate_escapes_in_json_decode_as_go_encoding_json_reads_them() {
             &["{\"a\":\"\u{fffd}\"}", "{\"b\":2}"],
             &[],
         ),
+        // The YAML after the value fails too: kubectl reports the JSON error, at the `b`.
         (
             "{\"a\":\"\\ud83d\"} \nb: \"\\ud83d\"",
             &["{\"a\":\"\u{fffd}\"}"],
-            &[19],
+            &[16],
         ),
         (r#"a: "\ud83d\ude00""#, &[], &[3]),
         (r#"[{"a":"\ud83d"}]"#, &[], &[6]),
@@ -1644,7 +1703,7 @@ fn after_a_json_value_kubectl_reads_on_as_yaml_or_stops() {
     // Recorded with apimachinery 1.35's YAMLOrJSONDecoder: after at most one JSON value,
     // a value that does not decode makes the rest a YAML stream (from the next line, or
     // the next character on the same line); after two or more, decoding stops there.
-    use YamlErrorKind::{EmptyDocument, IgnoredContent, Syntax, Tab};
+    use YamlErrorKind::{IgnoredContent, Syntax};
     for (text, documents, errors) in [
         (
             "{\"a\": 1}\n{b: 1}\n",
@@ -1664,11 +1723,7 @@ fn after_a_json_value_kubectl_reads_on_as_yaml_or_stops() {
         ),
         ("{\"a\":1} x: 1\n", &[r#"{"a":1}"#, r#"{"x":1}"#], &[]),
         ("{\"a\":1}\n---\nb: 2\n", &[r#"{"a":1}"#, r#"{"b":2}"#], &[]),
-        (
-            "{\"a\":1}\n...\n",
-            &[r#"{"a":1}"#],
-            &[(EmptyDocument, 8, 1)],
-        ),
+        ("{\"a\":1}\n...\n", &[r#"{"a":1}"#], &[(Syntax, 8, 1)]),
         (
             "{\"a\":1}\n{\"b\":2}\nc: 3\n",
             &[r#"{"a":1}"#, r#"{"b":2}"#],
@@ -1677,7 +1732,7 @@ fn after_a_json_value_kubectl_reads_on_as_yaml_or_stops() {
         (
             "{\"a\":1}\n{\"b\":2}\n{\"c\":\n",
             &[r#"{"a":1}"#, r#"{"b":2}"#],
-            &[(Syntax, 16, 2)],
+            &[(Syntax, 22, 2)],
         ),
         // The YAML after a value is not JSON to kubectl: it is cut into chunks, `...`
         // ends a document, tabs count.
@@ -1689,7 +1744,7 @@ fn after_a_json_value_kubectl_reads_on_as_yaml_or_stops() {
         (
             "{\"a\":1}\n\t\n{\"b\": 2,}\n",
             &[r#"{"a":1}"#],
-            &[(Tab, 8, 1)],
+            &[(Syntax, 18, 1)],
         ),
         // The first value does not decode: the whole text is YAML, after the white
         // space up to the first line break.
