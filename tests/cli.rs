@@ -340,3 +340,34 @@ fn a_json_crd_with_surrogate_escapes_is_read_as_kubectl_decodes_it() {
     assert_eq!(found, [("cel-compile-error", 8, 72, true)]);
     assert_eq!(status, 1);
 }
+
+#[test]
+fn a_broken_json_manifest_gets_kubectls_json_error_and_a_json_help() {
+    // kubectl 1.35: the JSON error when the YAML reading fails too.
+    let (diagnostics, status) =
+        check_stdin_json("{\"apiVersion\": \"v1\" \"kind\": \"ConfigMap\"}\n");
+    let found: Vec<_> = diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap(),
+                d["message"].as_str().unwrap(),
+                d["span"]["start"]["column"].as_u64().unwrap(),
+                d["help"]
+                    .as_str()
+                    .unwrap_or("")
+                    .starts_with("fix the JSON syntax here"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "yaml-syntax",
+            "json: offset 21: invalid character '\"' after object key:value pair",
+            21,
+            true
+        )]
+    );
+    assert_eq!(status, 1);
+}

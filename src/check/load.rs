@@ -86,6 +86,18 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
         .iter()
         .map(|e| {
             let (code, label, help) = match e.kind {
+                // Go's encoding/json words (yaml/go_json_scan.rs).
+                YamlErrorKind::Syntax
+                    if e.message.starts_with("json: offset ")
+                        || e.message.starts_with("invalid character ")
+                        || e.message == "unexpected EOF" =>
+                {
+                    (
+                        src::YAML_SYNTAX,
+                        "syntax error",
+                        "fix the JSON syntax here (kubectl decodes a file that starts with `{` as JSON, and stops there when the rest is not YAML either); the rest of this file was not checked",
+                    )
+                }
                 YamlErrorKind::Syntax => (
                     src::YAML_SYNTAX,
                     "syntax error",
