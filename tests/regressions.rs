@@ -938,3 +938,23 @@ testdata/fuzz/lists-range-huge.yaml:26:7: error[cel-runtime-error]: spec: Invali
 "
     );
 }
+
+/// cr_validate: a text ending in a `\` (`!\`). The scan for JSON surrogate escapes
+/// skipped two bytes after each `\` and sliced past the end.
+#[test]
+fn a_text_ending_in_a_backslash_is_scanned_for_json_escapes_without_panic() {
+    for text in ["!\\", "\\", "{\"a\": \"\\", "{\"a\": \"\\ud83d\\"] {
+        let out = parse(text, &Limits::default());
+        assert!(
+            out.errors.iter().all(|e| e.span.end <= text.len()),
+            "{text:?}: {:?}",
+            out.errors
+        );
+    }
+    let out = parse("!\\", &Limits::default());
+    let errors: Vec<&str> = out.errors.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(
+        errors,
+        ["while scanning a tag, did not find expected whitespace or line break"]
+    );
+}

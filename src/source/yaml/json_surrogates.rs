@@ -13,7 +13,12 @@ pub(super) fn find(text: &str) -> Vec<usize> {
     let b = text.as_bytes();
     let mut found = Vec::new();
     let mut from = 0;
-    while let Some(at) = memchr::memchr(b'\\', &b[from..]).map(|i| from + i) {
+    // `from` may pass the end: a `\` as the last byte skips two.
+    while let Some(at) = b
+        .get(from..)
+        .and_then(|rest| memchr::memchr(b'\\', rest))
+        .map(|i| from + i)
+    {
         if b.get(at + 1) == Some(&b'u') && is_surrogate(b.get(at + 2..at + 6)) {
             found.push(at);
             from = at + 6;
@@ -51,6 +56,10 @@ mod tests {
             r#"{"a": "\ud83d\uDE00x", "b": "\\ud83d", "c": "\u00e9\uDBFF", "d": "\\\udc00"}"#;
         let found: Vec<&str> = find(text).iter().map(|&at| &text[at..at + 6]).collect();
         assert_eq!(found, [r"\ud83d", r"\uDE00", r"\uDBFF", r"\udc00"]);
+        // A `\` at the end (found by fuzzing: an index past the end).
+        assert!(find("{\"a\": \"x\\").is_empty());
+        assert!(find("\\").is_empty());
+        assert_eq!(find("\\ud83d"), [0]);
         assert_eq!(
             mask(text, &find(text)),
             r#"{"a": "\ufffd\ufffdx", "b": "\\ud83d", "c": "\u00e9\ufffd", "d": "\\\ufffd"}"#
