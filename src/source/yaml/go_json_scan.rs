@@ -226,7 +226,7 @@ fn refused(c: u8, context: &str) -> String {
 
 /// Go's `quoteChar`: the byte as a character (Latin-1), quoted as `strconv.Quote`
 /// writes it, between single quotes.
-pub(super) fn quote_byte(c: u8) -> String {
+fn quote_byte(c: u8) -> String {
     let inner = match c {
         b'\'' => return "'\\''".to_string(),
         b'"' => return "'\"'".to_string(),

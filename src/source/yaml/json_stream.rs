@@ -36,10 +36,6 @@ pub(super) fn is_json(text: &str) -> bool {
     json_prefix(text).is_some_and(|(_, failure)| failure.is_none())
 }
 
-/// How kubectl reads `text`, when that differs from one YAML stream: two or more JSON
-/// values, or one followed by YAML. `None` when the text does not start with `{`, holds
-/// one JSON value and nothing else, or its first value does not decode (then the whole
-/// text is YAML to kubectl too).
 /// kubectl's error for a text that starts with `{` and whose first YAML document (after
 /// the JSON values it decoded, at most one) fails too: its decoder then returns the JSON
 /// error, `json: offset N: ...` (N counts bytes after a byte order mark, up to and
@@ -62,6 +58,10 @@ pub(super) fn kubectl_error(text: &str) -> Option<(usize, String, usize)> {
     ))
 }
 
+/// How kubectl reads `text`, when that differs from one YAML stream: two or more JSON
+/// values, or one followed by YAML. `None` when the text does not start with `{`, holds
+/// one JSON value and nothing else, or its first value does not decode (then the whole
+/// text is YAML to kubectl too).
 pub(super) fn decode(text: &str) -> Option<Decoded> {
     let (values, failure) = json_prefix(text)?;
     let rest = match failure {
@@ -114,22 +114,12 @@ fn json_prefix(text: &str) -> Option<(Vec<Span>, Option<(usize, String)>)> {
                 .len();
         if let Err(error) = value {
             // Go's scanner says where and why (kubectl's words); serde_json's error is
-            // the fallback for a value Go would take.
+            // the fallback, should it refuse a value Go takes.
             if let Some((at, message)) = super::go_json_scan::first_error(body, end) {
                 return Some((values, Some((bom + at, message))));
             }
             let at = end + blanks;
-            let message = match body[at..].chars().next() {
-                // Go's encoding/json words the common case (kubectl's message).
-                Some(c) if !matches!(c, '{' | '[' | '"' | '-' | '0'..='9' | 't' | 'f' | 'n') => {
-                    format!(
-                        "invalid character {} looking for beginning of value",
-                        go_quote(c)
-                    )
-                }
-                _ if error.is_eof() => "unexpected EOF".to_string(),
-                _ => without_position(&error.to_string()).to_string(),
-            };
+            let message = without_position(&error.to_string()).to_string();
             return Some((values, Some((bom + at, message))));
         }
         let value_end = stream.byte_offset();
@@ -137,16 +127,6 @@ fn json_prefix(text: &str) -> Option<(Vec<Span>, Option<(usize, String)>)> {
         end = value_end;
     }
     Some((values, None))
-}
-
-/// A character as Go's encoding/json quotes it in a syntax error.
-fn go_quote(c: char) -> String {
-    match c {
-        '\'' => "'\\''".to_string(),
-        '"' => "'\"'".to_string(),
-        c if c.is_control() => format!("{:?}", c.to_string()),
-        c => format!("'{c}'"),
-    }
 }
 
 /// kubectl's file reader drops a leading byte order mark before it looks.
