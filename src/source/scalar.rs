@@ -464,6 +464,47 @@ fn exact(text: Cow<'_, str>) -> String {
     }
 }
 
+/// Go's JSON decoder's message for a number token it cannot read as a float64 (beyond
+/// ±1.8e308: `strconv.ParseFloat` reports a range error; smaller ones round to 0 and
+/// pass). `None` for anything else, including text that is not a JSON number.
+pub fn json_number_overflow(text: &str) -> Option<String> {
+    if !is_json_number(text.as_bytes()) || text.parse::<f64>().ok()?.is_finite() {
+        return None;
+    }
+    Some(format!(
+        "json: cannot unmarshal number {text} into Go value of type float64"
+    ))
+}
+
+/// JSON's number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`.
+fn is_json_number(b: &[u8]) -> bool {
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits_end(b, i),
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        let end = digits_end(b, i + 1);
+        if end == i + 1 {
+            return false;
+        }
+        i = end;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        let end = digits_end(b, i);
+        if end == i {
+            return false;
+        }
+        i = end;
+    }
+    i == b.len()
+}
+
 /// A float after a Go JSON round trip (see [`into_value`]).
 pub fn json_number(f: f64) -> Result<Value, String> {
     if f.is_nan() {

@@ -1964,6 +1964,17 @@ impl<'t> Builder<'t> {
             None => Ok(Resolved::Str),
             Some(tag) => scalar::resolve_tagged(tag, &text),
         };
+        // A number beyond float64 is a string to go-yaml, but a JSON text goes to
+        // Go's JSON decoder, which refuses it.
+        let resolved = match resolved {
+            Ok(Resolved::Str) if style == SaphyrStyle::Plain && core.is_none() => {
+                match scalar::json_number_overflow(&text) {
+                    Some(message) if self.is_json_stream() => Err(message),
+                    _ => Ok(Resolved::Str),
+                }
+            }
+            other => other,
+        };
         let node_style = match (style, &resolved) {
             (_, Ok(Resolved::Binary)) => ScalarStyle::NotScalar,
             (SaphyrStyle::Plain, _) => ScalarStyle::Plain,

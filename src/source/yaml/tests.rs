@@ -2031,3 +2031,55 @@ fn a_separator_after_a_lone_cr_ends_the_chunk_as_in_kubectl() {
         assert_eq!(ignored, *warnings, "{text:?}");
     }
 }
+
+#[test]
+fn a_number_beyond_float64_fails_in_json_and_is_a_string_in_yaml() {
+    // Recorded with apimachinery 1.35: the unstructured JSON decoder refuses a number
+    // token beyond float64 (`strconv.ParseFloat` range error) and the document is not
+    // decoded; go-yaml resolves the same plain scalar as a string, and one below the
+    // smallest float64 as 0 in both.
+    for (text, documents, errors) in [
+        (
+            r#"{"a":1e400,"b":[-2E+308],"c":"1e400"}"#,
+            &[][..],
+            &[
+                (
+                    5,
+                    "json: cannot unmarshal number 1e400 into Go value of type float64",
+                ),
+                (
+                    16,
+                    "json: cannot unmarshal number -2E+308 into Go value of type float64",
+                ),
+            ][..],
+        ),
+        (r#"{"a":1e-400}"#, &[r#"{"a":0}"#][..], &[][..]),
+        (
+            "{\"a\":1}\n{\"b\":1e999}\n{\"c\":3}",
+            &[r#"{"a":1}"#, r#"{"c":3}"#],
+            &[(
+                13,
+                "json: cannot unmarshal number 1e999 into Go value of type float64",
+            )],
+        ),
+        (
+            "a: 1e400\nb: [1e400]",
+            &[r#"{"a":"1e400","b":["1e400"]}"#],
+            &[],
+        ),
+        (r#"[1e400]"#, &[r#"["1e400"]"#], &[]),
+    ] {
+        let out = parse_default(text);
+        let got: Vec<String> = out.documents.iter().map(|d| json(&d.root)).collect();
+        assert_eq!(got, documents, "{text:?}");
+        let got: Vec<(usize, &str)> = out
+            .errors
+            .iter()
+            .map(|e| {
+                assert_eq!(e.kind, YamlErrorKind::NotJson, "{text:?}");
+                (e.span.start, e.message.as_str())
+            })
+            .collect();
+        assert_eq!(got, errors, "{text:?}");
+    }
+}
