@@ -371,3 +371,35 @@ fn a_broken_json_manifest_gets_kubectls_json_error_and_a_json_help() {
     );
     assert_eq!(status, 1);
 }
+
+#[test]
+fn a_number_beyond_float64_in_a_json_manifest_fails_its_document() {
+    // kubectl 1.35's unstructured decoder refuses the number and applies the other
+    // documents; the CRD after it is read (it has findings of its own: no versions).
+    let text = concat!(
+        "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"n\": 1e400}\n",
+        "{\"apiVersion\": \"apiextensions.k8s.io/v1\", \"kind\": \"CustomResourceDefinition\"}\n",
+    );
+    let (diagnostics, status) = check_stdin_json(text);
+    let found: Vec<_> = diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap(),
+                d["span"]["start"]["line"].as_u64().unwrap(),
+                d["span"]["start"]["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found[0], ("not-json", 1, 48));
+    assert_eq!(
+        diagnostics[0]["message"],
+        "json: cannot unmarshal number 1e400 into Go value of type float64"
+    );
+    assert!(
+        found[1..].iter().all(|&(_, line, _)| line == 2),
+        "{found:?}"
+    );
+    assert!(found.len() > 1, "the second document is checked: {found:?}");
+    assert_eq!(status, 1);
+}

@@ -19,7 +19,7 @@ crate::declare_codes! {
     YAML_SYNTAX = "yaml-syntax", Error, "The file is not valid YAML or JSON";
     DUPLICATE_KEY = "duplicate-key", Error, "A mapping has the same key twice (strict decoding rejects it)";
     YAML_LIMIT = "yaml-limit", Error, "Alias expansion or nesting depth exceeds crdlint's safety limits";
-    NOT_JSON = "not-json", Error, "YAML that cannot be converted to JSON (non-scalar keys, infinities)";
+    NOT_JSON = "not-json", Error, "YAML that cannot be converted to JSON (non-scalar keys, infinities), JSON numbers beyond float64";
     BINARY_FILE = "binary-file", Error, "The file is binary or not UTF-8 text";
     FILE_TOO_LARGE = "file-too-large", Error, "The file exceeds --max-file-size";
     IO_ERROR = "io-error", Error, "A path could not be read";
