@@ -498,22 +498,6 @@ fn tags_like_go_yaml_v2() {
     assert_eq!(out.errors[0].span, Span::new(9, 10));
 }
 
-#[test]
-fn offsets_cursor_moves_both_ways() {
-    let text = "é😀x";
-    let mut o = Offsets::new(text);
-    assert_eq!(o.byte(3), 7);
-    assert_eq!(o.byte(1), 2);
-    assert_eq!(o.byte(0), 0);
-    assert_eq!(o.byte(2), 6);
-    assert_eq!(o.byte(10), 7);
-    let long = format!("{}é{}", "a".repeat(37), "b".repeat(20));
-    let mut o = Offsets::new(&long);
-    assert_eq!(o.byte(37), 37);
-    assert_eq!(o.byte(38), 39);
-    assert_eq!(o.byte(58), 59);
-}
-
 fn corpus_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
