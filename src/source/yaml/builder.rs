@@ -1054,7 +1054,8 @@ impl<'t> Builder<'t> {
                 let line = lines.line_of(first.start) + 1;
                 let message = format!(
                     "key {} already set in map (first set on line {line})",
-                    go_quote(&key)
+                    // go-yaml's `%#v` of a string key: strconv.Quote.
+                    crate::diag::gofmt::quote(&key)
                 );
                 self.error(YamlErrorKind::DuplicateKey, message, second);
             }
@@ -1202,27 +1203,6 @@ fn core_tag(tag: &Tag) -> CoreTag {
     } else {
         CoreTag::from_full(&format!("{}{}", tag.handle, tag.suffix))
     }
-}
-
-/// Go's `%#v` of a string (strconv.Quote, close enough for keys).
-fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]

@@ -218,6 +218,19 @@ fn keys_convert_like_sigs_k8s_yaml() {
         out.errors[0].message,
         "key \"false\" already set in map (first set on line 1)"
     );
+    // The key as go-yaml's `%#v` writes it: strconv.Quote, which escapes characters Go
+    // does not print (a soft hyphen, a zero-width space) and BEL as `\a` (checked
+    // with Go 1.23's fmt).
+    let out =
+        parse_default("\"b\\u00adc\": 1\n\"b\\u00adc\": 2\n\"\\a\\u200b\": 1\n\"\\a\\u200b\": 2\n");
+    let messages: Vec<&str> = out.errors.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "key \"b\\u00adc\" already set in map (first set on line 1)",
+            "key \"\\a\\u200b\" already set in map (first set on line 3)",
+        ]
+    );
 }
 
 #[test]
