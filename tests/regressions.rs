@@ -958,3 +958,23 @@ fn a_text_ending_in_a_backslash_is_scanned_for_json_escapes_without_panic() {
         ["while scanning a tag, did not find expected whitespace or line break"]
     );
 }
+
+/// yaml_spans: YAML right after a JSON value on the same line (`{...}-`, with the
+/// fuzzer's lone CRs) is a stream of its own for kubectl, whose first line starts at the
+/// `-`: a block scalar header `|1-` on the next line is indented one column from it. The
+/// loader read " x\n y"; the offset mapping counted the `-` at its column in the file
+/// (15) and re-scanned "x\ny".
+#[test]
+fn an_indentation_indicator_after_a_json_value_counts_from_the_yaml_stream() {
+    let text = "{\"c\":{\"d\":\"x\"}}-\r|1-  # *\r  x\r  y\n";
+    let out = parse_clean(text);
+    assert_eq!(out.documents.len(), 2);
+    let Value::Array(items) = &out.documents[1].root.value else {
+        panic!("{:?}", out.documents[1].root.value)
+    };
+    let node = &items[0];
+    assert_eq!(node.value, Value::String(" x\n y".into()));
+    let (decoded, offsets, _) = decode_with_offsets(text, node.span, node.style).unwrap();
+    assert_eq!(Value::String(decoded), node.value);
+    assert_eq!(offsets, [27, 28, 29, 31, 32]);
+}

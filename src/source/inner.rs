@@ -392,7 +392,14 @@ fn block(source: &str, span: Span, literal: bool, out: &mut Out) -> Option<usize
     };
     let indent = explicit
         .and_then(|m| {
-            let parent = parent_indent(b, indicator)?;
+            // The YAML after a JSON value is a stream of its own: its first line starts
+            // where it does, not at the line break before the JSON value (found by the
+            // yaml_spans fuzz target: `{"a":1}-` then `|1-` on the next line).
+            let origin = match super::yaml::yaml_stream_start(source) {
+                origin if origin <= indicator => origin,
+                _ => 0,
+            };
+            let parent = parent_indent(&b[origin..], indicator - origin)?;
             let indent = if parent >= 0 { parent as usize + m } else { m };
             (indent <= auto).then_some(indent)
         })
@@ -1170,6 +1177,13 @@ data:
         check("\u{feff}a: \"bom\"\n");
         // Indentation go-yaml accepts and saphyr needs re-parsing for.
         check("k:\n  a: [\n    \"x\n  y\",\n    'p',\n  ]\nb: \"multi\nline\"\n");
+        // YAML after a JSON value on the same line is a stream of its own: the header's
+        // parent (`-`) is at its column 0 (yaml_spans: the content kept one space).
+        let shapes = check("{\"c\":{\"d\":\"x\"}}-\n|1-\n  x\n  y\n");
+        assert_eq!(shapes.last().map(|s| s.0.as_str()), Some(" x\n y"));
+        check("{\"a\":1}-\r|1-  # *\r  x\r  y\n");
+        check("{\"a\":1} k:\n |1\n   x\n");
+        check("{\"a\":1}\n- |2\n   x\n");
     }
 
     #[test]

@@ -156,6 +156,21 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     out
 }
 
+/// Where the YAML stream kubectl reads in `text` starts: after the JSON value(s) a text
+/// starting with `{` begins with, when YAML follows them (`{"a": 1}` then `b: 2`), else
+/// 0. Columns in that stream's first line count from there for kubectl's YAML reader
+/// (`{"a": 1}-` then a block scalar header `|1` on the next line is indented from the
+/// `-` as column 0).
+pub(crate) fn yaml_stream_start(text: &str) -> usize {
+    match json_stream::decode(text) {
+        Some(json_stream::Decoded {
+            rest: json_stream::Rest::Yaml(start),
+            ..
+        }) => start,
+        _ => 0,
+    }
+}
+
 /// A text that starts with `{` and is not JSON throughout: when the first document
 /// kubectl reads as YAML fails, kubectl reports the JSON error instead (see
 /// `json_stream::kubectl_error`), at the byte Go's scanner refused.
