@@ -1,0 +1,259 @@
+//! Equality faults: the comparisons the API server answers with an error or a panic
+//! where plain CEL equality would answer (library values against other kinds, data
+//! lists and maps against other kinds, a derived quantity on the right, set and map
+//! lists holding values Go cannot hash).
+
+use super::*;
+use crate::cel::value;
+
+/// Equalities the server answers with an error: a quantity produced by `add`/`sub`
+/// on the right of `==` (its `Equal` only accepts a non-pointer quantity), and a
+/// Kubernetes library value (quantity, URL, IP, CIDR, semver, format) on the left of
+/// a value of another type (their `Equal` answers "no such overload" where cel-go's
+/// own types answer false; `null` is compared before `Equal`), and a set or map list
+/// on the left of anything but a list.
+pub(super) fn equality_error(x: &Val, y: &Val) -> bool {
+    // The library types are the ones the cost functions compare at unit cost.
+    let library_value = runtime::CostValue::is_unit_equality_type(x);
+    let other_kind = std::mem::discriminant(x) != std::mem::discriminant(y)
+        && !matches!(y, Val::Null | Val::Error(_));
+    // cel-go's `Equal` answers `null` operands itself.
+    let data_against_scalar = !matches!(y, Val::Null) && data_against_other_kind(x, y);
+    (library_value && other_kind) || data_against_scalar || derived_quantity_on_right(x, y)
+}
+
+/// Whether cel-go's `Equal` of two elements of its own lists (`types.Equal`: `null`
+/// first, then the element's `Equal`) fails: its lists count such a pair as equal.
+pub(crate) fn element_equality_fails(p: &Val, q: &Val) -> bool {
+    if matches!(p, Val::Null) || matches!(q, Val::Null) {
+        return false;
+    }
+    equality_error(p, q)
+        || matches!(
+            equality_fault(p, q),
+            Some(EqualityFault::InvalidData(_) | EqualityFault::NoOverload)
+        )
+}
+
+/// The server's lists and maps read from the object (`unstructuredList`, its set and
+/// map lists, `unstructuredMap`) answer "no such overload" when compared with a value
+/// of another kind, where cel-go's own lists and maps answer false. Their elements
+/// are compared by the element's own `Equal`, without `null` answered first.
+pub(super) fn data_against_other_kind(x: &Val, y: &Val) -> bool {
+    let other_kind = match x {
+        Val::DataList(..) | Val::SetList(..) | Val::MapList(..) => y.list_items().is_none(),
+        Val::DataMap(..) => y.map_entries().is_none(),
+        _ => false,
+    };
+    other_kind && !matches!(y, Val::Error(_))
+}
+
+/// Within lists too (this error is not the elements' `Equal` of another type, which
+/// cel-go's lists treat as not unequal).
+fn derived_quantity_on_right(x: &Val, y: &Val) -> bool {
+    match (x, y) {
+        (Val::Quantity(_), Val::Quantity(q)) => q.derived,
+        (a, b) if a.list_items().is_some() && b.list_items().is_some() => {
+            let (a, b) = (a.list_items().unwrap_or(&[]), b.list_items().unwrap_or(&[]));
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .any(|(p, q)| derived_quantity_on_right(p, q))
+        }
+        _ => false,
+    }
+}
+
+/// Why the server's `Equal` of two values is an error instead of a boolean.
+pub(super) enum EqualityFault<'a> {
+    /// An element holds data of another type than its schema.
+    InvalidData(&'a Arc<str>),
+    /// A list or object element read from the object was compared with a value of
+    /// another kind ([`data_against_other_kind`]).
+    NoOverload,
+    /// A set list of the object was compared: the server hashes its raw
+    /// elements, and a map or list element panics (`hash of unhashable type`).
+    Unhashable(&'static str),
+}
+
+/// The Go type of a set list's raw element that cannot be a Go map key: objects and
+/// lists, also as invalid data the element's schema did not expect.
+pub(super) fn unhashable_go_type(v: &Val) -> Option<&'static str> {
+    const MAP: &str = "map[string]interface {}";
+    const SLICE: &str = "[]interface {}";
+    match v {
+        Val::Map(_) | Val::DataMap(..) => Some(MAP),
+        Val::List(_)
+        | Val::Joined(..)
+        | Val::DataList(..)
+        | Val::SetList(..)
+        | Val::MapList(..) => Some(SLICE),
+        Val::Error(m) if m.ends_with(&format!("got {MAP}")) => Some(MAP),
+        Val::Error(m) if m.ends_with(&format!("got {SLICE}")) => Some(SLICE),
+        _ => None,
+    }
+}
+
+/// The Go type of a value's `Value()` that cannot be a Go map key, for the values a
+/// set list looks up or adds: the raw data of lists and objects read from the object,
+/// lists and maps CEL built, and bytes.
+pub(super) fn unhashable_value_type(v: &Val) -> Option<&'static str> {
+    let go_type = value::go_native_type(v);
+    (go_type.starts_with("[]") || go_type.starts_with("map[")).then_some(go_type)
+}
+
+/// Whether `v` holds a set list with an element [`unhashable_go_type`] names: only
+/// then can an equality that holds still be the server's panic.
+pub(super) fn holds_unhashable_set_element(v: &Val) -> bool {
+    match v {
+        Val::SetList(items, _) => items.iter().any(|x| unhashable_go_type(x).is_some()),
+        Val::List(items)
+        | Val::Joined(items, _)
+        | Val::DataList(items, _)
+        | Val::MapList(items, _) => items.iter().any(holds_unhashable_set_element),
+        Val::Map(entries) | Val::DataMap(entries, _) => {
+            entries.iter().any(|(_, x)| holds_unhashable_set_element(x))
+        }
+        Val::Optional(Some(x)) => holds_unhashable_set_element(x),
+        _ => false,
+    }
+}
+
+/// The Go runtime panic the server's evaluation recovers as the rule's error; it
+/// unwinds the whole expression, so no `||` absorbs it.
+pub(super) fn unhashable_panic(go_type: &str) -> EvalError {
+    EvalError::Internal(format!(
+        "internal error: runtime error: hash of unhashable type {go_type}"
+    ))
+}
+
+/// The server's lists and maps convert their elements while `Equal` walks them
+/// (left operand first, stopping at the first difference): an element holding data
+/// of another type than its schema makes the comparison an error instead of a
+/// boolean. The server walks a map in Go's random order; crdlint takes the
+/// manifest's order.
+pub(super) fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault<'a>> {
+    use EqualityFault::InvalidData;
+    match (x, y) {
+        (Val::Error(m), _) => Some(InvalidData(m)),
+        (x, Val::Error(m)) if x.list_items().is_some() || x.map_entries().is_some() => {
+            Some(InvalidData(m))
+        }
+        // cel-go's Optional.Equal compares the values inside.
+        (Val::Optional(Some(a)), Val::Optional(Some(b))) => equality_fault(a, b),
+        (Val::Map(a) | Val::DataMap(a, _), Val::Map(b) | Val::DataMap(b, _)) => {
+            if a.len() != b.len() {
+                return None;
+            }
+            for (k, v) in a.iter() {
+                // Only declared fields with values are converted (and can fail).
+                if !matches!(value::object_key(k), value::ObjectKey::Plain) {
+                    continue;
+                }
+                let (_, w) = b.iter().find(|(k2, _)| k.equals(k2))?;
+                if data_against_other_kind(v, w) {
+                    return Some(EqualityFault::NoOverload);
+                }
+                if let Some(f) = equality_fault(v, w) {
+                    return Some(f);
+                }
+                if !v.equals(w) {
+                    return None;
+                }
+            }
+            None
+        }
+        (Val::List(a) | Val::Joined(a, _) | Val::DataList(a, _), b) if b.list_items().is_some() => {
+            let data = matches!(x, Val::DataList(..));
+            let b = b.list_items().unwrap_or(&[]);
+            if a.len() != b.len() {
+                return None;
+            }
+            for (p, q) in a.iter().zip(b) {
+                if data && data_against_other_kind(p, q) {
+                    return Some(EqualityFault::NoOverload);
+                }
+                match equality_fault(p, q) {
+                    // cel-go's own lists count an element comparison that fails as
+                    // equal; only a panic gets through.
+                    Some(f @ EqualityFault::Unhashable(_)) => return Some(f),
+                    Some(f) if data => return Some(f),
+                    _ => {}
+                }
+                if !p.equals(q) {
+                    return None;
+                }
+            }
+            None
+        }
+        // A set list compared with another set list of the object: the other's raw
+        // elements are hashed into a set, then each of this list's looked up.
+        (Val::SetList(a, kind), Val::SetList(b, _)) => {
+            if a.len() != b.len() {
+                return None;
+            }
+            b.iter()
+                .chain(a.iter())
+                .find_map(unhashable_go_type)
+                .or_else(|| looked_up_unhashable(a, *kind, b))
+                .map(EqualityFault::Unhashable)
+        }
+        // Otherwise set lists compare the raw values: no conversion, no error, but
+        // for values that cannot be looked up.
+        (Val::SetList(a, kind), b) => {
+            let b = b.list_items()?;
+            if a.len() != b.len() {
+                return None;
+            }
+            looked_up_unhashable(a, *kind, b).map(EqualityFault::Unhashable)
+        }
+        // Map lists look each element of the other list up by its raw key, then
+        // compare the converted elements. A key holding invalid data is compared by
+        // its error (the raw values are gone; equal types of invalid data match).
+        (Val::MapList(a, keys), b) if b.list_items().is_some() => {
+            let b = b.list_items().unwrap_or(&[]);
+            if a.len() != b.len() {
+                return None;
+            }
+            let key_of = |v: &Val| value::map_list_key(v, keys);
+            let same_key = |p: &Option<Val>, q: &Option<Val>| match (p, q) {
+                (None, None) => true,
+                (Some(Val::Error(m)), Some(Val::Error(n))) => m == n,
+                (Some(p), Some(q)) => p.native_eq(q),
+                _ => false,
+            };
+            for x in b {
+                let kx = key_of(x)?;
+                let y = a.iter().rev().find(|y| {
+                    key_of(y).is_some_and(|ky| ky.iter().zip(&kx).all(|(p, q)| same_key(p, q)))
+                })?;
+                if data_against_other_kind(y, x) {
+                    return Some(EqualityFault::NoOverload);
+                }
+                if let Some(f) = equality_fault(y, x) {
+                    return Some(f);
+                }
+                if !y.equals(x) {
+                    return None;
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// The Go type of the first of `b`'s values a set list's `Equal` looks up in its raw
+/// elements that cannot be a Go map key (bytes of a `format: byte` list, lists and
+/// maps), unless a value before it was not found (the comparison stops there).
+fn looked_up_unhashable(a: &[Val], kind: DataKind, b: &[Val]) -> Option<&'static str> {
+    for x in b {
+        if let Some(t) = unhashable_value_type(x) {
+            return Some(t);
+        }
+        if !a.iter().any(|y| value::set_member_eq(y, x, kind)) {
+            return None;
+        }
+    }
+    None
+}
