@@ -167,6 +167,23 @@ fn exclude_leaves_out_matching_files() {
 }
 
 #[test]
+fn an_invalid_exclude_glob_is_a_usage_error_before_any_walk() {
+    let output = crdlint()
+        .args(["check", "--exclude", "gen/[a-", "testdata/source"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), "");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.starts_with(
+            "error: invalid value 'gen/[a-' for '--exclude <GLOB>': invalid glob \"gen/[a-\": unclosed character class; missing ']'\n"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn crds_from_crds_paths_resolve_resources_without_being_reported() {
     let (out, _) = run(&[
         "check",

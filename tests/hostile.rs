@@ -149,6 +149,47 @@ fn a_symlink_loop_is_reported_and_the_walk_ends() {
     );
 }
 
+/// A repository whose every level links twice to the next has 2^40 paths to its last
+/// level and no loop; a walk that followed every path would never end. Each directory
+/// is walked once, and a CRD linked into a chart (a common layout) is read once.
+#[cfg(unix)]
+#[test]
+fn a_symlink_maze_is_walked_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let levels = 40;
+    for level in 0..=levels {
+        std::fs::create_dir(root.join(format!("l{level}"))).unwrap();
+    }
+    for level in 0..levels {
+        for link in ["a", "b"] {
+            std::os::unix::fs::symlink(
+                format!("../l{}", level + 1),
+                root.join(format!("l{level}/{link}")),
+            )
+            .unwrap();
+        }
+    }
+    write(
+        &root.join(format!("l{levels}")),
+        "crd.yaml",
+        crd_with_properties("              p: {type: strin}\n"),
+    );
+    std::fs::create_dir_all(root.join("l0/chart")).unwrap();
+    std::os::unix::fs::symlink(format!("../../l{levels}"), root.join("l0/chart/crds")).unwrap();
+    let l0 = root.join("l0");
+    let (out, status) = check_short(&[l0.to_str().unwrap()]);
+    assert_eq!(status, 1, "{out}");
+    let deepest = format!("{}/{}crd.yaml", l0.display(), "a/".repeat(levels));
+    assert_eq!(
+        out,
+        format!(
+            "{deepest}:20:25: error[schema-invalid-type]: spec.validation.openAPIV3Schema.properties[spec].properties[p].type: Unsupported value: \"strin\": supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\"\n\
+             1 file, 1 document (1 CRD, 0 custom resources): 1 error, 0 warnings\n"
+        )
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn unreadable_files_are_io_errors() {

@@ -36,7 +36,7 @@ pub struct CheckArgs {
     pub old: Vec<PathBuf>,
 
     /// Leave out paths matching GLOB (gitignore syntax; repeatable).
-    #[arg(long, value_name = "GLOB")]
+    #[arg(long, value_name = "GLOB", value_parser = crate::source::walk::parse_exclude_glob)]
     pub exclude: Vec<String>,
 
     /// Do not honour .gitignore and .ignore files.

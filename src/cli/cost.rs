@@ -53,7 +53,7 @@ pub struct CostArgs {
     pub color: ColorChoice,
 
     /// Leave out paths matching GLOB (gitignore syntax; repeatable).
-    #[arg(long, value_name = "GLOB")]
+    #[arg(long, value_name = "GLOB", value_parser = crate::source::walk::parse_exclude_glob)]
     pub exclude: Vec<String>,
 
     /// Do not honour .gitignore and .ignore files.

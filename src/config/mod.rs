@@ -167,7 +167,7 @@ pub fn parse(path: &Path, text: String) -> Result<Config, ConfigError> {
             "crds" => {
                 config.crds = reader.strings(value)?.into_iter().map(resolve).collect();
             }
-            "exclude" => config.exclude = reader.strings(value)?,
+            "exclude" => config.exclude = reader.exclude_globs(value)?,
             "kube-version" => {
                 let text = match &value.value {
                     Value::String(s) => s.clone(),
@@ -245,6 +245,22 @@ impl Reader<'_> {
                 .collect(),
             _ => Err(self.expected(node, "a list of strings")),
         }
+    }
+
+    /// Globs checked where they are written (see `walk::parse_exclude_glob`).
+    fn exclude_globs(&self, node: &Node) -> Result<Vec<String>, ConfigError> {
+        let items = match &node.value {
+            Value::Array(items) => items.iter().collect(),
+            Value::String(_) => vec![node],
+            _ => return Err(self.expected(node, "a list of strings")),
+        };
+        items
+            .into_iter()
+            .map(|item| {
+                crate::source::walk::parse_exclude_glob(self.string(item)?)
+                    .map_err(|message| self.error(item.span, message))
+            })
+            .collect()
     }
 
     fn severities(&self, node: &Node) -> Result<Severities, ConfigError> {
@@ -350,6 +366,14 @@ mod tests {
         assert_eq!(
             error("paths: {a: 1}\n"),
             "conf/.crdlint.yaml:1:8: expected a list of strings, found object"
+        );
+        assert_eq!(
+            error("exclude:\n- ok/\n- 'gen/[a-'\n"),
+            "conf/.crdlint.yaml:3:3: invalid glob \"gen/[a-\": unclosed character class; missing ']'"
+        );
+        assert_eq!(
+            error("exclude: {a: 1}\n"),
+            "conf/.crdlint.yaml:1:10: expected a list of strings, found object"
         );
         assert_eq!(
             error("- a\n"),

@@ -1,9 +1,12 @@
 //! Turning the user's paths into the list of files to read: directories are walked
 //! with ripgrep's walker (`.gitignore` honoured, hidden directories and `target/`
 //! skipped, symlinks followed with loop detection); files named explicitly are always
-//! read, whatever their extension.
+//! read, whatever their extension. A directory or file reached by several paths (symlinks,
+//! or a root named twice) is read once, under the first path in name order.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
@@ -57,10 +60,48 @@ fn has_manifest_extension(path: &Path) -> bool {
         .is_some_and(|e| EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
 }
 
+/// Checks an `--exclude` glob (gitignore syntax) before any walk, so that a mistake is
+/// reported where it was written: as a usage error, or at its line in `.crdlint.yaml`.
+pub fn parse_exclude_glob(glob: &str) -> Result<String, String> {
+    // The walker adds each glob as a negated override; check it the same way.
+    match OverrideBuilder::new("/").add(&format!("!{glob}")) {
+        Ok(_) => Ok(glob.to_string()),
+        Err(ignore::Error::Glob { err, .. }) => Err(format!("invalid glob {glob:?}: {err}")),
+        Err(other) => Err(format!("invalid glob {glob:?}: {other}")),
+    }
+}
+
+/// A file or directory as the filesystem knows it, whichever path reached it.
+#[cfg(unix)]
+type Identity = (u64, u64);
+#[cfg(not(unix))]
+type Identity = PathBuf;
+
+/// The identity of what `path` names (symlinks followed), or `None` when it cannot be
+/// read; the reader or the walker then reports the error.
+#[cfg(unix)]
+fn identity(path: &Path) -> Option<Identity> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(path: &Path) -> Option<Identity> {
+    std::fs::canonicalize(path).ok()
+}
+
+/// Directories already walked, shared by every root of one run. Followed symlinks
+/// make a directory graph, not a tree: `/sys`, or a crafted repository whose every
+/// level links twice to the next, has exponentially many paths without any loop, so
+/// each directory is entered once.
+type Visited = Arc<Mutex<HashSet<Identity>>>;
+
 /// Expands `paths` (`-` is stdin) into inputs, sorted and deduplicated.
 pub fn collect(paths: &[PathBuf], options: &WalkOptions) -> (Vec<Input>, Vec<WalkError>) {
     let mut inputs = Vec::new();
     let mut errors = Vec::new();
+    let visited = Visited::default();
     for path in paths {
         if path.as_os_str() == "-" {
             inputs.push(Input::Stdin);
@@ -71,7 +112,9 @@ pub fn collect(paths: &[PathBuf], options: &WalkOptions) -> (Vec<Input>, Vec<Wal
                 path: display_path(path),
                 message: describe_io_error(&e),
             }),
-            Ok(meta) if meta.is_dir() => walk_dir(path, options, &mut inputs, &mut errors),
+            Ok(meta) if meta.is_dir() => {
+                walk_dir(path, options, &visited, &mut inputs, &mut errors)
+            }
             // A file named explicitly is read whatever its extension or type; the
             // reader rejects FIFOs and devices with a clear message.
             Ok(_) => inputs.push(Input::Path(path.clone())),
@@ -79,17 +122,38 @@ pub fn collect(paths: &[PathBuf], options: &WalkOptions) -> (Vec<Input>, Vec<Wal
     }
     inputs.sort();
     inputs.dedup();
+    drop_second_paths_to_a_file(&mut inputs);
     (inputs, errors)
+}
+
+/// A file linked under two names, or named once and found again in a walk, would be
+/// read twice and define its CRDs twice; the first path in name order is kept.
+fn drop_second_paths_to_a_file(inputs: &mut Vec<Input>) {
+    let mut seen = HashSet::new();
+    inputs.retain(|input| match input {
+        Input::Path(path) => identity(path).is_none_or(|id| seen.insert(id)),
+        Input::Stdin => true,
+    });
 }
 
 fn walk_dir(
     root: &Path,
     options: &WalkOptions,
+    visited: &Visited,
     inputs: &mut Vec<Input>,
     errors: &mut Vec<WalkError>,
 ) {
+    if let Some(id) = identity(root)
+        && !lock(visited).insert(id)
+    {
+        // Walked already, as (part of) an earlier root.
+        return;
+    }
+    let visited = Arc::clone(visited);
     let mut builder = WalkBuilder::new(root);
     builder
+        // Name order makes "the first path to a directory" the same on every machine.
+        .sort_by_file_name(|a, b| a.cmp(b))
         .follow_links(true)
         .hidden(true)
         .git_ignore(!options.no_ignore)
@@ -98,11 +162,13 @@ fn walk_dir(
         .ignore(!options.no_ignore)
         .parents(!options.no_ignore)
         .require_git(false)
-        .filter_entry(|entry| {
+        .filter_entry(move |entry| {
+            if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_dir()) {
+                return true;
+            }
             // Build output is never a manifest source.
-            !(entry.depth() > 0
-                && entry.file_type().is_some_and(|t| t.is_dir())
-                && entry.file_name() == "target")
+            entry.file_name() != "target"
+                && identity(entry.path()).is_none_or(|id| lock(&visited).insert(id))
         });
     if !options.exclude.is_empty() {
         let mut overrides = OverrideBuilder::new(root);
@@ -138,6 +204,13 @@ fn walk_dir(
             }),
         }
     }
+}
+
+/// The set survives a panic elsewhere: it only ever grows, so it is never inconsistent.
+fn lock(visited: &Visited) -> std::sync::MutexGuard<'_, HashSet<Identity>> {
+    visited
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn error_path(error: &ignore::Error) -> Option<String> {
@@ -245,5 +318,67 @@ mod tests {
             errors[0].message.starts_with("symbolic link loop"),
             "{errors:?}"
         );
+    }
+
+    /// Every level links twice to the next: 2^30 paths to the last level, no loop.
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_reached_by_many_symlink_paths_is_walked_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let levels = 30;
+        for level in 0..=levels {
+            std::fs::create_dir(root.join(format!("l{level}"))).unwrap();
+            std::fs::write(root.join(format!("l{level}/x.yaml")), "a: 1").unwrap();
+        }
+        for level in 0..levels {
+            for link in ["a", "b"] {
+                std::os::unix::fs::symlink(
+                    root.join(format!("l{}", level + 1)),
+                    root.join(format!("l{level}/{link}")),
+                )
+                .unwrap();
+            }
+        }
+        let (inputs, errors) = collect(&[root.join("l0")], &WalkOptions::default());
+        assert!(errors.is_empty(), "{errors:?}");
+        let prefix = format!("{}/", root.join("l0").display());
+        let rel: Vec<String> = names(&inputs)
+            .into_iter()
+            .map(|n| n.trim_start_matches(&prefix).to_string())
+            .collect();
+        // Depth first in name order: l1 is first reached as l0/a, l2 as l0/a/a, ...
+        let mut expected: Vec<String> = (0..=levels)
+            .map(|depth| format!("{}x.yaml", "a/".repeat(depth)))
+            .collect();
+        expected.sort();
+        assert_eq!(rel, expected);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_under_two_names_is_read_once_under_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("config/crd")).unwrap();
+        std::fs::create_dir_all(root.join("charts/app")).unwrap();
+        std::fs::write(root.join("config/crd/x.yaml"), "a: 1").unwrap();
+        std::os::unix::fs::symlink("../../config/crd", root.join("charts/app/crds")).unwrap();
+        std::os::unix::fs::symlink("config/crd/x.yaml", root.join("z.yaml")).unwrap();
+        let (inputs, errors) = collect(
+            &[
+                root.to_path_buf(),
+                root.join("z.yaml"),
+                root.join("config/crd"),
+            ],
+            &WalkOptions::default(),
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        let prefix = format!("{}/", root.display());
+        let rel: Vec<String> = names(&inputs)
+            .into_iter()
+            .map(|n| n.trim_start_matches(&prefix).to_string())
+            .collect();
+        assert_eq!(rel, ["charts/app/crds/x.yaml"]);
     }
 }
