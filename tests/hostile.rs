@@ -1125,3 +1125,65 @@ fn many_owner_references_give_bounded_output() {
     );
     assert_eq!(out.matches("warning[duplicate-owner-reference]").count(), 1);
 }
+
+/// A rule's message, a description or a file name can carry control characters; printed
+/// raw, `ESC ] 0 ; … BEL` would retitle the user's terminal and `ESC [` recolour or clear
+/// it. Terminal formats show them escaped; JSON keeps the exact text.
+#[cfg(unix)]
+#[test]
+fn control_characters_from_checked_files_never_reach_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let crd = write(
+        dir.path(),
+        "crd.yaml",
+        crd_with_properties(
+            "              a: {type: integer, description: \"d\\e[31mred\\a\"}
+            x-kubernetes-validations:
+            - rule: \"self.a != 1 && '\\e[2J' != ''\"
+              message: \"\\e]0;pwned\\a\\e[2J\"
+",
+        ),
+    );
+    write(
+        dir.path(),
+        "cr\x1b[2J.yaml",
+        "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec: {a: 1}\n",
+    );
+    let dir_path = dir.path().to_str().unwrap();
+    let (short, status) = check_short(&[dir_path]);
+    assert_eq!(status, 1, "{short}");
+    assert_eq!(
+        short,
+        format!(
+            "{dir_path}/cr\\x1b[2J.yaml:4:7: error[cel-rule-failed]: spec: Invalid value: \\x1b]0;pwned\\a\\x1b[2J\n\
+             2 files, 2 documents (1 CRD, 1 custom resource): 1 error, 0 warnings\n"
+        )
+    );
+    let run = |args: &[&str]| {
+        let output = Command::cargo_bin("crdlint")
+            .unwrap()
+            .args(args)
+            .timeout(HANG_GUARD)
+            .output()
+            .unwrap();
+        String::from_utf8(output.stdout).unwrap()
+    };
+    for args in [
+        &["check", "--color", "never", dir_path][..],
+        &["check", "-o", "github", dir_path],
+        &["explain", "--crds", &crd, "thing.spec"],
+        &["cost", "--color", "always", &crd],
+    ] {
+        let out = run(args);
+        assert!(
+            !out.contains('\x07') && !out.contains("\x1b]") && !out.contains("\x1b[2J"),
+            "{args:?}: {out}"
+        );
+        assert!(out.contains("\\x1b"), "{args:?}: {out}");
+    }
+    let json = run(&["check", "-o", "json", dir_path]);
+    assert!(
+        json.contains(r#""message": "spec: Invalid value: \u001b]0;pwned\u0007\u001b[2J""#),
+        "{json}"
+    );
+}

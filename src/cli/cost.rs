@@ -21,6 +21,7 @@ use crate::cel::env::KubeVersion;
 use crate::check::classify;
 use crate::check::load;
 use crate::diag::FieldPath;
+use crate::report::terminal::escape_controls;
 use crate::schema::structural::{self, Structural};
 use crate::source::walk::{self, WalkOptions};
 use crate::source::yaml::Limits;
@@ -458,18 +459,22 @@ fn chain_text(r: &RuleCost) -> String {
 
 fn render_human(reports: &[CrdReport], color: bool) -> String {
     let mut out = String::new();
+    // Names, paths and rules come from the checked files: their control characters are
+    // escaped before they reach the terminal (`report::terminal`), and before colouring.
     let bold = |s: &str| {
+        let s = escape_controls(s);
         if color {
             s.bold().to_string()
         } else {
-            s.to_string()
+            s.into_owned()
         }
     };
     let dim = |s: &str| {
+        let s = escape_controls(s);
         if color {
             s.dimmed().to_string()
         } else {
-            s.to_string()
+            s.into_owned()
         }
     };
     let mut rules_total = 0usize;
@@ -486,7 +491,7 @@ fn render_human(reports: &[CrdReport], color: bool) -> String {
                 dim(&format!("versions {}", s.versions.join(", ")))
             ));
             if let Some(note) = &s.note {
-                out.push_str(&format!("  {note}\n\n"));
+                out.push_str(&format!("  {}\n\n", escape_controls(note)));
                 continue;
             }
             let total_share = share(s.cost.total, PER_SCHEMA_LIMIT);
@@ -518,7 +523,10 @@ fn render_human(reports: &[CrdReport], color: bool) -> String {
                     bold(&r.data_path),
                     dim(&format!("{}:{}:{}", c.file.path, pos.line, pos.column)),
                 ));
-                out.push_str(&format!("      rule  {}\n", one_line(&r.rule)));
+                out.push_str(&format!(
+                    "      rule  {}\n",
+                    escape_controls(&one_line(&r.rule))
+                ));
                 if !r.compiled {
                     out.push_str("      does not compile (cost 0; see `crdlint check`)\n");
                     continue;
@@ -529,7 +537,10 @@ fn render_human(reports: &[CrdReport], color: bool) -> String {
                     grouped(r.max_cost),
                     grouped(r.cardinality())
                 ));
-                out.push_str(&format!("      card  {}\n", chain_text(r)));
+                out.push_str(&format!(
+                    "      card  {}\n",
+                    escape_controls(&chain_text(r))
+                ));
                 if let Some(me) = &r.message_expression {
                     out.push_str(&format!(
                         "      messageExpression  {} per call ({})\n",
@@ -555,7 +566,7 @@ fn render_human(reports: &[CrdReport], color: bool) -> String {
                         "      fix   {}: {} on {} ({now}) → {}",
                         f.keyword,
                         f.value,
-                        f.data_path,
+                        escape_controls(&f.data_path),
                         grouped(f.estimated_cost)
                     );
                     out.push_str(&if color {

@@ -184,6 +184,9 @@ pub fn run(args: &ExplainArgs) -> u8 {
         args.recursive,
     ) {
         Ok(text) => {
+            // Descriptions and rule messages are the CRD author's text: a control
+            // character in them must be shown, not executed (`report::terminal`).
+            let text = crate::report::terminal::escape_controls(&text);
             let mut stdout = std::io::stdout().lock();
             let _ = stdout.write_all(text.as_bytes());
             let _ = stdout.flush();

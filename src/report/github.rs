@@ -7,6 +7,7 @@
 use std::fmt::Write;
 
 use super::location::RepoPaths;
+use super::terminal::escape_controls;
 use crate::check::Summary;
 use crate::diag::{Diagnostic, Severity};
 
@@ -58,10 +59,14 @@ pub fn command(d: &Diagnostic, paths: &RepoPaths) -> String {
 
     let properties = properties
         .iter()
-        .map(|(key, value)| format!("{key}={}", escape_property(value)))
+        .map(|(key, value)| format!("{key}={}", escape_property(&escape_controls(value))))
         .collect::<Vec<_>>()
         .join(",");
-    format!("::{name} {properties}::{}", escape_data(&message))
+    // The log shows the line, and interprets escape sequences (`terminal.rs`).
+    format!(
+        "::{name} {properties}::{}",
+        escape_data(&escape_controls(&message))
+    )
 }
 
 /// `escapeData` of the Actions toolkit.

@@ -1,6 +1,8 @@
 //! The human report: miette's graphical rendering with the code, a labelled snippet
 //! whose header is `path:line:column`, and the help; then a summary line.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 use std::fmt::Write;
 
@@ -8,6 +10,7 @@ use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 use owo_colors::OwoColorize;
 
 use super::source_code::IndexedSource;
+use super::terminal::{escape_controls, mask_controls};
 use crate::check::Summary;
 use crate::diag::{Diagnostic, Severity};
 use crate::source::SourceFile;
@@ -16,7 +19,9 @@ use crate::source::SourceFile;
 struct Report<'a> {
     diagnostic: &'a Diagnostic,
     source: Option<IndexedSource<'a>>,
+    /// The message, the help and the labels as printed: control characters escaped.
     message: String,
+    help: Option<String>,
 }
 
 impl fmt::Debug for Report<'_> {
@@ -47,8 +52,7 @@ impl miette::Diagnostic for Report<'_> {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.diagnostic
-            .help
+        self.help
             .as_ref()
             .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
@@ -61,11 +65,14 @@ impl miette::Diagnostic for Report<'_> {
         self.source.as_ref()?;
         let span = self.diagnostic.span?;
         let primary = LabeledSpan::new_primary_with_span(
-            Some(self.primary_label()),
+            Some(escape_controls(&self.primary_label()).into_owned()),
             (span.start, span.len()),
         );
         let related = self.diagnostic.related.iter().map(|l| {
-            LabeledSpan::new_with_span(Some(l.message.clone()), (l.span.start, l.span.len()))
+            LabeledSpan::new_with_span(
+                Some(escape_controls(&l.message).into_owned()),
+                (l.span.start, l.span.len()),
+            )
         });
         Some(Box::new(std::iter::once(primary).chain(related)))
     }
@@ -113,6 +120,8 @@ pub fn render(diagnostics: &[Diagnostic], summary: &Summary, color: bool) -> Str
         .with_width(terminal_width())
         .with_context_lines(1);
     let mut out = String::new();
+    // Each file is scanned for control characters once, not once per finding in it.
+    let mut masked: HashMap<*const SourceFile, Cow<'_, str>> = HashMap::new();
     for d in diagnostics {
         let snippet = d.span.is_some() && d.file.as_deref().is_some_and(|f| snippet_fits(f, d));
         let message = match (&d.file, d.span) {
@@ -124,10 +133,21 @@ pub fn render(diagnostics: &[Diagnostic], summary: &Summary, color: bool) -> Str
             }
             _ => d.message.clone(),
         };
+        let source = d.file.as_deref().filter(|_| snippet).map(|file| {
+            let text: &Cow<'_, str> = masked
+                .entry(file as *const SourceFile)
+                .or_insert_with(|| mask_controls(&file.text));
+            IndexedSource {
+                file,
+                text: text.as_ref(),
+                name: escape_controls(&file.path).into_owned(),
+            }
+        });
         let report = Report {
             diagnostic: d,
-            source: d.file.as_deref().filter(|_| snippet).map(IndexedSource),
-            message,
+            source,
+            message: escape_controls(&message).into_owned(),
+            help: d.help.as_deref().map(|h| escape_controls(h).into_owned()),
         };
         if handler.render_report(&mut out, &report).is_err() {
             // A span the source cannot serve (should not happen): fall back to a line.

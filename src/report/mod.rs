@@ -10,6 +10,7 @@ pub mod location;
 pub mod sarif;
 pub mod short;
 mod source_code;
+pub mod terminal;
 
 use crate::check::Summary;
 use crate::diag::Diagnostic;

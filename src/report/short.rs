@@ -29,11 +29,13 @@ pub fn location(d: &Diagnostic) -> String {
 pub fn line(d: &Diagnostic) -> String {
     // Multi-line messages (CEL carets) keep their first line: one finding, one line.
     let message = d.message.lines().next().unwrap_or_default();
-    format!(
+    let line = format!(
         "{}: {}[{}]: {}",
         location(d),
         d.severity.as_str(),
         d.code,
         message
-    )
+    );
+    // The path and the message may carry control characters (`terminal.rs`).
+    super::terminal::escape_controls(&line).into_owned()
 }

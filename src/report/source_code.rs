@@ -1,11 +1,20 @@
 //! A miette `SourceCode` over our line index: miette's own `NamedSource` rescans the
 //! file from its start for every label, which is quadratic on big files.
+//!
+//! The text served is the file's with control characters masked (`terminal.rs`): same
+//! bytes apart from them, so the file's line index serves it too.
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
 use crate::source::SourceFile;
 
-pub(crate) struct IndexedSource<'a>(pub &'a SourceFile);
+pub(crate) struct IndexedSource<'a> {
+    pub file: &'a SourceFile,
+    /// `file.text` with control characters masked, byte for byte the same length.
+    pub text: &'a str,
+    /// `file.path` with control characters escaped.
+    pub name: String,
+}
 
 impl SourceCode for IndexedSource<'_> {
     fn read_span<'a>(
@@ -14,8 +23,9 @@ impl SourceCode for IndexedSource<'_> {
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let file = self.0;
-        let text = file.text.as_str();
+        let file = self.file;
+        let text = self.text;
+        debug_assert_eq!(text.len(), file.text.len());
         let start = span.offset();
         let end = start + span.len();
         if end > text.len() {
@@ -40,7 +50,7 @@ impl SourceCode for IndexedSource<'_> {
         }
         .max(end);
         let contents = MietteSpanContents::new_named(
-            file.path.clone(),
+            self.name.clone(),
             &text.as_bytes()[data_start..data_end],
             (data_start, data_end - data_start).into(),
             line,
