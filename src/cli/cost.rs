@@ -122,7 +122,8 @@ pub fn run(args: &CostArgs) -> u8 {
     );
     let mut trouble = false;
     for e in &walk_errors {
-        eprintln!("error: {}: {}", e.path, e.message);
+        let line = format!("error: {}: {}", e.path, e.message);
+        eprintln!("{}", escape_controls(&line));
         trouble = true;
     }
     let mut reports = Vec::new();
@@ -130,7 +131,8 @@ pub fn run(args: &CostArgs) -> u8 {
         let loaded = load::load(input, 64 * 1024 * 1024, &Limits::default());
         if loaded.io_error {
             for d in &loaded.diagnostics {
-                eprintln!("error: {}: {}", loaded.file.path, d.message);
+                let line = format!("error: {}: {}", loaded.file.path, d.message);
+                eprintln!("{}", escape_controls(&line));
             }
             trouble = true;
             continue;

@@ -90,11 +90,11 @@ pub fn run(args: &DryRunArgs) -> u8 {
             .get("apiVersion")
             .and_then(|n| n.as_str())
             .unwrap_or_default();
-        let _ = writeln!(
-            stderr,
+        let note = format!(
             "note: {}: the CRD converts with a webhook, which crdlint does not run; the object is shown in the request version {api_version}",
             object.file.path
         );
+        let _ = writeln!(stderr, "{}", report::terminal::escape_controls(&note));
     }
 
     let mut stdout = std::io::stdout().lock();

@@ -193,7 +193,8 @@ pub fn run(args: &ExplainArgs) -> u8 {
             exit::CLEAN
         }
         Err(message) => {
-            eprintln!("error: {message}");
+            let escape = crate::report::terminal::escape_controls;
+            eprintln!("error: {}", escape(&message));
             let shown: Vec<String> = sources.iter().map(|s| s.display().to_string()).collect();
             eprintln!(
                 "  ({} CRD{} read from {})",
@@ -202,7 +203,7 @@ pub fn run(args: &ExplainArgs) -> u8 {
                 shown.join(", ")
             );
             for (path, problem) in problems.iter().take(10) {
-                eprintln!("  skipped {path}: {problem}");
+                eprintln!("  skipped {}", escape(&format!("{path}: {problem}")));
             }
             exit::TROUBLE
         }
