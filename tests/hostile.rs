@@ -47,6 +47,31 @@ fn billion_laughs_is_refused_quickly() {
     assert!(out.contains("error[yaml-limit]"), "{out}");
 }
 
+/// The node limit alone let a 1 MB anchored string aliased 20,000 times (a 1 MB file)
+/// claim 20 GB and abort; copies of keys and strings are bounded too, whether the alias
+/// stands for a value or for a key.
+#[test]
+fn an_alias_bomb_of_long_strings_is_refused_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = "x".repeat(1_000_000);
+    let head = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: a}}\ndata:\n  big: &a \"{big}\"\n"
+    );
+    let values = format!("{head}  list: [{}]\n", vec!["*a"; 20_000].join(","));
+    let keys = format!("{head}  list: [{}]\n", vec!["{*a : 1}"; 20_000].join(","));
+    for (name, yaml, column) in [("values.yaml", values, 208), ("keys.yaml", keys, 605)] {
+        let path = write(dir.path(), name, yaml);
+        let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+        assert_eq!(status, 1, "{name}");
+        assert_eq!(
+            out,
+            format!(
+                "{path}:6:{column}: error[yaml-limit]: document contains excessive aliasing: expanding anchors and aliases would copy more than 64 MiB of keys and strings\n1 file, 0 documents (0 CRDs, 0 custom resources): 1 error, 0 warnings\n"
+            )
+        );
+    }
+}
+
 #[test]
 fn deep_nesting_is_refused_without_a_stack_overflow() {
     let dir = tempfile::tempdir().unwrap();
@@ -1124,6 +1149,53 @@ fn many_owner_references_give_bounded_output() {
         &out[..300]
     );
     assert_eq!(out.matches("warning[duplicate-owner-reference]").count(), 1);
+
+    // A CRD's own metadata goes through the same checks (its 3,000 references made
+    // 1.2 GB of JSON in 7 s and 1.7 GB of memory; two copies of one controller
+    // reference were refused, where the server drops the copy and warns).
+    let crd_with_refs = |refs: &str| {
+        crd_with_properties("              size: {type: integer}\n").replacen(
+            "metadata:\n",
+            &format!("metadata:\n  ownerReferences:\n{refs}"),
+            1,
+        )
+    };
+    let path = write(dir.path(), "crd-distinct.yaml", crd_with_refs(&distinct));
+    let (out, status) = check_bounded("json", &[&path], SMALL_MIB);
+    assert_eq!(status, 1);
+    assert!(out.len() < 2 << 20, "{} bytes", out.len());
+    // In JSON, each error's text is in its `message` and its `detail`.
+    assert_eq!(
+        out.matches("\"detail\": \"Only one reference can have Controller set to true. Found \\\"true\\\" in references for Pod/p0 and Pod/p").count(),
+        5
+    );
+    let path = write(dir.path(), "crd-copies.yaml", crd_with_refs(&copies));
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    assert_eq!(status, 1);
+    assert_eq!(
+        out.matches("error[crd-metadata]").count(),
+        1,
+        "{}",
+        &out[..300]
+    );
+    assert_eq!(out.matches("warning[duplicate-owner-reference]").count(), 1);
+    let path = write(
+        dir.path(),
+        "crd-one-copy.yaml",
+        crd_with_refs(
+            &copies
+                .lines()
+                .take(1)
+                .map(|l| format!("{l}\n{l}\n"))
+                .collect::<String>(),
+        ),
+    );
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(
+        out.lines().next().unwrap().split_once(": ").unwrap().1,
+        "warning[duplicate-owner-reference]: .metadata.ownerReferences contains duplicate entries; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: u"
+    );
 }
 
 /// A rule's message, a description or a file name can carry control characters; printed

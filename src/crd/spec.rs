@@ -3,9 +3,10 @@
 //! preserveUnknownFields and API approval — `ValidateCustomResourceDefinition` minus
 //! the OpenAPI schema walk (see [`super::openapi`]).
 
-use crate::diag::{BadValue, FieldError, FieldPath};
+use crate::diag::{BadValue, Diagnostic, FieldError, FieldPath};
 use crate::model::crd::{Crd, PrinterColumn, Scale, SelectableField, Version};
 use crate::model::decode::Field;
+use crate::model::owner_ref::{self, OwnerRef};
 use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::schema::structural::{self, Structural};
 use crate::source::Node;
@@ -22,6 +23,8 @@ use crate::names::{
     is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name, mask_trailing_dash,
 };
 use crate::schema::fieldpath;
+use crate::schema::objectmeta;
+use crate::schema::resource::DUPLICATE_OWNER_REFERENCE;
 
 fn s(f: &Option<Field<String>>) -> &str {
     f.as_ref().map_or("", |f| f.value.as_str())
@@ -274,7 +277,7 @@ impl Iterator for Normalized<'_> {
 /// `ValidateObjectMeta` with the CRD's name rule (a create).
 pub fn validate_metadata(d: &Defaulted, f: &mut Findings) {
     validate_metadata_name(d, f);
-    validate_metadata_common(d, f);
+    validate_metadata_common(d, false, f);
     validate_finalizers(d, f);
 }
 
@@ -364,7 +367,7 @@ pub fn validate_metadata_update(d: &Defaulted, old: &OldCrd, f: &mut Findings) {
             "remove metadata.deletionGracePeriodSeconds: only a delete sets it",
         );
     }
-    validate_metadata_common(d, f);
+    validate_metadata_common(d, true, f);
     // `BeforeUpdate` runs `ValidateObjectMetaAccessor` too: finalizers are checked on
     // every update.
     validate_finalizers(d, f);
@@ -450,7 +453,7 @@ fn validate_metadata_name(d: &Defaulted, f: &mut Findings) {
 }
 
 /// Labels, annotations and owner references: checked on creates and updates alike.
-fn validate_metadata_common(d: &Defaulted, f: &mut Findings) {
+fn validate_metadata_common(d: &Defaulted, update: bool, f: &mut Findings) {
     let meta = &d.crd.metadata;
     let path = FieldPath::root("metadata");
     if let Some(labels) = &meta.labels {
@@ -496,83 +499,30 @@ fn validate_metadata_common(d: &Defaulted, f: &mut Findings) {
         }
     }
     if let Some(refs) = &meta.owner_references {
-        let rpath = path.child("ownerReferences");
-        let mut first_controller = String::new();
-        for r in &refs.value {
-            let api_version = s(&r.api_version);
-            let version = api_version.rsplit('/').next().unwrap_or("");
-            let (group, version) = match api_version.split_once('/') {
-                Some((g, v)) => (g, v),
-                None => ("", version),
-            };
-            if version.is_empty() {
-                f.push_at(
-                    METADATA,
-                    FieldError::invalid(
-                        rpath.child("apiVersion"),
-                        api_version,
-                        "version must not be empty",
-                    ),
-                    r.api_version.as_ref().map_or(r.span, |x| x.span),
-                    "",
-                );
-            }
-            let kind = s(&r.kind);
-            if kind.is_empty() {
-                f.push_at(
-                    METADATA,
-                    FieldError::invalid(rpath.child("kind"), kind, "must not be empty"),
-                    r.kind.as_ref().map_or(r.span, |x| x.span),
-                    "",
-                );
-            }
-            if s(&r.name).is_empty() {
-                f.push_at(
-                    METADATA,
-                    FieldError::invalid(rpath.child("name"), "", "must not be empty"),
-                    r.name.as_ref().map_or(r.span, |x| x.span),
-                    "",
-                );
-            }
-            if s(&r.uid).is_empty() {
-                f.push_at(
-                    METADATA,
-                    FieldError::invalid(rpath.child("uid"), "", "must not be empty"),
-                    r.uid.as_ref().map_or(r.span, |x| x.span),
-                    "",
-                );
-            }
-            if group.is_empty() && version == "v1" && kind == "Event" {
-                f.push_at(
-                    METADATA,
-                    FieldError::invalid(
-                        rpath.clone(),
-                        BadValue::Raw(owner_ref_json(r)),
-                        "/v1, Kind=Event is disallowed from being an owner",
-                    ),
-                    r.span,
-                    "",
-                );
-            }
-            if r.controller.as_ref().is_some_and(|c| c.value) {
-                let cur = format!("{}/{}", kind, s(&r.name));
-                if first_controller.is_empty() {
-                    first_controller = cur;
-                } else {
-                    let all: Vec<String> = refs.value.iter().map(owner_ref_json).collect();
-                    f.push_at(
-                        METADATA,
-                        FieldError::invalid(
-                            rpath.clone(),
-                            BadValue::Raw(format!("[{}]", all.join(","))),
-                            format!("Only one reference can have Controller set to true. Found \"true\" in references for {first_controller} and {cur}"),
-                        ),
-                        r.span,
-                        "",
-                    );
-                }
-            }
-        }
+        validate_owner_references(&refs.value, update, f);
+    }
+}
+
+/// The handlers drop repeated owner references before validation, and warn: a CRD
+/// whose list repeats its controller reference is accepted.
+fn validate_owner_references(refs: &[OwnerRef], update: bool, f: &mut Findings) {
+    let mut kept = refs.to_vec();
+    let dropped = owner_ref::dedup(&mut kept);
+    if let Some(&first) = dropped.first() {
+        let uids: Vec<&str> = dropped.iter().map(|&i| refs[i].uid.as_str()).collect();
+        f.prebuilt.push(
+            Diagnostic::warning(
+                DUPLICATE_OWNER_REFERENCE,
+                owner_ref::duplicate_warning(&uids, update),
+            )
+            .with_field("metadata.ownerReferences")
+            .with_span(refs[first].span)
+            .with_help("remove the repeated entry"),
+        );
+    }
+    let path = FieldPath::root("metadata").child("ownerReferences");
+    for e in objectmeta::validate_owner_references(&kept, &path) {
+        f.push_at(METADATA, e.error, e.span, "");
     }
 }
 
@@ -605,25 +555,6 @@ fn validate_finalizers(d: &Defaulted, f: &mut Findings) {
             );
         }
     }
-}
-
-fn owner_ref_json(r: &crate::model::crd::OwnerReference) -> String {
-    let q = |v: &str| crate::diag::gofmt::json_marshal(&serde_json::Value::String(v.to_string()));
-    let mut out = format!(
-        "{{\"apiVersion\":{},\"kind\":{},\"name\":{},\"uid\":{}",
-        q(s(&r.api_version)),
-        q(s(&r.kind)),
-        q(s(&r.name)),
-        q(s(&r.uid))
-    );
-    if let Some(c) = &r.controller {
-        out.push_str(&format!(",\"controller\":{}", c.value));
-    }
-    if let Some(c) = &r.block_owner_deletion {
-        out.push_str(&format!(",\"blockOwnerDeletion\":{}", c.value));
-    }
-    out.push('}');
-    out
 }
 
 pub fn validate_group_scope(d: &Defaulted, f: &mut Findings) {

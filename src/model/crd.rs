@@ -3,6 +3,7 @@
 
 use crate::diag::Diagnostic;
 use crate::model::decode::{At, Decoder, Field};
+use crate::model::owner_ref::{self, OwnerRef};
 use crate::model::schema::{self, SchemaProps};
 use crate::source::{Node, Span};
 
@@ -47,22 +48,11 @@ pub struct ObjectMeta {
     pub labels: Option<Field<StringMap>>,
     pub annotations: Option<Field<StringMap>>,
     pub finalizers: Option<Field<Vec<Field<String>>>>,
-    pub owner_references: Option<Field<Vec<OwnerReference>>>,
+    pub owner_references: Option<Field<Vec<OwnerRef>>>,
     pub resource_version: Option<Field<String>>,
     pub uid: Option<Field<String>>,
     pub generation: Option<Field<i64>>,
     pub deletion_grace_period_seconds: Option<Field<i64>>,
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct OwnerReference {
-    pub span: Span,
-    pub api_version: Option<Field<String>>,
-    pub kind: Option<Field<String>>,
-    pub name: Option<Field<String>>,
-    pub uid: Option<Field<String>>,
-    pub controller: Option<Field<bool>>,
-    pub block_owner_deletion: Option<Field<bool>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -349,7 +339,7 @@ fn decode_meta(dec: &mut Decoder, entry: &crate::source::Entry, at: &At) -> Obje
                 if let Some(items) = dec.array(&e.value, &fat, "[]v1.OwnerReference") {
                     let mut refs = Vec::new();
                     for (i, item) in items.iter().enumerate() {
-                        refs.push(decode_owner_ref(dec, item, &fat.index(i)));
+                        refs.push(owner_ref::decode(dec, item, &fat.index(i)));
                     }
                     m.owner_references = Some(Field::new(refs, e.key_span, e.value.span));
                 }
@@ -365,37 +355,6 @@ fn decode_meta(dec: &mut Decoder, entry: &crate::source::Entry, at: &At) -> Obje
         }
     }
     m
-}
-
-fn decode_owner_ref(dec: &mut Decoder, node: &Node, at: &At) -> OwnerReference {
-    const KEYS: &[&str] = &[
-        "apiVersion",
-        "kind",
-        "name",
-        "uid",
-        "controller",
-        "blockOwnerDeletion",
-    ];
-    let mut r = OwnerReference {
-        span: node.span,
-        ..OwnerReference::default()
-    };
-    let Some(entries) = dec.object(node, at, "v1.OwnerReference", KEYS) else {
-        return r;
-    };
-    for e in entries {
-        let fat = at.field("OwnerReference", &e.key);
-        match e.key.as_str() {
-            "apiVersion" => r.api_version = str_field(dec, e, &fat, "string"),
-            "kind" => r.kind = str_field(dec, e, &fat, "string"),
-            "name" => r.name = str_field(dec, e, &fat, "string"),
-            "uid" => r.uid = str_field(dec, e, &fat, "types.UID"),
-            "controller" => r.controller = bool_field(dec, e, &fat),
-            "blockOwnerDeletion" => r.block_owner_deletion = bool_field(dec, e, &fat),
-            _ => {}
-        }
-    }
-    r
 }
 
 fn decode_managed_fields(dec: &mut Decoder, node: &Node, at: &At) {

@@ -4,6 +4,7 @@
 
 pub mod crd;
 pub mod decode;
+pub mod owner_ref;
 pub mod schema;
 
 crate::declare_codes! {

@@ -5,6 +5,7 @@
 
 use crate::diag::{BadValue, FieldError, FieldPath, LazyPath};
 use crate::model::decode::{At, Decoder, Field};
+use crate::model::owner_ref::{self, OwnerRef};
 use crate::names::{
     is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name,
     mask_trailing_dash,
@@ -64,17 +65,6 @@ pub struct ManagedFieldsEntry {
     pub operation: Option<Field<String>>,
     pub fields_type: Option<Field<String>>,
     pub subresource: Option<Field<String>>,
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct OwnerRef {
-    pub span: Span,
-    pub api_version: String,
-    pub kind: String,
-    pub name: String,
-    pub uid: String,
-    pub controller: Option<bool>,
-    pub block_owner_deletion: Option<bool>,
 }
 
 /// A Go JSON decoding error of metadata.
@@ -218,7 +208,7 @@ fn decode_meta(dec: &mut Decoder, node: &Node, at: &At) -> Meta {
                 if let Some(items) = dec.array(&e.value, &fat, "[]v1.OwnerReference") {
                     for (i, item) in items.iter().enumerate() {
                         m.owner_references
-                            .push(decode_owner_ref(dec, item, &fat.index(i)));
+                            .push(owner_ref::decode(dec, item, &fat.index(i)));
                     }
                 }
             }
@@ -234,38 +224,6 @@ fn decode_meta(dec: &mut Decoder, node: &Node, at: &At) -> Meta {
         }
     }
     m
-}
-
-fn decode_owner_ref(dec: &mut Decoder, node: &Node, at: &At) -> OwnerRef {
-    const KEYS: &[&str] = &[
-        "apiVersion",
-        "kind",
-        "name",
-        "uid",
-        "controller",
-        "blockOwnerDeletion",
-    ];
-    let mut r = OwnerRef {
-        span: node.span,
-        ..OwnerRef::default()
-    };
-    let Some(entries) = dec.object(node, at, "v1.OwnerReference", KEYS) else {
-        return r;
-    };
-    for e in entries {
-        let fat = at.field("OwnerReference", &e.key);
-        match e.key.as_str() {
-            "apiVersion" => {
-                r.api_version = dec.string(&e.value, &fat, "string").unwrap_or_default()
-            }
-            "kind" => r.kind = dec.string(&e.value, &fat, "string").unwrap_or_default(),
-            "name" => r.name = dec.string(&e.value, &fat, "string").unwrap_or_default(),
-            "uid" => r.uid = dec.string(&e.value, &fat, "types.UID").unwrap_or_default(),
-            "controller" => r.controller = dec.boolean(&e.value, &fat),
-            _ => r.block_owner_deletion = dec.boolean(&e.value, &fat),
-        }
-    }
-    r
 }
 
 fn decode_managed_fields(dec: &mut Decoder, node: &Node, at: &At) -> ManagedFieldsEntry {
@@ -693,7 +651,9 @@ fn set_or_changed<'a, T: PartialEq>(
 const MAX_EXTRA_CONTROLLER_ERRORS: usize = 100;
 const MAX_EXTRA_CONTROLLER_BYTES: usize = 1 << 20;
 
-fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaError> {
+/// `ValidateOwnerReferences` of CRDs and custom resources alike, on the list left by
+/// [`owner_ref::dedup`].
+pub fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaError> {
     let mut errs = Vec::new();
     let mut first_controller: Option<String> = None;
     let mut extra_controllers = 0;
@@ -711,14 +671,18 @@ fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaE
                     r.api_version.as_str(),
                     "version must not be empty",
                 ),
-                r.span,
+                r.api_version_span.unwrap_or(r.span),
             ));
         }
-        for (field, value) in [("kind", &r.kind), ("name", &r.name), ("uid", &r.uid)] {
+        for (field, value, span) in [
+            ("kind", &r.kind, r.kind_span),
+            ("name", &r.name, r.name_span),
+            ("uid", &r.uid, r.uid_span),
+        ] {
             if value.is_empty() {
                 errs.push(err(
                     FieldError::invalid(p.child(field), "", "must not be empty"),
-                    r.span,
+                    span.unwrap_or(r.span),
                 ));
             }
         }
@@ -726,7 +690,7 @@ fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaE
             errs.push(err(
                 FieldError::invalid(
                     p.clone(),
-                    BadValue::Raw(owner_ref_json(r)),
+                    BadValue::Raw(r.to_go_json()),
                     "/v1, Kind=Event is disallowed from being an owner",
                 ),
                 r.span,
@@ -743,7 +707,7 @@ fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaE
                 Some(first) => {
                     extra_controllers += 1;
                     let list = list.get_or_insert_with(|| {
-                        let items: Vec<String> = refs.iter().map(owner_ref_json).collect();
+                        let items: Vec<String> = refs.iter().map(OwnerRef::to_go_json).collect();
                         format!("[{}]", items.join(","))
                     });
                     errs.push(err(
@@ -764,26 +728,6 @@ fn validate_owner_references(refs: &[OwnerRef], path: &FieldPath) -> Vec<SchemaE
     errs
 }
 
-/// `json.Marshal` of a `metav1.OwnerReference` (struct field order, omitempty flags).
-fn owner_ref_json(r: &OwnerRef) -> String {
-    let q = |s: &str| crate::diag::gofmt::json_marshal(&serde_json::Value::String(s.to_string()));
-    let mut out = format!(
-        "{{\"apiVersion\":{},\"kind\":{},\"name\":{},\"uid\":{}",
-        q(&r.api_version),
-        q(&r.kind),
-        q(&r.name),
-        q(&r.uid)
-    );
-    if let Some(c) = r.controller {
-        out.push_str(&format!(",\"controller\":{c}"));
-    }
-    if let Some(b) = r.block_owner_deletion {
-        out.push_str(&format!(",\"blockOwnerDeletion\":{b}"));
-    }
-    out.push('}');
-    out
-}
-
 /// `schema.ParseGroupVersion`: (group, version), or `None` for more than one `/`.
 pub fn parse_group_version(gv: &str) -> Option<(&str, &str)> {
     if gv.is_empty() || gv == "/" {
@@ -793,45 +737,6 @@ pub fn parse_group_version(gv: &str) -> Option<(&str, &str)> {
         0 => Some(("", gv)),
         1 => gv.split_once('/'),
         _ => None,
-    }
-}
-
-/// The request handlers' `dedupOwnerReferences`, run on the decoded object before the
-/// strategy sees it: a reference equal in every field to one kept before it is dropped
-/// (the server warns instead of refusing two controller references that are one).
-/// Returns the indexes dropped.
-pub fn dedup_owner_references(refs: &mut Vec<OwnerRef>) -> Vec<usize> {
-    // Hashed, so that a list of many references stays linear (the server compares a
-    // reference with every kept one of its uid).
-    let mut seen = std::collections::HashSet::with_capacity(refs.len());
-    let dropped: Vec<usize> = refs
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| !seen.insert(r.identity()))
-        .map(|(i, _)| i)
-        .collect();
-    if !dropped.is_empty() {
-        let mut index = 0;
-        refs.retain(|_| {
-            index += 1;
-            dropped.binary_search(&(index - 1)).is_err()
-        });
-    }
-    dropped
-}
-
-impl OwnerRef {
-    /// What `apiequality.Semantic.DeepEqual` compares: every field, with an unset
-    /// `controller` or `blockOwnerDeletion` unlike an explicit `false`.
-    fn identity(&self) -> (&str, &str, &str, &str, Option<bool>, Option<bool>) {
-        (
-            &self.api_version,
-            &self.kind,
-            &self.name,
-            &self.uid,
-            self.controller,
-            self.block_owner_deletion,
-        )
     }
 }
 

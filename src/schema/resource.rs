@@ -10,6 +10,7 @@ use crate::cel::reach::ValidatorReach;
 use crate::cel::{KubeVersion, RuleCompileResult};
 use crate::diag::{BadValue, Diagnostic, FieldError, FieldPath, Severity};
 use crate::model::crd::{Crd, Version};
+use crate::model::owner_ref;
 use crate::source::{Node, Span, Value};
 
 use super::objectmeta::{self, NameRule};
@@ -695,7 +696,7 @@ impl Checker<'_> {
             return;
         }
         let before = meta.owner_references.clone();
-        let dropped = objectmeta::dedup_owner_references(&mut meta.owner_references);
+        let dropped = owner_ref::dedup(&mut meta.owner_references);
         let Some(&first) = dropped.first() else {
             return;
         };
@@ -714,18 +715,10 @@ impl Checker<'_> {
             });
         }
         let uids: Vec<&str> = dropped.iter().map(|&i| before[i].uid.as_str()).collect();
-        let when = if update {
-            " after mutating admission happens"
-        } else {
-            ""
-        };
         self.push(
             Diagnostic::warning(
                 DUPLICATE_OWNER_REFERENCE,
-                format!(
-                    ".metadata.ownerReferences contains duplicate entries{when}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: {}",
-                    uids.join(", ")
-                ),
+                owner_ref::duplicate_warning(&uids, update),
             )
             .with_field("metadata.ownerReferences")
             .with_span(before[first].span)

@@ -106,11 +106,36 @@ fn utf8_width(lead: u8) -> usize {
     }
 }
 
+/// Keys and strings alias expansion may copy into one document. The node limit alone
+/// let a 1 MB anchored string aliased 20,000 times (a 1 MB file) claim 20 GB; a
+/// document the server accepts is below its 3 MiB request limit.
+pub const MAX_ALIAS_BYTES: usize = 64 << 20;
+
+/// The size of a node, as alias expansion charges it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Size {
+    nodes: usize,
+    /// Bytes of the keys and strings in the node.
+    bytes: usize,
+}
+
+impl Size {
+    fn scalar(value: &Value) -> Size {
+        Size {
+            nodes: 1,
+            bytes: match value {
+                Value::String(s) => s.len(),
+                _ => 0,
+            },
+        }
+    }
+}
+
 /// A node stored under an anchor, ready to be copied by aliases.
 struct Anchored {
     node: Node,
-    /// Nodes in `node` (what a copy costs).
-    count: usize,
+    /// What a copy of `node` costs.
+    size: Size,
     /// Collection levels in `node` (0 for a scalar).
     height: usize,
     /// The key an alias of this node stands for (`None` for collections).
@@ -283,8 +308,8 @@ pub(super) struct Frame {
     /// End of the furthest child written here (an alias counts where it is written).
     end: usize,
     anchor: usize,
-    /// Nodes below this one.
-    count: usize,
+    /// The nodes below this one.
+    size: Size,
     /// Largest child height.
     height: usize,
 }
@@ -305,8 +330,8 @@ pub(super) struct Builder<'t> {
     /// A non-structural error (value JSON cannot carry): keep building, drop at the end.
     failed: bool,
     anchors: HashMap<usize, Anchored>,
-    /// Nodes copied for anchors and aliases in this document.
-    copied: usize,
+    /// What anchors and aliases copied in this document.
+    copied: Size,
     /// Byte end of the previous event (block-scalar indicators are searched from there).
     last_end: usize,
     lines: Option<LineIndex>,
@@ -331,7 +356,7 @@ impl<'t> Builder<'t> {
             skipping: false,
             failed: false,
             anchors: HashMap::new(),
-            copied: 0,
+            copied: Size::default(),
             last_end: 0,
             lines: None,
         }
@@ -391,7 +416,7 @@ impl<'t> Builder<'t> {
         self.skipping = false;
         self.failed = false;
         self.anchors.clear();
-        self.copied = 0;
+        self.copied = Size::default();
     }
 
     fn scan_error(&mut self, err: &ScanError) -> Option<lenient::Fix> {
@@ -599,18 +624,25 @@ impl<'t> Builder<'t> {
         }
     }
 
-    /// Charges `count` copied nodes to the document's alias budget.
-    fn charge(&mut self, count: usize, span: Span) -> bool {
-        self.copied = self.copied.saturating_add(count);
-        if self.copied > self.limits.max_alias_nodes {
-            let message = format!(
+    /// Charges a copy of `size` to the document's alias budget.
+    fn charge(&mut self, size: Size, span: Span) -> bool {
+        self.copied.nodes = self.copied.nodes.saturating_add(size.nodes);
+        self.copied.bytes = self.copied.bytes.saturating_add(size.bytes);
+        let message = if self.copied.nodes > self.limits.max_alias_nodes {
+            format!(
                 "document contains excessive aliasing: expanding anchors and aliases would copy more than {} nodes",
                 self.limits.max_alias_nodes
-            );
-            self.fatal(YamlErrorKind::AliasLimit, message, span);
-            return false;
-        }
-        true
+            )
+        } else if self.copied.bytes > MAX_ALIAS_BYTES {
+            format!(
+                "document contains excessive aliasing: expanding anchors and aliases would copy more than {} MiB of keys and strings",
+                MAX_ALIAS_BYTES >> 20
+            )
+        } else {
+            return true;
+        };
+        self.fatal(YamlErrorKind::AliasLimit, message, span);
+        false
     }
 
     fn scalar(
@@ -801,6 +833,7 @@ impl<'t> Builder<'t> {
                     Ok(v) => (v, None),
                     Err(e) => (Value::Null, Some(e)),
                 };
+                let size = Size::scalar(&value);
                 self.define_anchor(
                     anchor,
                     Node {
@@ -808,7 +841,7 @@ impl<'t> Builder<'t> {
                         span,
                         style: node_style,
                     },
-                    1,
+                    size,
                     0,
                     Some(key),
                     value_error,
@@ -838,24 +871,25 @@ impl<'t> Builder<'t> {
             span,
             style: node_style,
         };
-        if anchor != 0 && !self.define_anchor(anchor, node.clone(), 1, 0, key, value_error) {
+        let size = Size::scalar(&node.value);
+        if anchor != 0 && !self.define_anchor(anchor, node.clone(), size, 0, key, value_error) {
             return;
         }
-        self.attach(node, 1, 0, span.end);
+        self.attach(node, size, 0, span.end);
     }
 
     fn define_anchor(
         &mut self,
         anchor: usize,
         node: Node,
-        count: usize,
+        size: Size,
         height: usize,
         key: Option<Result<String, String>>,
         value_error: Option<String>,
     ) -> bool {
         // Keeping the anchored node is a copy too: charging it bounds the work that nested
         // anchors could otherwise multiply.
-        if !self.charge(count, node.span) {
+        if !self.charge(size, node.span) {
             return false;
         }
         self.out.has_anchors = true;
@@ -863,7 +897,7 @@ impl<'t> Builder<'t> {
             anchor,
             Anchored {
                 node,
-                count,
+                size,
                 height,
                 key,
                 value_error,
@@ -936,7 +970,7 @@ impl<'t> Builder<'t> {
             start,
             end: start.max(raw_end),
             anchor,
-            count: 0,
+            size: Size::default(),
             height: 0,
         });
     }
@@ -963,14 +997,17 @@ impl<'t> Builder<'t> {
             span: Span::new(frame.start, end),
             style: ScalarStyle::NotScalar,
         };
-        let count = frame.count + 1;
+        let size = Size {
+            nodes: frame.size.nodes + 1,
+            bytes: frame.size.bytes,
+        };
         let height = frame.height + 1;
         if frame.anchor != 0
-            && !self.define_anchor(frame.anchor, node.clone(), count, height, None, None)
+            && !self.define_anchor(frame.anchor, node.clone(), size, height, None, None)
         {
             return;
         }
-        self.attach(node, count, height, end);
+        self.attach(node, size, height, end);
     }
 
     fn alias(&mut self, id: usize, raw_start: usize, raw_end: usize) {
@@ -984,6 +1021,21 @@ impl<'t> Builder<'t> {
             return;
         };
         if self.expecting_key() {
+            // The key is copied too.
+            let key_bytes = match &anchored.key {
+                Some(Ok(key)) => key.len(),
+                _ => 0,
+            };
+            let size = Size {
+                nodes: 1,
+                bytes: key_bytes,
+            };
+            if !self.charge(size, span) {
+                return;
+            }
+            let Some(anchored) = self.anchors.get(&id) else {
+                return;
+            };
             match anchored.key.clone() {
                 Some(Ok(key)) => self.set_pending_key(PendingKey::Key(key, span), span.end),
                 Some(Err(message)) => {
@@ -998,11 +1050,8 @@ impl<'t> Builder<'t> {
             }
             return;
         }
-        let (count, height, value_error) = (
-            anchored.count,
-            anchored.height,
-            anchored.value_error.clone(),
-        );
+        let (size, height, value_error) =
+            (anchored.size, anchored.height, anchored.value_error.clone());
         if self.frames.len() + height > self.limits.max_depth {
             let message = format!(
                 "nesting is deeper than the limit of {} levels",
@@ -1015,23 +1064,31 @@ impl<'t> Builder<'t> {
             self.not_json(message, span);
         }
         // Check the budget before copying anything.
-        if !self.charge(count, span) {
+        if !self.charge(size, span) {
             return;
         }
         let node = match self.anchors.get(&id) {
             Some(a) => a.node.clone(),
             None => return,
         };
-        self.attach(node, count, height, raw_end);
+        self.attach(node, size, height, raw_end);
     }
 
     /// Adds a finished node to the open collection (or makes it the document root).
-    fn attach(&mut self, node: Node, count: usize, height: usize, local_end: usize) {
+    fn attach(&mut self, node: Node, size: Size, height: usize, local_end: usize) {
         let Some(frame) = self.frames.last_mut() else {
             self.root = Some(node);
             return;
         };
-        frame.count += count;
+        frame.size.nodes += size.nodes;
+        frame.size.bytes += size.bytes;
+        if let FrameKind::Map(MapFrame {
+            key: Some(PendingKey::Key(key, _)),
+            ..
+        }) = &frame.kind
+        {
+            frame.size.bytes += key.len();
+        }
         frame.height = frame.height.max(height);
         frame.end = frame.end.max(local_end);
         let problem = match &mut frame.kind {
