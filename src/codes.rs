@@ -9,6 +9,7 @@ pub fn all() -> Vec<&'static CodeInfo> {
         crate::model::CODES,
         crate::check::CODES,
         crate::check::suppress::CODES,
+        crate::check::request_size::CODES,
         crate::crd::CODES,
         crate::schema::CODES,
         crate::cel::CODES,

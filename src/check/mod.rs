@@ -7,6 +7,7 @@ mod kinds;
 pub mod load;
 pub mod pipeline;
 pub mod policy;
+pub mod request_size;
 pub mod resources;
 pub mod suppress;
 pub mod timings;

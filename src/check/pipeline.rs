@@ -31,6 +31,7 @@ use rayon::prelude::*;
 use super::classify::{self, TypeMeta};
 use super::kinds;
 use super::load::{self, LoadedFile};
+use super::request_size;
 use super::resources::PreparedCrd;
 use super::timings::{self, Stage};
 use super::{
@@ -495,6 +496,15 @@ impl CrdPass<'_> {
         let prepare =
             self.plan.prepare_all || kind.as_ref().is_some_and(|k| self.mentioned.may_contain(k));
         let mut findings = Vec::new();
+        // The server refuses such a CRD unread: that is all there is to report. It is
+        // still prepared, so that its resources are checked against it.
+        let validate = match validate.then(|| request_size::check(root)).flatten() {
+            Some(d) => {
+                findings.push(doc.diagnostic(d));
+                false
+            }
+            None => validate,
+        };
         let mut prepared = None;
         if validate || prepare {
             // One decoding serves both (timed with the validation, when there is one).
@@ -642,6 +652,10 @@ impl Context<'_> {
             out.start_over = true;
             return;
         };
+        if let Some(d) = request_size::check(&doc.root) {
+            out.diagnostics.push(doc.diagnostic(d));
+            return;
+        }
         match self.mode {
             Mode::Check => {
                 let old = self.olds.find(&doc.root);

@@ -218,6 +218,9 @@ fn write_json_string(out: &mut String, s: &str) {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
+            // Go 1.22 and later (every Kubernetes since 1.30).
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
             c => {
                 let _ = write!(out, "\\u{:04x}", c as u32);
             }
@@ -238,11 +241,11 @@ mod tests {
         let mut out = String::new();
         write_json_string(
             &mut out,
-            "a\"b\\c\nd\re\tf<g>h&i\u{1}j\u{2028}k\u{2029}l\u{e2}\u{80}é€\u{2027}",
+            "a\"b\\c\nd\re\tf<g>h&i\u{1}j\u{2028}k\u{2029}l\u{e2}\u{80}é€\u{2027}\u{8}\u{c}\u{b}",
         );
         assert_eq!(
             out,
-            "\"a\\\"b\\\\c\\nd\\re\\tf\\u003cg\\u003eh\\u0026i\\u0001j\\u2028k\\u2029lâ\u{80}é€\u{2027}\""
+            "\"a\\\"b\\\\c\\nd\\re\\tf\\u003cg\\u003eh\\u0026i\\u0001j\\u2028k\\u2029lâ\u{80}é€\u{2027}\\b\\f\\u000b\""
         );
     }
 
