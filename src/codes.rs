@@ -6,6 +6,7 @@ use crate::diag::CodeInfo;
 pub fn all() -> Vec<&'static CodeInfo> {
     [
         crate::source::CODES,
+        crate::diag::budget::CODES,
         crate::model::CODES,
         crate::check::CODES,
         crate::check::suppress::CODES,

@@ -1183,6 +1183,73 @@ fn an_object_over_the_request_body_limit_is_refused_unread() {
     );
 }
 
+/// An error can repeat a long text of the schema for every value it fails on: an enum of
+/// 5,000 values quoted by each of 2,000 failing items (a 4 KB resource) made 230 MB of
+/// output and 1.2 GB of memory; a 5,000-character messageExpression result repeated
+/// for 50,000 items (100 KB) 254 MB; a 100,000-character key in the path of 10,000
+/// schema errors (a 1 MB CRD) aborted crdlint on a 1.6 GB allocation. Each object's
+/// findings stop at 64 MiB, and crdlint says so.
+#[test]
+fn findings_that_repeat_long_texts_are_bounded_per_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let values: Vec<String> = (0..5_000).map(|i| format!("v{i:018}")).collect();
+    let literal = "x".repeat(5_000);
+    let crd = write(
+        dir.path(),
+        "crd.yaml",
+        crd_with_properties(&format!(
+            "              names:
+                type: array
+                items: {{type: string, enum: [{}]}}
+              counts:
+                type: array
+                items:
+                  type: integer
+                  x-kubernetes-validations:
+                  - {{rule: self == 1, messageExpression: \"'{literal}'\"}}
+",
+            values.join(",")
+        )),
+    );
+    let resource = |field: &str, item: &str, n: usize| {
+        format!(
+            "apiVersion: example.com/v1\nkind: Thing\nmetadata: {{name: t}}\nspec:\n  {field}: [{}]\n",
+            vec![item; n].join(",")
+        )
+    };
+    for (name, text) in [
+        ("enum.yaml", resource("names", "z", 2_000)),
+        ("message.yaml", resource("counts", "2", 50_000)),
+    ] {
+        let path = write(dir.path(), name, text);
+        let (out, status) = check_bounded("short", &["--crds", &crd, &path], SMALL_MIB);
+        assert_eq!(status, 1, "{name}");
+        assert!(out.len() < 96 << 20, "{name}: {} bytes", out.len());
+        let limit = format!(
+            "{path}:1:1: error[findings-limit]: crdlint stopped checking this object: its findings passed 64 MiB (the server would list more)\n"
+        );
+        assert_eq!(out.matches(&limit).count(), 1, "{name}");
+    }
+
+    let key = "k".repeat(100_000);
+    let kids: Vec<String> = (0..10_000).map(|i| format!("\"a{i}\": {{}}")).collect();
+    let big_key = write(
+        dir.path(),
+        "key.json",
+        format!(
+            "{{\"apiVersion\": \"apiextensions.k8s.io/v1\", \"kind\": \"CustomResourceDefinition\", \"metadata\": {{\"name\": \"things.example.com\"}}, \"spec\": {{\"group\": \"example.com\", \"scope\": \"Namespaced\", \"names\": {{\"plural\": \"things\", \"kind\": \"Thing\"}}, \"versions\": [{{\"name\": \"v1\", \"served\": true, \"storage\": true, \"schema\": {{\"openAPIV3Schema\": {{\"type\": \"object\", \"properties\": {{\"{key}\": {{\"type\": \"object\", \"properties\": {{{}}}}}}}}}}}}}]}}}}",
+            kids.join(", ")
+        ),
+    );
+    let (out, status) = check_bounded("short", &[&big_key], SMALL_MIB);
+    assert_eq!(status, 1);
+    assert!(out.len() < 96 << 20, "{} bytes", out.len());
+    let limit = format!(
+        "{big_key}:1:1: error[findings-limit]: crdlint stopped checking this object: its findings passed 64 MiB (the server would list more)\n"
+    );
+    assert_eq!(out.matches(&limit).count(), 1);
+}
+
 /// The server reports every controller reference after the first, each error quoting the
 /// whole list (output quadratic in the list: 3,000 references made 713 MB); crdlint stops
 /// once the quoted lists reach a MiB. 20,000 copies of two references are deduplicated

@@ -41,7 +41,9 @@ use super::compile::{
 };
 use super::interp::{self, EvalError, PER_CALL_LIMIT};
 use super::value::{Val, from_node, from_resource_node};
-use crate::diag::{BadValue, Diagnostic, ErrorType, FieldError, FieldPath, LazyPath, Severity};
+use crate::diag::{
+    BadValue, Diagnostic, ErrorType, FieldError, FieldPath, LazyPath, Severity, budget,
+};
 use crate::model::schema::ValidationRule;
 use crate::schema::correlate::{Correlation, ItemCorrelations};
 use crate::schema::structural::{NestedValueValidation, Structural, StructuralOrBool};
@@ -544,8 +546,19 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// A failed rule repeats its message (up to 5 KiB from a messageExpression, any
+    /// length from `message`, a compile error) for every value it fails on: the
+    /// object's findings are bounded (see [`budget`]; `FieldError::new` charged this
+    /// one), and evaluation stops once they pass the limit.
+    fn stop_past_findings_limit(&mut self) {
+        if budget::exhausted() {
+            self.budget = -1;
+        }
+    }
+
     fn invalid(&mut self, path: &FieldPath, type_name: &str, detail: String, span: Span) {
         let err = FieldError::invalid(path.clone(), type_name, detail);
+        self.stop_past_findings_limit();
         self.out
             .diagnostics
             .push(Diagnostic::from_field_error(CEL_RUNTIME_ERROR, &err, span));
@@ -620,6 +633,10 @@ impl Walker<'_, '_> {
             let Some(rule) = rs.rules().get(index) else {
                 continue;
             };
+            // Stopped by the findings limit inside a rule's report.
+            if self.budget < 0 {
+                return;
+            }
             if !self.rule(
                 s,
                 rule,
@@ -806,6 +823,7 @@ impl Walker<'_, '_> {
     }
 
     fn report(&mut self, err: &FieldError, code: &'static str, span: Span, ratcheted: bool) {
+        self.stop_past_findings_limit();
         if ratcheted {
             let d = Diagnostic::from_field_error(CEL_RULE_RATCHETED, err, span)
                 .with_severity(Severity::Warning)

@@ -22,7 +22,7 @@ pub mod unpruned;
 pub mod update;
 pub mod warnings;
 
-use crate::diag::{Diagnostic, FieldError, FieldPath};
+use crate::diag::{Diagnostic, FieldError, FieldPath, budget};
 use crate::model::crd::Crd;
 
 use crate::source::Node;
@@ -106,6 +106,7 @@ pub fn validate_decoded(
     if !decode_errors.is_empty() {
         return decode_errors;
     }
+    let findings_budget = budget::ObjectBudget::start();
     let (findings, hoisted) = check_tree(crd, Some(root), options);
     let server_paths = server_paths::ServerPaths::new(crd, hoisted);
     let has_errors = findings.has_errors();
@@ -130,6 +131,9 @@ pub fn validate_decoded(
     }
     for d in &mut out {
         server_paths.apply(d);
+    }
+    if findings_budget.exhausted() {
+        out.push(budget::findings_limit(root.span));
     }
     out
 }

@@ -158,11 +158,15 @@ impl FieldError {
         value: BadValue,
         detail: impl Into<String>,
     ) -> Self {
+        let detail = detail.into();
+        // Every field error of CRD and resource checks is built here: the one place
+        // that sees them all (see `budget`).
+        super::budget::charge(field.as_str().len() + detail.len());
         FieldError {
             error_type,
             field,
             value,
-            detail: detail.into(),
+            detail,
         }
     }
 

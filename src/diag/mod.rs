@@ -1,6 +1,7 @@
 //! The one diagnostic model every stage reports through, the registry of codes, and
 //! the server's field-path and field-error formatting.
 
+pub mod budget;
 pub mod codes;
 pub mod field;
 pub mod gofmt;

@@ -8,7 +8,7 @@
 
 use crate::cel::reach::ValidatorReach;
 use crate::cel::{KubeVersion, RuleCompileResult};
-use crate::diag::{BadValue, Diagnostic, FieldError, FieldPath, Severity};
+use crate::diag::{BadValue, Diagnostic, FieldError, FieldPath, Severity, budget};
 use crate::model::crd::{Crd, Version};
 use crate::model::owner_ref;
 use crate::source::{Node, Span, Value};
@@ -276,7 +276,7 @@ impl CompiledCrd {
                 ..ResourceOutcome::default()
             },
         }
-        .run(doc, None)
+        .run_bounded(doc, None)
     }
 
     /// Runs the update pipeline: `doc` replaces `old` (the object as stored, e.g. the
@@ -293,7 +293,7 @@ impl CompiledCrd {
                 ..ResourceOutcome::default()
             },
         }
-        .run(doc, Some(old))
+        .run_bounded(doc, Some(old))
     }
 
     /// The old object of an update as the server reads it from storage: converted to
@@ -434,6 +434,17 @@ impl Checker<'_> {
         );
         d.reason = None;
         d
+    }
+
+    /// [`Checker::run`] with the object's findings bounded (see [`budget`]).
+    fn run_bounded(self, doc: &Node, old: Option<&Node>) -> ResourceOutcome {
+        let findings = budget::ObjectBudget::start();
+        let mut out = self.run(doc, old);
+        if findings.exhausted() {
+            out.stored = None;
+            out.diagnostics.push(budget::findings_limit(doc.span));
+        }
+        out
     }
 
     fn run(mut self, doc: &Node, old: Option<&Node>) -> ResourceOutcome {

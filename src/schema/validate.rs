@@ -19,7 +19,7 @@ use regex::Regex;
 
 use crate::cel::KubeVersion;
 use crate::diag::gofmt;
-use crate::diag::{BadValue, ErrorType, FieldError, FieldPath};
+use crate::diag::{BadValue, ErrorType, FieldError, FieldPath, budget};
 use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 use crate::source::{Node, Span, Value};
 
@@ -732,6 +732,10 @@ impl Validator {
         corr: Option<Correlation<'_>>,
     ) -> VResult {
         let mut result = VResult::default();
+        // The object's findings passed the limit: the caller says checking stopped.
+        if budget::exhausted() {
+            return result;
+        }
         if data.is_null() {
             result.merge(self.validate_type(data, path));
             result.merge(self.validate_enum(data, path));
@@ -1207,15 +1211,18 @@ impl Validator {
             })
             .collect();
         let listed: Vec<String> = self.enum_.iter().map(|e| go_v(&e.value)).collect();
-        VResult::error(RawError::Validation {
-            code: Code::Enum,
-            name: path.to_string(),
-            value: Some(BadValue::from(&data.value)),
-            valid: None,
-            values,
-            message: format!("{path} in body should be one of [{}]", listed.join(" ")),
-            span: data.span,
-        })
+        VResult::error(
+            RawError::Validation {
+                code: Code::Enum,
+                name: path.to_string(),
+                value: Some(BadValue::from(&data.value)),
+                valid: None,
+                values,
+                message: format!("{path} in body should be one of [{}]", listed.join(" ")),
+                span: data.span,
+            }
+            .charged(),
+        )
     }
 
     fn validate_object(
@@ -1343,15 +1350,18 @@ impl Validator {
             };
             if !present {
                 let name = format!("{path}.{k}");
-                res.errors.push(RawError::Validation {
-                    code: Code::Required,
-                    message: format!("{name} in body is required"),
-                    name,
-                    value: None,
-                    valid: None,
-                    values: Vec::new(),
-                    span: key_span,
-                });
+                res.errors.push(
+                    RawError::Validation {
+                        code: Code::Required,
+                        message: format!("{name} in body is required"),
+                        name,
+                        value: None,
+                        valid: None,
+                        values: Vec::new(),
+                        span: key_span,
+                    }
+                    .charged(),
+                );
             }
         }
         for entry in &map.entries {
@@ -1439,10 +1449,35 @@ fn validation(
         message,
         span,
     }
+    .charged()
 }
 
 fn other(message: String, span: Span) -> RawError {
-    RawError::Other { message, span }
+    RawError::Other { message, span }.charged()
+}
+
+impl RawError {
+    /// Charges the error's text to the object being checked (see [`budget`]).
+    fn charged(self) -> RawError {
+        let bytes = match &self {
+            RawError::Validation {
+                name,
+                value,
+                values,
+                message,
+                ..
+            } => {
+                let value = match value {
+                    Some(BadValue::Str(v) | BadValue::Raw(v)) => v.len(),
+                    _ => 16,
+                };
+                name.len() + message.len() + value + values.iter().map(String::len).sum::<usize>()
+            }
+            RawError::Other { message, .. } => message.len(),
+        };
+        budget::charge(bytes);
+        self
+    }
 }
 
 /// `errors.InvalidType` with a string value: `<path> in body must be of type <t>: "<v>"`.

@@ -95,7 +95,8 @@ fn invariants(
     rules: Rules,
     depth: usize,
 ) {
-    if depth > MAX_DEPTH {
+    // Past the findings limit (see `budget`), the caller says checking stopped.
+    if depth > MAX_DEPTH || crate::diag::budget::exhausted() {
         return;
     }
     let ty = s.generic.type_.as_ref();

@@ -1,0 +1,116 @@
+//! How much text the findings of one object may take.
+//!
+//! The server lists every error of an object, however many, and an error can repeat a
+//! long text of the schema: an enum of 5,000 values quoted by each of 2,000 failing
+//! items (a 4 KB resource) is 230 MB of output, a rule's message or the 5 KiB a
+//! `messageExpression` may return is repeated for every item, and a long key is part
+//! of the path of every error below it. Within the server's 3 MiB request limit that
+//! is terabytes. The validators charge what they produce to the object being checked
+//! and stop checking it once its findings pass [`MAX_FINDING_BYTES`]; the caller then
+//! says so (`findings-limit`). The count lives in a thread-local cell because an
+//! object is validated on one thread from start to end, by code that has no handle to
+//! share (compiled validators are shared by every object of a CRD).
+
+use std::cell::Cell;
+
+use super::Diagnostic;
+use crate::source::Span;
+
+crate::declare_codes! {
+    FINDINGS_LIMIT = "findings-limit", Error, "crdlint stopped checking an object whose findings passed 64 MiB; the server would list more";
+}
+
+/// What the findings of one object may take (their text, and [`FINDING_OVERHEAD`]
+/// each, about 262,000 findings at most): far above what a real manifest gets, far
+/// below what hurts a CI runner.
+pub const MAX_FINDING_BYTES: usize = 64 << 20;
+
+thread_local! {
+    /// Bytes charged to the object being checked on this thread; `None` outside
+    /// [`ObjectBudget`] (CRD checks, defaults, tests), where nothing is counted.
+    static SPENT: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Counts the findings of one object while it lives.
+pub struct ObjectBudget {
+    previous: Option<usize>,
+}
+
+impl ObjectBudget {
+    pub fn start() -> ObjectBudget {
+        ObjectBudget {
+            previous: SPENT.replace(Some(0)),
+        }
+    }
+
+    /// Whether the object's findings passed the limit (checking stopped).
+    pub fn exhausted(&self) -> bool {
+        exhausted()
+    }
+}
+
+impl Drop for ObjectBudget {
+    fn drop(&mut self) {
+        SPENT.set(self.previous);
+    }
+}
+
+/// What a finding costs beyond its text (its diagnostic's other fields; a finding
+/// takes near a kilobyte in memory by the time it is reported): 1.5 million one-letter
+/// findings are 384 MiB, not 1.5 MB.
+const FINDING_OVERHEAD: usize = 256;
+
+/// What the caller reports when an object's findings passed the limit, at `span` (the
+/// object).
+pub fn findings_limit(span: Span) -> Diagnostic {
+    Diagnostic::error(
+        FINDINGS_LIMIT,
+        format!(
+            "crdlint stopped checking this object: its findings passed {} MiB (the server would list more)",
+            MAX_FINDING_BYTES >> 20
+        ),
+    )
+    .with_span(span)
+    .with_help("fix the findings reported, which repeat one problem, and check again")
+}
+
+/// Charges a finding with `text_bytes` of text to the object being checked, if any.
+pub fn charge(text_bytes: usize) {
+    SPENT.with(|spent| {
+        if let Some(n) = spent.get() {
+            spent.set(Some(
+                n.saturating_add(text_bytes)
+                    .saturating_add(FINDING_OVERHEAD),
+            ));
+        }
+    });
+}
+
+/// Whether the object being checked has used up its budget: validators stop.
+pub fn exhausted() -> bool {
+    SPENT.get().is_some_and(|n| n > MAX_FINDING_BYTES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_only_inside_a_scope_and_restores_the_outer_one() {
+        charge(MAX_FINDING_BYTES + 1);
+        assert!(!exhausted());
+        let outer = ObjectBudget::start();
+        charge(MAX_FINDING_BYTES - FINDING_OVERHEAD);
+        assert!(!outer.exhausted());
+        {
+            let inner = ObjectBudget::start();
+            charge(MAX_FINDING_BYTES + 1);
+            assert!(inner.exhausted());
+        }
+        assert!(!outer.exhausted());
+        charge(0);
+        assert!(outer.exhausted());
+        drop(outer);
+        assert!(!exhausted());
+    }
+}
