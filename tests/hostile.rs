@@ -1187,8 +1187,9 @@ fn an_object_over_the_request_body_limit_is_refused_unread() {
 /// 5,000 values quoted by each of 2,000 failing items (a 4 KB resource) made 230 MB of
 /// output and 1.2 GB of memory; a 5,000-character messageExpression result repeated
 /// for 50,000 items (100 KB) 254 MB; a 100,000-character key in the path of 10,000
-/// schema errors (a 1 MB CRD) aborted crdlint on a 1.6 GB allocation. Each object's
-/// findings stop at 64 MiB, and crdlint says so.
+/// schema errors (a 1 MB CRD) aborted crdlint on a 1.6 GB allocation; 2,000 four-line
+/// resources each outside that enum (171 KB) made 230 MB. Each object's findings stop
+/// at 64 MiB and a run's at 256 MiB, and crdlint says so.
 #[test]
 fn findings_that_repeat_long_texts_are_bounded_per_object() {
     let dir = tempfile::tempdir().unwrap();
@@ -1230,6 +1231,24 @@ fn findings_that_repeat_long_texts_are_bounded_per_object() {
         );
         assert_eq!(out.matches(&limit).count(), 1, "{name}");
     }
+
+    // Many small resources each repeating the enum: bounded per run. Which resource
+    // passes the limit depends on the threads; that one does is certain.
+    let mut many = String::new();
+    for i in 0..2_000 {
+        many.push_str(&format!(
+            "---\napiVersion: example.com/v1\nkind: Thing\nmetadata: {{name: t{i}}}\nspec: {{names: [z]}}\n"
+        ));
+    }
+    let path = write(dir.path(), "many.yaml", many);
+    let (out, status) = check_bounded("short", &["--crds", &crd, &path], SMALL_MIB);
+    assert_eq!(status, 1);
+    assert!(out.len() < 384 << 20, "{} bytes", out.len());
+    assert!(
+        out.contains(": error[findings-limit]: crdlint stopped checking: the findings of this run passed 256 MiB; this object and others were not checked to the end\n"),
+        "{}",
+        &out[out.len().saturating_sub(500)..]
+    );
 
     let key = "k".repeat(100_000);
     let kids: Vec<String> = (0..10_000).map(|i| format!("\"a{i}\": {{}}")).collect();

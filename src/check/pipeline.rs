@@ -39,6 +39,7 @@ use super::{
     missing_crd, missing_type_meta, policy, suppress, update, v1beta1_removed,
 };
 use crate::cel::KubeVersion;
+use crate::diag::budget::RunBudget;
 use crate::diag::{self, Diagnostic, ObjectRef, Severity};
 use crate::schema::structural::sink::StructuralSink;
 use crate::source::walk::{self, Input};
@@ -431,6 +432,8 @@ struct CrdPass<'a> {
     /// Every kind some file mentions.
     mentioned: &'a kinds::Kinds,
     kube_version: KubeVersion,
+    /// The findings of the run so far (see [`crate::diag::budget`]).
+    findings: &'a RunBudget,
 }
 
 impl CrdPass<'_> {
@@ -492,7 +495,9 @@ impl CrdPass<'_> {
                 .map(str::to_string)
         };
         let kind = text(&["spec", "names", "kind"]);
-        let validate = self.mode == Mode::Check && doc.reported;
+        // Past the run's findings limit, the CRDs left are not checked (the object that
+        // passed it says so).
+        let validate = self.mode == Mode::Check && doc.reported && !self.findings.exhausted();
         let prepare =
             self.plan.prepare_all || kind.as_ref().is_some_and(|k| self.mentioned.may_contain(k));
         let mut findings = Vec::new();
@@ -577,6 +582,7 @@ impl CrdPass<'_> {
             structurals,
             ..crate::crd::Options::default()
         };
+        let _run = self.findings.enter();
         timings::time(Stage::CrdValidate, || {
             crate::crd::validate_decoded(&doc.root, model, decode_errors, &options)
         })
@@ -616,6 +622,8 @@ struct Context<'a> {
     /// `--old`: stored objects that make a matching resource an update.
     olds: &'a update::OldObjects,
     mode: Mode,
+    /// The findings of the run so far (see [`crate::diag::budget`]).
+    findings: &'a RunBudget,
 }
 
 impl Context<'_> {
@@ -656,6 +664,12 @@ impl Context<'_> {
             out.diagnostics.push(doc.diagnostic(d));
             return;
         }
+        // Past the run's findings limit, the resources left are not checked (the object
+        // that passed it says so).
+        if self.findings.exhausted() {
+            return;
+        }
+        let _run = self.findings.enter();
         match self.mode {
             Mode::Check => {
                 let old = self.olds.find(&doc.root);
@@ -814,6 +828,7 @@ fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()>
     );
 
     let phase = timings::phase("crds");
+    let findings = RunBudget::default();
     let crd_pass = CrdPass {
         options,
         mode,
@@ -821,6 +836,7 @@ fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()>
         olds: &olds,
         mentioned: &mentioned,
         kube_version: options.kube_version.unwrap_or(KubeVersion::NEWEST),
+        findings: &findings,
     };
     // Per source, in input order: a parsed CRD file, or the deferred text.
     let passed: Vec<Result<CrdFile, Option<String>>> = sources
@@ -913,6 +929,7 @@ fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()>
         registry: &registry,
         olds: &olds,
         mode,
+        findings: &findings,
     };
     let outcomes: Vec<Outcome> = tasks
         .into_par_iter()

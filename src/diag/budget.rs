@@ -11,7 +11,9 @@
 //! object is validated on one thread from start to end, by code that has no handle to
 //! share (compiled validators are shared by every object of a CRD).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::Diagnostic;
 use crate::source::Span;
@@ -25,10 +27,53 @@ crate::declare_codes! {
 /// below what hurts a CI runner.
 pub const MAX_FINDING_BYTES: usize = 64 << 20;
 
+/// What the findings of all objects of one run may take. Many small objects can each
+/// repeat a long text of their CRD (2,000 four-line resources, each with a value
+/// outside an enum of 5,000 values, made 230 MB of output from 171 KB), so the
+/// per-object limit alone does not bound a run.
+pub const MAX_RUN_FINDING_BYTES: usize = 256 << 20;
+
 thread_local! {
     /// Bytes charged to the object being checked on this thread; `None` outside
     /// [`ObjectBudget`] (CRD checks, defaults, tests), where nothing is counted.
     static SPENT: Cell<Option<usize>> = const { Cell::new(None) };
+    /// The run the object being checked on this thread belongs to (see [`RunBudget::enter`]).
+    static RUN: RefCell<Option<RunBudget>> = const { RefCell::new(None) };
+}
+
+/// The findings of one run, shared by its threads. Past the limit, the objects not yet
+/// checked are skipped: which ones depends on the order threads reach them, but
+/// whether the limit is reached does not (the findings of every object are fixed).
+#[derive(Clone, Debug, Default)]
+pub struct RunBudget(Arc<AtomicUsize>);
+
+impl RunBudget {
+    pub fn exhausted(&self) -> bool {
+        self.0.load(Ordering::Relaxed) > MAX_RUN_FINDING_BYTES
+    }
+
+    /// Objects checked on this thread while the guard lives count toward this run.
+    pub fn enter(&self) -> RunGuard {
+        RunGuard {
+            previous: RUN.replace(Some(self.clone())),
+        }
+    }
+}
+
+pub struct RunGuard {
+    previous: Option<RunBudget>,
+}
+
+impl Drop for RunGuard {
+    fn drop(&mut self) {
+        RUN.set(self.previous.take());
+    }
+}
+
+/// Bytes the run of this thread's object has spent, with those of objects that
+/// finished.
+fn run_spent() -> Option<usize> {
+    RUN.with_borrow(|run| run.as_ref().map(|r| r.0.load(Ordering::Relaxed)))
 }
 
 /// Counts the findings of one object while it lives.
@@ -51,7 +96,12 @@ impl ObjectBudget {
 
 impl Drop for ObjectBudget {
     fn drop(&mut self) {
-        SPENT.set(self.previous);
+        let spent = SPENT.replace(self.previous).unwrap_or(0);
+        RUN.with_borrow(|run| {
+            if let Some(run) = run {
+                run.0.fetch_add(spent, Ordering::Relaxed);
+            }
+        });
     }
 }
 
@@ -63,15 +113,21 @@ const FINDING_OVERHEAD: usize = 256;
 /// What the caller reports when an object's findings passed the limit, at `span` (the
 /// object).
 pub fn findings_limit(span: Span) -> Diagnostic {
-    Diagnostic::error(
-        FINDINGS_LIMIT,
+    let object = SPENT.get().is_some_and(|n| n > MAX_FINDING_BYTES);
+    let message = if object {
         format!(
             "crdlint stopped checking this object: its findings passed {} MiB (the server would list more)",
             MAX_FINDING_BYTES >> 20
-        ),
-    )
-    .with_span(span)
-    .with_help("fix the findings reported, which repeat one problem, and check again")
+        )
+    } else {
+        format!(
+            "crdlint stopped checking: the findings of this run passed {} MiB; this object and others were not checked to the end",
+            MAX_RUN_FINDING_BYTES >> 20
+        )
+    };
+    Diagnostic::error(FINDINGS_LIMIT, message)
+        .with_span(span)
+        .with_help("fix the findings reported, which repeat one problem, and check again")
 }
 
 /// Charges a finding with `text_bytes` of text to the object being checked, if any.
@@ -86,9 +142,14 @@ pub fn charge(text_bytes: usize) {
     });
 }
 
-/// Whether the object being checked has used up its budget: validators stop.
+/// Whether the object being checked has used up its budget, or its run has:
+/// validators stop.
 pub fn exhausted() -> bool {
-    SPENT.get().is_some_and(|n| n > MAX_FINDING_BYTES)
+    let Some(spent) = SPENT.get() else {
+        return false;
+    };
+    spent > MAX_FINDING_BYTES
+        || run_spent().is_some_and(|run| run.saturating_add(spent) > MAX_RUN_FINDING_BYTES)
 }
 
 #[cfg(test)]
