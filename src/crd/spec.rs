@@ -3,7 +3,7 @@
 //! preserveUnknownFields and API approval — `ValidateCustomResourceDefinition` minus
 //! the OpenAPI schema walk (see [`super::openapi`]).
 
-use crate::diag::{BadValue, Diagnostic, FieldError, FieldPath};
+use crate::diag::{BadValue, FieldError, FieldPath};
 use crate::model::crd::{Crd, PrinterColumn, Scale, SelectableField, Version};
 use crate::model::decode::Field;
 use crate::model::owner_ref::{self, OwnerRef};
@@ -24,7 +24,6 @@ use crate::names::{
 };
 use crate::schema::fieldpath;
 use crate::schema::objectmeta;
-use crate::schema::resource::DUPLICATE_OWNER_REFERENCE;
 
 fn s(f: &Option<Field<String>>) -> &str {
     f.as_ref().map_or("", |f| f.value.as_str())
@@ -508,17 +507,9 @@ fn validate_metadata_common(d: &Defaulted, update: bool, f: &mut Findings) {
 fn validate_owner_references(refs: &[OwnerRef], update: bool, f: &mut Findings) {
     let mut kept = refs.to_vec();
     let dropped = owner_ref::dedup(&mut kept);
-    if let Some(&first) = dropped.first() {
-        let uids: Vec<&str> = dropped.iter().map(|&i| refs[i].uid.as_str()).collect();
-        f.prebuilt.push(
-            Diagnostic::warning(
-                DUPLICATE_OWNER_REFERENCE,
-                owner_ref::duplicate_warning(&uids, update),
-            )
-            .with_field("metadata.ownerReferences")
-            .with_span(refs[first].span)
-            .with_help("remove the repeated entry"),
-        );
+    if !dropped.is_empty() {
+        f.prebuilt
+            .push(objectmeta::duplicate_owner_warning(refs, &dropped, update));
     }
     let path = FieldPath::root("metadata").child("ownerReferences");
     for e in objectmeta::validate_owner_references(&kept, &path) {

@@ -128,18 +128,3 @@ pub fn dedup(refs: &mut Vec<OwnerRef>) -> Vec<usize> {
     }
     dropped
 }
-
-/// The handlers' warning for the references [`dedup`] dropped (`uids`, in order). An
-/// update (kubectl apply's patch of a stored object) dedups after mutating admission,
-/// and the warning says so.
-pub fn duplicate_warning(uids: &[&str], update: bool) -> String {
-    let when = if update {
-        " after mutating admission happens"
-    } else {
-        ""
-    };
-    format!(
-        ".metadata.ownerReferences contains duplicate entries{when}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: {}",
-        uids.join(", ")
-    )
-}

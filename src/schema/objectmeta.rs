@@ -3,7 +3,7 @@
 //! (unknown fields, Go type errors), and the apimachinery validation of names,
 //! namespaces, labels, annotations, owner references and finalizers.
 
-use crate::diag::{BadValue, FieldError, FieldPath, LazyPath};
+use crate::diag::{BadValue, Diagnostic, FieldError, FieldPath, LazyPath};
 use crate::model::decode::{At, Decoder, Field};
 use crate::model::owner_ref::{self, OwnerRef};
 use crate::names::{
@@ -650,6 +650,29 @@ fn set_or_changed<'a, T: PartialEq>(
 /// lists quoted reach a MiB (the first is always reported; docs/limits.md).
 const MAX_EXTRA_CONTROLLER_ERRORS: usize = 100;
 const MAX_EXTRA_CONTROLLER_BYTES: usize = 1 << 20;
+
+/// The handlers' warning for the owner references [`owner_ref::dedup`] dropped from
+/// `before` (indexes `dropped`, not empty), at the first copy. An update (kubectl
+/// apply's patch of a stored object) dedups after mutating admission, and the warning
+/// says so.
+pub fn duplicate_owner_warning(before: &[OwnerRef], dropped: &[usize], update: bool) -> Diagnostic {
+    let uids: Vec<&str> = dropped.iter().map(|&i| before[i].uid.as_str()).collect();
+    let when = if update {
+        " after mutating admission happens"
+    } else {
+        ""
+    };
+    Diagnostic::warning(
+        super::resource::DUPLICATE_OWNER_REFERENCE,
+        format!(
+            ".metadata.ownerReferences contains duplicate entries{when}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: {}",
+            uids.join(", ")
+        ),
+    )
+    .with_field("metadata.ownerReferences")
+    .with_span(dropped.first().map_or(Span::default(), |&i| before[i].span))
+    .with_help("remove the repeated entry")
+}
 
 /// `ValidateOwnerReferences` of CRDs and custom resources alike, on the list left by
 /// [`owner_ref::dedup`].

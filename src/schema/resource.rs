@@ -708,9 +708,9 @@ impl Checker<'_> {
         }
         let before = meta.owner_references.clone();
         let dropped = owner_ref::dedup(&mut meta.owner_references);
-        let Some(&first) = dropped.first() else {
+        if dropped.is_empty() {
             return;
-        };
+        }
         if let Some(Value::Array(items)) = obj
             .as_object_mut()
             .and_then(|m| m.get_mut("metadata"))
@@ -725,16 +725,9 @@ impl Checker<'_> {
                 dropped.binary_search(&(index - 1)).is_err()
             });
         }
-        let uids: Vec<&str> = dropped.iter().map(|&i| before[i].uid.as_str()).collect();
-        self.push(
-            Diagnostic::warning(
-                DUPLICATE_OWNER_REFERENCE,
-                owner_ref::duplicate_warning(&uids, update),
-            )
-            .with_field("metadata.ownerReferences")
-            .with_span(before[first].span)
-            .with_help("remove the repeated entry"),
-        );
+        self.push(objectmeta::duplicate_owner_warning(
+            &before, &dropped, update,
+        ));
     }
 
     /// Storage refuses to create an object that carries a resource version (a
