@@ -1250,6 +1250,29 @@ fn findings_that_repeat_long_texts_are_bounded_per_object() {
         &out[out.len().saturating_sub(500)..]
     );
 
+    // The object's name is attached to each finding: cut when longer than any valid
+    // one (a 1 MB name on 20,000 findings made 20 GB of JSON).
+    let small = write(
+        dir.path(),
+        "small.yaml",
+        crd_with_properties("              n: {type: array, items: {type: integer, maximum: 1}}\n"),
+    );
+    let name = "a".repeat(1_000_000);
+    let path = write(
+        dir.path(),
+        "long-name.yaml",
+        format!(
+            "apiVersion: example.com/v1\nkind: Thing\nmetadata: {{name: {name}}}\nspec:\n  n: [{}]\n",
+            vec!["2"; 20_000].join(",")
+        ),
+    );
+    let (out, status) = check_bounded("json", &["--crds", &small, &path], SMALL_MIB);
+    assert_eq!(status, 1);
+    assert!(out.len() < 64 << 20, "{} bytes", out.len());
+    let cut = format!("\"name\": \"{}…\"", &name[..320]);
+    // 20,000 items above their maximum, and the name itself.
+    assert_eq!(out.matches(&cut).count(), 20_001, "{}", &out[..2000]);
+
     let key = "k".repeat(100_000);
     let kids: Vec<String> = (0..10_000).map(|i| format!("\"a{i}\": {{}}")).collect();
     let big_key = write(
