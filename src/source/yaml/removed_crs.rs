@@ -74,12 +74,22 @@ fn restore_string(value: &mut String, span: Span, style: ScalarStyle, text: &str
         return;
     }
     // A block scalar's span ends with its last content; its final line break and
-    // trailing empty lines (kept by `|+`) come after it, up to the next content.
+    // trailing empty lines (kept by `|+`) come after it, up to the next content. Without
+    // content it ends with its header, and a comment go-yaml reads right after the
+    // header (`|+#c`, blanked for saphyr, so outside the span) is passed over too (found
+    // by the yaml_spans fuzz target: `a: |+#c` then `\r\r\r` kept two line breaks).
     let b = text.as_bytes();
-    let reach = b[span.end.min(b.len())..]
-        .iter()
-        .position(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
-        .map_or(b.len(), |i| span.end + i);
+    let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
+    let mut reach = span.end.min(b.len());
+    while let Some(&c) = b.get(reach) {
+        match c {
+            b' ' | b'\t' | b'\r' | b'\n' => reach += 1,
+            b'#' if block => {
+                reach = memchr::memchr2(b'\r', b'\n', &b[reach..]).map_or(b.len(), |i| reach + i);
+            }
+            _ => break,
+        }
+    }
     let first = ends.partition_point(|&at| at < span.start);
     if ends.get(first).is_none_or(|&at| at >= reach) {
         return;
