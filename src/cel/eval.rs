@@ -218,6 +218,7 @@ fn run(
     if tree.is_empty() || !spine_rules {
         return out;
     }
+    super::work::start_object();
     let ratchet = match old {
         Some(o) if options.ratcheting => Ratchet {
             current: Some(Corr {
@@ -720,11 +721,11 @@ impl Walker<'_, '_> {
                 );
                 true
             }
-            Err(EvalError::Unsupported(what)) => {
+            Err(e @ (EvalError::Unsupported(_) | EvalError::WorkLimit)) => {
                 self.out.not_evaluated.push(NotEvaluated {
                     field: path.clone(),
                     rule: rule.rule.clone(),
-                    reason: format!("crdlint cannot evaluate {what} yet"),
+                    reason: e.to_string(),
                     span,
                 });
                 true

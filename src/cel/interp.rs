@@ -37,6 +37,7 @@ use super::cost::runtime;
 use super::gotime;
 use super::value::{DataKind, Val};
 
+mod accumulator;
 mod equality;
 pub(crate) use equality::element_equality_fails;
 use equality::*;
@@ -54,6 +55,8 @@ pub enum EvalError {
     /// A Go panic the server recovers as `internal error: …`: it ends the evaluation
     /// (no `||` or `&&` absorbs it).
     Internal(String),
+    /// crdlint's own bound on work the cost does not count ([`super::work`]).
+    WorkLimit,
 }
 
 impl std::fmt::Display for EvalError {
@@ -62,6 +65,11 @@ impl std::fmt::Display for EvalError {
             EvalError::Message(m) | EvalError::Internal(m) => f.write_str(m),
             EvalError::CostLimit => f.write_str(runtime::COST_LIMIT_EXCEEDED),
             EvalError::Unsupported(m) => write!(f, "crdlint cannot evaluate {m} yet"),
+            EvalError::WorkLimit => write!(
+                f,
+                "crdlint stopped evaluating the object's rules after copying {} values (cel-go shares them): a limit of crdlint's own, see docs/limits.md",
+                super::work::LIMIT
+            ),
         }
     }
 }
@@ -99,8 +107,10 @@ pub fn eval(checked: &CheckedAst, vars: &[(&str, Val)], limit: u64) -> (R, u64) 
             .iter()
             .map(|(n, v)| (n.to_string(), v.clone()))
             .collect(),
+        take_slot: None,
+        map_index: accumulator::MapIndex::default(),
     };
-    let r = it.eval(&checked.ast.expr, 0);
+    let r = super::lookup::evaluating(|| it.eval(&checked.ast.expr, 0));
     (r, it.cost)
 }
 
@@ -109,6 +119,10 @@ struct Interp<'a> {
     cost: u64,
     limit: u64,
     scope: Vec<(String, Val)>,
+    /// The scope slot of the accumulator a fold's step may take rather than copy
+    /// (see [`accumulator`]).
+    take_slot: Option<usize>,
+    map_index: accumulator::MapIndex,
 }
 
 /// Whether an error ends the whole evaluation (the cost limit, or something crdlint
@@ -163,12 +177,15 @@ impl<'a> Interp<'a> {
         }
     }
 
-    fn lookup(&self, name: &str) -> Option<Val> {
-        self.scope
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.clone())
+    fn lookup(&mut self, name: &str) -> Option<Val> {
+        let i = self.scope.iter().rposition(|(n, _)| n == name)?;
+        if self.take_slot == Some(i) {
+            // The step reads its accumulator once: hand it over, so that `+` can grow
+            // it in place. The fold stores the step's value back.
+            self.take_slot = None;
+            return Some(std::mem::replace(&mut self.scope[i].1, Val::Null));
+        }
+        Some(self.scope[i].1.clone())
     }
 
     /// The single overload the checker resolved (the planner's overload id), else "".
@@ -369,6 +386,14 @@ impl<'a> Interp<'a> {
     /// error or not, becomes the accumulator), then the result. The fold itself costs
     /// nothing.
     fn fold(&mut self, c: &super::ast::Comprehension, depth: usize) -> R {
+        // Each fold indexes the map it builds; the enclosing fold's index waits.
+        let outer_index = std::mem::take(&mut self.map_index);
+        let r = self.fold_in_own_index(c, depth);
+        self.map_index = outer_index;
+        r
+    }
+
+    fn fold_in_own_index(&mut self, c: &super::ast::Comprehension, depth: usize) -> R {
         let range = self.eval(&c.iter_range, depth + 1)?;
         let range = range.plain();
         if let Val::Error(m) = &range {
@@ -392,6 +417,7 @@ impl<'a> Interp<'a> {
         self.scope.push((c.accu_var.clone(), accu));
         let two = c.iter_var2.is_some();
         let is_list = matches!(range, Val::List(_));
+        let step_takes_accumulator = accumulator::reads(&c.loop_step, &c.accu_var) <= 1;
         for (k, v) in items {
             let len = self.scope.len();
             if two {
@@ -414,7 +440,10 @@ impl<'a> Interp<'a> {
                 }
                 _ => {}
             }
+            let outer_take = self.take_slot;
+            self.take_slot = step_takes_accumulator.then_some(base);
             let step = self.eval(&c.loop_step, depth + 1);
+            self.take_slot = outer_take;
             self.scope.truncate(len);
             let accu = match step {
                 Ok(v) => v,
@@ -642,22 +671,33 @@ impl<'a> Interp<'a> {
                 }
             }
         }
-        let result = match first_err {
-            Some(x) => Err(x),
-            None if function == "@not_strictly_false" => Ok(match vals.first() {
-                Some(Val::Bool(b)) => Val::Bool(*b),
-                _ => Val::Bool(true),
+        let result = match (&first_err, function) {
+            // A fold's list or map growing by one step: in place when it can.
+            (None, "_+_") => accumulator::append(&mut vals).map(Ok),
+            (None, "cel.@mapInsert") => self.map_index.insert(&mut vals).map(|r| {
+                r.map_err(|k| err(format!("insert failed: key {} already exists", display(&k))))
             }),
-            // `lists.range(n)` builds n elements and then costs more than n: when that
-            // passes the limit, stop as the check after the call would, before
-            // allocating (a huge n would exhaust memory).
-            None if function == "lists.range"
-                && matches!(vals.first(), Some(Val::Int(n))
+            _ => None,
+        };
+        let result = match (result, first_err) {
+            (Some(r), _) => r,
+            (None, first_err) => match first_err {
+                Some(x) => Err(x),
+                None if function == "@not_strictly_false" => Ok(match vals.first() {
+                    Some(Val::Bool(b)) => Val::Bool(*b),
+                    _ => Val::Bool(true),
+                }),
+                // `lists.range(n)` builds n elements and then costs more than n: when that
+                // passes the limit, stop as the check after the call would, before
+                // allocating (a huge n would exhaust memory).
+                None if function == "lists.range"
+                    && matches!(vals.first(), Some(Val::Int(n))
                     if self.cost.saturating_add((*n).max(0) as u64) > self.limit) =>
-            {
-                return Err(EvalError::CostLimit);
-            }
-            None => self.apply(function, target.is_some(), &vals, e),
+                {
+                    return Err(EvalError::CostLimit);
+                }
+                None => self.apply(function, target.is_some(), &vals, e),
+            },
         };
         let result = match result {
             Err(x) if fatal(&x) => return Err(x),
@@ -675,6 +715,9 @@ impl<'a> Interp<'a> {
         };
         if let Some(panic) = cost_tracker_panic(overload, &vals) {
             return Err(EvalError::Internal(panic));
+        }
+        if super::work::exceeded() {
+            return Err(EvalError::WorkLimit);
         }
         let refs: Vec<&Val> = vals.iter().collect();
         self.charge(runtime::call_cost(function, overload, &refs, &rv))?;
@@ -884,9 +927,7 @@ fn select(v: &Val, field: &str, test_only: bool, optional: bool) -> R {
         Val::Map(m) | Val::DataMap(m, _) => {
             let found = match v {
                 Val::DataMap(_, keys) => keys.find(m, field),
-                _ => m
-                    .iter()
-                    .find(|(k, _)| matches!(k, Val::String(s) if &**s == field)),
+                _ => super::lookup::keys_of(m).find_string(field),
             };
             if test_only {
                 // cel-go's presence test on a map calls `Find`, which converts the
@@ -1002,7 +1043,9 @@ fn contains(haystack: &Val, needle: &Val) -> R {
             }
             failed.map_or(Ok(Val::Bool(false)), Err)
         }
-        Val::Map(m) => Ok(Val::Bool(m.iter().any(|(k, _)| k.equals(needle)))),
+        Val::Map(m) => Ok(Val::Bool(
+            super::lookup::keys_of(m).find_equal(needle).is_some(),
+        )),
         // The server's maps find a key by converting its value (`Find`): only string
         // keys, and data of another type than the schema's is an error.
         Val::DataMap(m, keys) => {
@@ -1065,7 +1108,7 @@ fn index_inner(container: &Val, key: &Val, optional: bool) -> R {
                 None => Err(err(format!("no such key: {name}"))),
             }
         }
-        Val::Map(m) => match m.iter().find(|(k, _)| k.equals(key)) {
+        Val::Map(m) => match super::lookup::keys_of(m).find_equal(key) {
             Some((_, v)) if optional => Ok(Val::Optional(Some(Box::new(v.clone())))),
             Some((_, v)) => Ok(v.clone()),
             None if optional => Ok(Val::Optional(None)),
@@ -1356,7 +1399,10 @@ fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -
         ("_[?_]", [c, k]) => index(c, k, true),
         ("@in", [x, c]) => contains(c, x),
         ("size", [x]) => match x {
-            String(s) => Ok(Int(s.chars().count() as i64)),
+            String(s) => {
+                super::work::charge(s.len());
+                Ok(Int(s.chars().count() as i64))
+            }
             Bytes(b) => Ok(Int(b.len() as i64)),
             List(l) => Ok(Int(l.len() as i64)),
             Map(m) => Ok(Int(m.len() as i64)),

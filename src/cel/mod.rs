@@ -17,6 +17,7 @@ pub mod fastparse;
 pub mod gotime;
 pub mod interp;
 pub mod library;
+pub(crate) mod lookup;
 pub mod parse;
 mod parse_depth;
 mod parse_expecting;
@@ -31,6 +32,7 @@ pub mod schema_types;
 pub mod types;
 pub mod validate;
 pub mod value;
+pub(crate) mod work;
 
 pub use compile::{
     CODES, RuleCompileResult, RuleProgram, SchemaStep, StoredExpressions, compile_expression,

@@ -13,6 +13,7 @@ use super::library::net::{Addr, Prefix};
 use super::library::quantity::Quantity;
 use super::library::semver::Version;
 use super::library::url::Url;
+use super::lookup::{Positions, bucket, key_bucket};
 use super::schema_types::{escape, unescape};
 use crate::schema::structural::{Structural, StructuralOrBool};
 use crate::source::{Node, Value as NodeValue};
@@ -80,12 +81,13 @@ pub enum Keys {
 
 impl Keys {
     /// The entry of `entries` (a map read with these keys) that `key` finds.
-    pub(crate) fn find<'a>(self, entries: &'a [(Val, Val)], key: &str) -> Option<&'a (Val, Val)> {
-        let find = |stored: &str| {
-            entries
-                .iter()
-                .find(|(k, _)| matches!(k, Val::String(s) if **s == *stored))
-        };
+    pub(crate) fn find<'a>(
+        self,
+        entries: &'a Arc<Vec<(Val, Val)>>,
+        key: &str,
+    ) -> Option<&'a (Val, Val)> {
+        let keys = super::lookup::keys_of(entries);
+        let find = |stored: &str| keys.find_string(stored);
         match self {
             Keys::AsGiven => find(key),
             Keys::Escaped => {
@@ -210,24 +212,32 @@ impl Val {
             },
             (Val::SetList(a, kind), b) if b.list_items().is_some() => {
                 let b = b.list_items().unwrap_or(&[]);
-                a.len() == b.len()
-                    && b.iter()
-                        .all(|x| a.iter().any(|y| set_member_eq(y, x, *kind)))
+                if a.len() != b.len() {
+                    return false;
+                }
+                let members = Positions::of_values(a);
+                b.iter().all(|x| {
+                    members
+                        .first(bucket(x), |i| set_member_eq(&a[i], x, *kind))
+                        .is_some()
+                })
             }
             (Val::MapList(a, keys), b) if b.list_items().is_some() => {
                 let b = b.list_items().unwrap_or(&[]);
                 if a.len() != b.len() {
                     return false;
                 }
+                let by_key = map_list_positions(a, keys);
                 b.iter().all(|x| {
                     let Some(k) = map_list_key(x, keys) else {
                         return false;
                     };
                     // The last element with a key wins, as in the server's index.
-                    a.iter()
-                        .rev()
-                        .find(|y| map_list_key(y, keys).is_some_and(|k2| keys_eq(&k, &k2)))
-                        .is_some_and(|y| y.equals(x))
+                    by_key
+                        .last(key_bucket(&k), |i| {
+                            map_list_key(&a[i], keys).is_some_and(|k2| keys_eq(&k, &k2))
+                        })
+                        .is_some_and(|i| a[i].equals(x))
                 })
             }
             (Val::DataList(a, _), b) if b.list_items().is_some() => {
@@ -247,20 +257,19 @@ impl Val {
             // not know compares by Go's `DeepEqual`, and only when the other object
             // has it too.
             (Val::Map(a) | Val::DataMap(a, _), Val::Map(b) | Val::DataMap(b, _)) => {
-                a.len() == b.len()
-                    && a.iter().all(|(k, v)| match object_key(k) {
-                        ObjectKey::Unknown => b
-                            .iter()
-                            .find(|(k2, _)| k.equals(k2))
-                            .is_none_or(|(_, w)| v.deep_equal(w)),
-                        ObjectKey::NullField(name) => !b
-                            .iter()
-                            .any(|(k2, _)| matches!(k2, Val::String(s) if **s == *name)),
-                        ObjectKey::Plain => b
-                            .iter()
-                            .find(|(k2, _)| k.equals(k2))
-                            .is_some_and(|(_, w)| v.equals(w)),
-                    })
+                if a.len() != b.len() {
+                    return false;
+                }
+                let b = super::lookup::keys_of(b);
+                a.iter().all(|(k, v)| match object_key(k) {
+                    ObjectKey::Unknown => b
+                        .find(bucket(k), |k2| k.equals(k2))
+                        .is_none_or(|(_, w)| v.deep_equal(w)),
+                    ObjectKey::NullField(name) => b.find_string(name).is_none(),
+                    ObjectKey::Plain => b
+                        .find(bucket(k), |k2| k.equals(k2))
+                        .is_some_and(|(_, w)| v.equals(w)),
+                })
             }
             _ => matches!(self.numeric_cmp(other), Some(Ordering::Equal)),
         }
@@ -281,12 +290,14 @@ impl Val {
             // Preserved unknown data is converted without a schema: plain lists and
             // maps only.
             (Val::Map(a), Val::Map(b)) => {
-                a.len() == b.len()
-                    && a.iter().all(|(k, v)| {
-                        b.iter()
-                            .find(|(k2, _)| k.deep_equal(k2))
-                            .is_some_and(|(_, w)| v.deep_equal(w))
-                    })
+                if a.len() != b.len() {
+                    return false;
+                }
+                let b = super::lookup::keys_of(b);
+                a.iter().all(|(k, v)| {
+                    b.find(bucket(k), |k2| k.deep_equal(k2))
+                        .is_some_and(|(_, w)| v.deep_equal(w))
+                })
             }
             _ => false,
         }
@@ -308,17 +319,25 @@ impl Val {
     /// operand's elements as data to be read with its item schema ([`reread`]).
     pub fn concat(&self, other: &Val) -> Option<Val> {
         let b = other.list_items()?;
+        // cel-go's concatenated list shares its operands; this one copies them.
+        super::work::charge(self.list_items().map_or(0, <[Val]>::len) + b.len());
         Some(match self {
             Val::SetList(a, kind) => {
                 let mut out = (**a).clone();
-                let raw_len = out.len();
                 // The server's set holds the raw data, then the Go values it adds.
+                let raw = Positions::of_values(a);
                 let mut added: Vec<&Val> = Vec::new();
+                let mut added_positions = Positions::default();
                 for x in b {
-                    let found = out[..raw_len].iter().any(|y| set_member_eq(y, x, *kind))
-                        || added.iter().any(|y| y.native_eq(x));
+                    let found = raw
+                        .first(bucket(x), |i| set_member_eq(&a[i], x, *kind))
+                        .is_some()
+                        || added_positions
+                            .first(bucket(x), |i| added[i].native_eq(x))
+                            .is_some();
                     if !found {
                         added.push(x);
+                        added_positions.push(bucket(x));
                         out.push(reread(x, *kind));
                     }
                 }
@@ -326,16 +345,22 @@ impl Val {
             }
             Val::MapList(a, keys) => {
                 let mut out = (**a).clone();
+                let mut by_key = map_list_positions(a, keys);
                 for x in b {
                     let x = reread(x, DataKind::Object);
                     let k = map_list_key(&x, keys);
                     let pos = k.as_ref().and_then(|k| {
-                        out.iter()
-                            .rposition(|y| map_list_key(y, keys).is_some_and(|k2| keys_eq(k, &k2)))
+                        by_key.last(key_bucket(k), |i| {
+                            map_list_key(&out[i], keys).is_some_and(|k2| keys_eq(k, &k2))
+                        })
                     });
                     match pos {
+                        // Same key, same bucket: the positions stand.
                         Some(i) => out[i] = x,
-                        None => out.push(x),
+                        None => {
+                            by_key.push(k.as_deref().and_then(key_bucket));
+                            out.push(x);
+                        }
                     }
                 }
                 Val::MapList(Arc::new(out), keys.clone())
@@ -449,6 +474,16 @@ pub(crate) fn map_list_key(v: &Val, keys: &[String]) -> Option<Vec<Option<Val>>>
                     .map(|(_, v)| v.clone())
             })
             .collect(),
+    )
+}
+
+/// Positions of a map list's elements by the bucket of their key (an element
+/// without a key has none).
+pub(crate) fn map_list_positions(items: &[Val], keys: &[String]) -> Positions {
+    Positions::new(
+        items
+            .iter()
+            .map(|v| map_list_key(v, keys).as_deref().and_then(key_bucket)),
     )
 }
 

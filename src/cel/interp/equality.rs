@@ -4,7 +4,7 @@
 //! lists holding values Go cannot hash).
 
 use super::*;
-use crate::cel::value;
+use crate::cel::{lookup, value};
 
 /// Equalities the server answers with an error: a quantity produced by `add`/`sub`
 /// on the right of `==` (its `Equal` only accepts a non-pointer quantity), and a
@@ -150,7 +150,7 @@ pub(super) fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault
                 if !matches!(value::object_key(k), value::ObjectKey::Plain) {
                     continue;
                 }
-                let (_, w) = b.iter().find(|(k2, _)| k.equals(k2))?;
+                let (_, w) = lookup::keys_of(b).find(lookup::bucket(k), |k2| k.equals(k2))?;
                 if data_against_other_kind(v, w) {
                     return Some(EqualityFault::NoOverload);
                 }
@@ -222,11 +222,13 @@ pub(super) fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault
                 (Some(p), Some(q)) => p.native_eq(q),
                 _ => false,
             };
+            let by_key = value::map_list_positions(a, keys);
             for x in b {
                 let kx = key_of(x)?;
-                let y = a.iter().rev().find(|y| {
-                    key_of(y).is_some_and(|ky| ky.iter().zip(&kx).all(|(p, q)| same_key(p, q)))
+                let i = by_key.last(lookup::key_bucket(&kx), |i| {
+                    key_of(&a[i]).is_some_and(|ky| ky.iter().zip(&kx).all(|(p, q)| same_key(p, q)))
                 })?;
+                let y = &a[i];
                 if data_against_other_kind(y, x) {
                     return Some(EqualityFault::NoOverload);
                 }
@@ -247,13 +249,13 @@ pub(super) fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault
 /// elements that cannot be a Go map key (bytes of a `format: byte` list, lists and
 /// maps), unless a value before it was not found (the comparison stops there).
 fn looked_up_unhashable(a: &[Val], kind: DataKind, b: &[Val]) -> Option<&'static str> {
+    let members = lookup::Positions::of_values(a);
     for x in b {
         if let Some(t) = unhashable_value_type(x) {
             return Some(t);
         }
-        if !a.iter().any(|y| value::set_member_eq(y, x, kind)) {
-            return None;
-        }
+        // Not found: the comparison stops there.
+        members.first(lookup::bucket(x), |i| value::set_member_eq(&a[i], x, kind))?;
     }
     None
 }
