@@ -218,7 +218,7 @@ fn run(
     if tree.is_empty() || !spine_rules {
         return out;
     }
-    super::work::start_object();
+    let _work = super::work::start_object();
     let ratchet = match old {
         Some(o) if options.ratcheting => Ratchet {
             current: Some(Corr {

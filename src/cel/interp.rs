@@ -67,7 +67,7 @@ impl std::fmt::Display for EvalError {
             EvalError::Unsupported(m) => write!(f, "crdlint cannot evaluate {m} yet"),
             EvalError::WorkLimit => write!(
                 f,
-                "crdlint stopped evaluating the object's rules after copying {} values (cel-go shares them): a limit of crdlint's own, see docs/limits.md",
+                "crdlint stopped evaluating the object's rules after {} units of work their CEL cost does not count (values copied, characters read): a limit of crdlint's own, see docs/limits.md",
                 super::work::LIMIT
             ),
         }
@@ -716,11 +716,26 @@ impl<'a> Interp<'a> {
         if let Some(panic) = cost_tracker_panic(overload, &vals) {
             return Err(EvalError::Internal(panic));
         }
+        let refs: Vec<&Val> = vals.iter().collect();
+        let cost = runtime::call_cost(function, overload, &refs, &rv);
+        self.charge(cost)?;
+        // Reading a string costs a tenth of its length where cel-go charges for it;
+        // what it does not charge (`size`, conversions, parsing, hashing a key) is
+        // counted as work.
+        let read: usize = vals
+            .iter()
+            .map(|v| match v {
+                Val::String(s) => s.len(),
+                Val::Bytes(b) => b.len(),
+                _ => 0,
+            })
+            .sum();
+        super::work::charge(
+            read.saturating_sub(usize::try_from(cost.saturating_mul(10)).unwrap_or(usize::MAX)),
+        );
         if super::work::exceeded() {
             return Err(EvalError::WorkLimit);
         }
-        let refs: Vec<&Val> = vals.iter().collect();
-        self.charge(runtime::call_cost(function, overload, &refs, &rv))?;
         result
     }
 
@@ -1399,10 +1414,7 @@ fn call_function_typed(f: &str, member: bool, a: &[Val], overloads: &[String]) -
         ("_[?_]", [c, k]) => index(c, k, true),
         ("@in", [x, c]) => contains(c, x),
         ("size", [x]) => match x {
-            String(s) => {
-                super::work::charge(s.len());
-                Ok(Int(s.chars().count() as i64))
-            }
+            String(s) => Ok(Int(s.chars().count() as i64)),
             Bytes(b) => Ok(Int(b.len() as i64)),
             List(l) => Ok(Int(l.len() as i64)),
             Map(m) => Ok(Int(m.len() as i64)),

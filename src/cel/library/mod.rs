@@ -218,7 +218,13 @@ pub fn call(f: &str, a: &[Val]) -> Option<R> {
                     "internal error: runtime error: invalid memory address or nil pointer dereference".into(),
                 )));
             }
-            strformat::format(s, l).map(|s| Val::str(&s)).map_err(err)
+            // Its cost counts the format string only.
+            strformat::format(s, l)
+                .map(|s| {
+                    crate::cel::work::charge(s.len());
+                    Val::str(&s)
+                })
+                .map_err(err)
         }
         _ => return None,
     })

@@ -230,6 +230,13 @@ impl Quantity {
         }
         // The decimal path: the literal digits, then the suffix.
         let digits = format!("{}{}", p.num, p.denom);
+        // Reading decimal digits into a big integer takes time that grows with their
+        // square, which the cost (a tenth of the length) does not count.
+        crate::cel::work::charge(digits.len().saturating_mul(digits.len()) / 64);
+        if crate::cel::work::exceeded() {
+            // The evaluator drops this answer: the rule is not evaluated.
+            return Err(ERR_NUMERIC.to_string());
+        }
         let mut unscaled: BigInt = digits.parse().map_err(|_| ERR_NUMERIC.to_string())?;
         let mut dscale = p.denom.len() as i64;
         if base == 10 {
