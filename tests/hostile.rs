@@ -1652,3 +1652,73 @@ fn rules_that_would_read_a_long_string_many_times_are_not_evaluated() {
             + "3 files, 4 documents (2 CRDs, 2 custom resources): 0 errors, 2 warnings\n"
     );
 }
+
+/// An update of a 40,000-key map, its values under a transition rule and a pattern
+/// the old values already broke (ratcheted): each value's old counterpart was found by
+/// reading the old map (9.7 s; 4.3 s without the rule); now by an index kept for the
+/// walk.
+#[test]
+fn an_update_of_a_forty_thousand_key_map_is_correlated_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let crd = write(
+        dir.path(),
+        "crd.yaml",
+        crd_with_properties(
+            "              o:
+                type: object
+                maxProperties: 40000
+                additionalProperties:
+                  type: string
+                  maxLength: 16
+                  pattern: '^v'
+                  x-kubernetes-validations: [{rule: \"self == oldSelf\"}]
+",
+        ),
+    );
+    let object = |values: &dyn Fn(usize) -> String, reversed: bool| {
+        let mut keys: Vec<usize> = (0..40_000).collect();
+        if reversed {
+            keys.reverse();
+        }
+        let entries: Vec<String> = keys
+            .iter()
+            .map(|&i| format!("\"k{i}\": \"{}\"", values(i)))
+            .collect();
+        format!(
+            "{{\"apiVersion\": \"example.com/v1\", \"kind\": \"Thing\", \"metadata\": {{\"name\": \"t\", \"namespace\": \"default\"}}, \"spec\": {{\"o\": {{{}}}}}}}\n",
+            entries.join(", ")
+        )
+    };
+    // Every old value breaks the pattern; the new object changes two of them.
+    let old = write(dir.path(), "old.json", object(&|i| format!("x{i}"), true));
+    let new = write(
+        dir.path(),
+        "new.json",
+        object(
+            &|i| match i {
+                7 | 39_999 => "changed".into(),
+                _ => format!("x{i}"),
+            },
+            false,
+        ),
+    );
+    let (out, status) = check_bounded("short", &[&crd, &new, "--old", &old], SMALL_MIB);
+    assert_eq!(status, 1);
+    let at = |i: usize| {
+        let key = format!("\"k{i}\": ");
+        let text = std::fs::read_to_string(&new).unwrap();
+        text.find(&key).unwrap() + key.len() + 1
+    };
+    let finding = |i: usize, what: &str| format!("{new}:1:{}: error[{what}\n", at(i),);
+    assert_eq!(
+        out,
+        [
+            finding(7, "cel-rule-failed]: spec.o[k7]: Invalid value: \"changed\": failed rule: self == oldSelf"),
+            finding(7, "schema-violation]: spec.o.k7: Invalid value: \"changed\": spec.o.k7 in body should match '^v'"),
+            finding(39_999, "cel-rule-failed]: spec.o[k39999]: Invalid value: \"changed\": failed rule: self == oldSelf"),
+            finding(39_999, "schema-violation]: spec.o.k39999: Invalid value: \"changed\": spec.o.k39999 in body should match '^v'"),
+        ]
+        .concat()
+            + "2 files, 2 documents (1 CRD, 1 custom resource): 4 errors, 0 warnings\n"
+    );
+}

@@ -219,6 +219,8 @@ fn run(
         return out;
     }
     let _work = super::work::start_object();
+    // The object and the old object are borrowed unchanged for the whole walk.
+    let _lookups = crate::schema::correlate::key_lookups();
     let ratchet = match old {
         Some(o) if options.ratcheting => Ratchet {
             current: Some(Corr {
@@ -316,8 +318,8 @@ struct Corr<'a> {
 
 impl<'a> Corr<'a> {
     fn key(&self, field: &str) -> Option<Corr<'a>> {
-        let new = self.new.as_object()?.get(field)?;
         let old = self.old.key(self.new, field)?;
+        let new = crate::schema::correlate::field_of(self.new.as_object()?, field)?;
         Some(Corr { new, old })
     }
 
@@ -499,7 +501,8 @@ impl Walker<'_, '_> {
                     tree.additional_properties(),
                 ) {
                     for (k, child) in m.iter() {
-                        let old_child = old_map.and_then(|o| o.get(k));
+                        let old_child =
+                            old_map.and_then(|o| crate::schema::correlate::field_of(o, k));
                         self.validate(
                             ap,
                             rap,
@@ -526,7 +529,7 @@ impl Walker<'_, '_> {
                     let (Some(prop), Some(rprop)) = (s.property(k), rs.property(k)) else {
                         continue;
                     };
-                    let old_child = old_map.and_then(|o| o.get(k));
+                    let old_child = old_map.and_then(|o| crate::schema::correlate::field_of(o, k));
                     self.validate(
                         prop,
                         rprop,

@@ -8,7 +8,8 @@
 //! not declare, or a map list whose items cannot all be correlated, is never
 //! "unchanged", which is what the server concludes too.
 
-use crate::source::{Node, Value};
+use crate::source::{Mapping, Node, Value};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use super::structural::Structural;
@@ -30,8 +31,8 @@ impl<'a> Correlation<'a> {
 
     /// The correlation of `new`'s field `field`.
     pub fn key(&self, new: &Node, field: &str) -> Option<Correlation<'a>> {
-        let old = self.old.as_object()?.get(field)?;
-        new.as_object()?.get(field)?;
+        let old = field_of(self.old.as_object()?, field)?;
+        field_of(new.as_object()?, field)?;
         let schema = self
             .schema
             .property(field)
@@ -97,6 +98,9 @@ impl<'a> Correlation<'a> {
                 true
             }
             (Value::Object(old), Value::Object(map)) => {
+                // A scope of its own when no caller holds one: one comparison reads
+                // each key of the old map.
+                let _lookups = key_lookups();
                 old.len() == map.len()
                     && map.entries.iter().all(|e| {
                         self.key(new, &e.key)
@@ -107,6 +111,78 @@ impl<'a> Correlation<'a> {
             (Value::Object(_), _) | (_, Value::Object(_)) => false,
             _ => super::validate::go_deep_equal(self.old, new),
         }
+    }
+}
+
+/// Below this many keys, reading them all is as quick as hashing.
+const INDEXED_FROM: usize = 32;
+
+/// Keeps indexes of the mappings [`field_of`] searches until dropped. Only while
+/// the old and new objects are borrowed unchanged: an index is known by its mapping's
+/// address and length.
+pub struct KeyLookups(());
+
+/// Starts keeping key indexes (nested scopes share them; the outermost clears them).
+pub fn key_lookups() -> KeyLookups {
+    KEY_INDEXES.with(|k| k.borrow_mut().depth += 1);
+    KeyLookups(())
+}
+
+impl Drop for KeyLookups {
+    fn drop(&mut self) {
+        KEY_INDEXES.with(|k| {
+            let mut k = k.borrow_mut();
+            k.depth -= 1;
+            if k.depth == 0 {
+                k.maps.clear();
+            }
+        });
+    }
+}
+
+#[derive(Default)]
+struct KeyIndexes {
+    depth: usize,
+    /// By the mapping's address and length: each key's first position.
+    maps: HashMap<(usize, usize), HashMap<String, u32>>,
+}
+
+thread_local! {
+    static KEY_INDEXES: RefCell<KeyIndexes> = RefCell::new(KeyIndexes::default());
+}
+
+/// `m.get(key)`, by an index kept while [`key_lookups`] is held. Correlating every
+/// child of a map with the old map's entry of the same key read the old map once
+/// per child: 40,000 keys took 4 s (9 s with a transition rule on the values).
+pub fn field_of<'m>(m: &'m Mapping, key: &str) -> Option<&'m Node> {
+    if m.len() < INDEXED_FROM {
+        return m.get(key);
+    }
+    let found = KEY_INDEXES.with(|k| {
+        let mut k = k.borrow_mut();
+        if k.depth == 0 {
+            return None;
+        }
+        let index = k
+            .maps
+            .entry((m as *const Mapping as usize, m.len()))
+            .or_insert_with(|| {
+                let mut index = HashMap::with_capacity(m.len());
+                for (i, e) in m.entries.iter().enumerate() {
+                    index.entry(e.key.clone()).or_insert(i as u32);
+                }
+                index
+            });
+        Some(index.get(key).copied())
+    });
+    match found {
+        Some(Some(i)) => m
+            .entries
+            .get(i as usize)
+            .filter(|e| e.key == key)
+            .map(|e| &e.value),
+        Some(None) => None,
+        None => m.get(key),
     }
 }
 

@@ -692,6 +692,8 @@ impl Validator {
         schema: &Structural,
     ) -> Vec<SchemaError> {
         let corr = Correlation { old, schema };
+        // Both objects are borrowed unchanged for the whole walk.
+        let _lookups = super::correlate::key_lookups();
         unique(
             self.validate_child(Some(schema), root, "", root.span, Some(corr))
                 .errors,
@@ -1798,10 +1800,13 @@ fn go_deep_equal_value(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| go_deep_equal(a, b))
         }
         (Value::Object(x), Value::Object(y)) => {
+            // Both are borrowed unchanged for the comparison.
+            let _lookups = super::correlate::key_lookups();
             x.len() == y.len()
-                && x.entries
-                    .iter()
-                    .all(|e| y.get(&e.key).is_some_and(|v| go_deep_equal(&e.value, v)))
+                && x.entries.iter().all(|e| {
+                    super::correlate::field_of(y, &e.key)
+                        .is_some_and(|v| go_deep_equal(&e.value, v))
+                })
         }
         _ => false,
     }
