@@ -3,6 +3,7 @@
 //! object meta.
 
 pub mod correlate;
+pub mod enum_index;
 pub mod fieldpath;
 pub mod formats;
 pub mod listtype;

@@ -131,6 +131,8 @@ pub struct Validator {
     /// without them stay small (a CRD's validators live for the whole run).
     bounds: Option<Box<Bounds>>,
     enum_: Vec<Node>,
+    /// Built on the first value a long enum checks.
+    enum_index: OnceLock<super::enum_index::EnumIndex>,
     required: Vec<String>,
     items: Option<Box<Validator>>,
     /// Junctors and pattern properties, set on few nodes: boxed like `bounds`.
@@ -1196,12 +1198,21 @@ impl Validator {
         if self.enum_.is_empty() {
             return VResult::default();
         }
-        if !data.is_null()
-            && self
+        let indexed = (self.enum_.len() >= super::enum_index::INDEXED_FROM)
+            .then(|| {
+                self.enum_index
+                    .get_or_init(|| super::enum_index::EnumIndex::new(&self.enum_))
+                    .contains(&data.value)
+            })
+            .flatten();
+        let member = match indexed {
+            Some(member) => member,
+            None => self
                 .enum_
                 .iter()
-                .any(|e| enum_matches(&data.value, &e.value))
-        {
+                .any(|e| enum_matches(&data.value, &e.value)),
+        };
+        if !data.is_null() && member {
             return VResult::default();
         }
         let values = self
@@ -1757,7 +1768,7 @@ fn go_v(v: &Value) -> String {
 
 /// kube-openapi's enum comparison: the value converted to the enum member's Go type
 /// (when Go allows the conversion) must be deeply equal to it.
-fn enum_matches(data: &Value, member: &Value) -> bool {
+pub(crate) fn enum_matches(data: &Value, member: &Value) -> bool {
     match (data, member) {
         (Value::Int(i), Value::Float(f)) => (*i as f64) == *f,
         // Go converts float64 to int64 by truncation.
@@ -1775,7 +1786,7 @@ fn enum_matches(data: &Value, member: &Value) -> bool {
 }
 
 /// Go's float64 → int64 conversion on amd64 (out of range gives MinInt64).
-fn go_float_to_int(f: f64) -> i64 {
+pub(crate) fn go_float_to_int(f: f64) -> i64 {
     const TWO_63: f64 = 9_223_372_036_854_775_808.0;
     if f.is_nan() || !(-TWO_63..TWO_63).contains(&f) {
         i64::MIN
