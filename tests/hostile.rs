@@ -1556,6 +1556,14 @@ spec:
     assert_eq!(out, expected);
 }
 
+/// The warning for a rule of `spec` in `cr` (at `line`, column 7) not evaluated past
+/// the evaluator's work limit.
+fn past_work_limit(cr: &str, line: usize, rule: &str) -> String {
+    format!(
+        "{cr}:{line}:7: warning[cel-not-evaluated]: spec: rule not evaluated by crdlint (crdlint stopped evaluating the object's rules after 268435456 units of work their CEL cost does not count (values copied, characters read): a limit of crdlint's own, see docs/limits.md): {rule}\n"
+    )
+}
+
 /// What crdlint still copies where cel-go shares (`+` on lists, which costs 1): past
 /// its own work limit for the object, rules are not evaluated (a warning, not a
 /// verdict). This rule copies 50,000 items 50,000 times (2.5 billion values: 11 s
@@ -1586,15 +1594,10 @@ fn rules_that_would_copy_billions_of_values_are_not_evaluated() {
     );
     let (out, status) = check_bounded("short", &[&crd, &cr], SMALL_MIB);
     assert_eq!(status, 0);
-    let not_evaluated = |r: &str| {
-        format!(
-            "{cr}:4:7: warning[cel-not-evaluated]: spec: rule not evaluated by crdlint (crdlint stopped evaluating the object's rules after 268435456 units of work their CEL cost does not count (values copied, characters read): a limit of crdlint's own, see docs/limits.md): {r}\n"
-        )
-    };
     assert_eq!(
         out,
-        not_evaluated(rule)
-            + &not_evaluated("size(self.counts) == 0")
+        past_work_limit(&cr, 4, rule)
+            + &past_work_limit(&cr, 4, "size(self.counts) == 0")
             + "2 files, 2 documents (1 CRD, 1 custom resource): 0 errors, 2 warnings\n"
     );
 }
@@ -1640,15 +1643,10 @@ fn rules_that_would_read_a_long_string_many_times_are_not_evaluated() {
     );
     let (out, status) = check_bounded("short", &[&crd, &quantity_crd, &cr], SMALL_MIB);
     assert_eq!(status, 0);
-    let not_evaluated = |line: usize, r: &str| {
-        format!(
-            "{cr}:{line}:7: warning[cel-not-evaluated]: spec: rule not evaluated by crdlint (crdlint stopped evaluating the object's rules after 268435456 units of work their CEL cost does not count (values copied, characters read): a limit of crdlint's own, see docs/limits.md): {r}\n"
-        )
-    };
     assert_eq!(
         out,
-        not_evaluated(4, "self.l.all(c, !isURL(self.s))")
-            + &not_evaluated(9, "isQuantity(self.s)")
+        past_work_limit(&cr, 4, "self.l.all(c, !isURL(self.s))")
+            + &past_work_limit(&cr, 9, "isQuantity(self.s)")
             + "3 files, 4 documents (2 CRDs, 2 custom resources): 0 errors, 2 warnings\n"
     );
 }
