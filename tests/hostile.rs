@@ -1565,7 +1565,7 @@ fn past_work_limit(cr: &str, line: usize, rule: &str) -> String {
 }
 
 /// What crdlint still copies where cel-go shares (`+` on lists, which costs 1): past
-/// its own work limit for the object, rules are not evaluated (a warning, not a
+/// its own work limit for the object, its rules are not evaluated (one warning, not a
 /// verdict). This rule copies 50,000 items 50,000 times (2.5 billion values: 11 s
 /// before the limit) for an estimated cost of 950,003, within the server's limits (ten
 /// such rules would have taken minutes).
@@ -1577,7 +1577,7 @@ fn rules_that_would_copy_billions_of_values_are_not_evaluated() {
         dir.path(),
         "crd.yaml",
         crd_with_properties(&format!(
-            "              counts: {{type: array, maxItems: 50000, items: {{type: integer}}}}
+            "              counts: {{type: array, maxItems: 50000, items: {{type: integer, x-kubernetes-validations: [{{rule: \"self >= 0\"}}]}}}}
             x-kubernetes-validations:
             - rule: \"{rule}\"
             - rule: \"size(self.counts) == 0\"
@@ -1596,9 +1596,10 @@ fn rules_that_would_copy_billions_of_values_are_not_evaluated() {
     assert_eq!(status, 0);
     assert_eq!(
         out,
+        // One warning: no rule of the object runs after it (not the second rule here,
+        // nor a rule of each of its 50,000 items, which made 50,001 warnings).
         past_work_limit(&cr, 4, rule)
-            + &past_work_limit(&cr, 4, "size(self.counts) == 0")
-            + "2 files, 2 documents (1 CRD, 1 custom resource): 0 errors, 2 warnings\n"
+            + "2 files, 2 documents (1 CRD, 1 custom resource): 0 errors, 1 warning\n"
     );
 }
 

@@ -238,6 +238,7 @@ fn run(
         per_call_limit: options.per_call_limit,
         type_name_as_value: options.type_name_as_value,
         unchanged: HashMap::new(),
+        work_stopped: false,
     };
     w.validate(
         root,
@@ -400,6 +401,9 @@ struct Walker<'a, 'o> {
     type_name_as_value: bool,
     /// [`Ratchet::should_ratchet`]'s answers by (new, old) node.
     unchanged: HashMap<(*const Node, *const Node), bool>,
+    /// The evaluator's work limit ([`super::work`]) was reached: no further rule of
+    /// the object runs (the one warning says so).
+    work_stopped: bool,
 }
 
 impl Walker<'_, '_> {
@@ -416,7 +420,7 @@ impl Walker<'_, '_> {
         resource_root: bool,
         depth: usize,
     ) {
-        if depth > 1000 || v.is_null() || self.budget < 0 {
+        if depth > 1000 || v.is_null() || self.budget < 0 || self.work_stopped {
             return;
         }
         let old = old.filter(|o| !o.is_null());
@@ -731,6 +735,10 @@ impl Walker<'_, '_> {
                     reason: e.to_string(),
                     span,
                 });
+                if e == EvalError::WorkLimit {
+                    self.work_stopped = true;
+                    return false;
+                }
                 true
             }
             Err(EvalError::CostLimit) => {
