@@ -1768,3 +1768,48 @@ fn a_long_enum_checks_each_value_in_constant_time() {
         )
     );
 }
+
+/// `distinct()` compares every pair of items before cel-go charges its cost (twice the
+/// square of the size): over 300,000 items that was minutes of comparisons for an
+/// answer known from the size alone. crdlint stops where the charge after the call
+/// would, with the server's error.
+#[test]
+fn a_distinct_past_the_cost_limit_stops_before_comparing() {
+    let dir = tempfile::tempdir().unwrap();
+    let rule = "self.l.distinct().size() > 0";
+    let crd = write(
+        dir.path(),
+        "crd.yaml",
+        crd_with_properties(&format!(
+            "              l: {{type: array, items: {{type: integer}}}}
+            x-kubernetes-validations:
+            - rule: \"{rule}\"
+"
+        )),
+    );
+    let items: Vec<String> = (0..300_000).map(|i| i.to_string()).collect();
+    let cr = write(
+        dir.path(),
+        "cr.yaml",
+        format!(
+            "apiVersion: example.com/v1\nkind: Thing\nmetadata: {{name: t, namespace: default}}\nspec: {{l: [{}]}}\n",
+            items.join(",")
+        ),
+    );
+    let (out, status) = check_bounded("short", &[&crd, &cr], SMALL_MIB);
+    assert_eq!(status, 1);
+    let hint = "(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)";
+    let rule_field =
+        "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule";
+    // The CRD is refused too (no maxItems): the static estimate.
+    assert_eq!(
+        out,
+        format!(
+            "{cr}:4:7: error[cel-runtime-error]: spec: Invalid value: \"object\": validation failed due to running out of cost budget, no further validation rules will be run\n\
+             {crd}:14:7: error[cel-cost-total]: spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x {hint}\n\
+             {crd}:22:21: error[cel-cost-rule]: {rule_field}: Forbidden: estimated rule cost exceeds budget by factor of more than 100x {hint}\n\
+             {crd}:22:21: error[cel-cost-total]: {rule_field}: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema\n\
+             2 files, 2 documents (1 CRD, 1 custom resource): 4 errors, 0 warnings\n"
+        )
+    );
+}

@@ -915,8 +915,9 @@ fn a_misindented_block_scalar_after_the_root_is_ignored_content() {
 /// cel_rule crash (a fuzzed `lists.range(88888888888) == [5]`): the list was built
 /// before the cost check that follows the call, and the allocation aborted the process
 /// with no output. Now the call stops at the cost limit first, as the check after it
-/// would; the CRD is refused for its estimated cost and the resource's rule reports the
-/// runtime limit.
+/// would, charged what cel-go charges (n + 11): more than the resource's whole budget,
+/// so the rule reports running out of it, as the server's validator checks the actual
+/// cost against the remaining budget first. The CRD is refused for its estimated cost.
 #[test]
 fn a_huge_lists_range_stops_at_the_cost_limit() {
     let output = assert_cmd::Command::cargo_bin("crdlint")
@@ -933,7 +934,7 @@ fn a_huge_lists_range_stops_at_the_cost_limit() {
         "testdata/fuzz/lists-range-huge.yaml:15:7: error[cel-cost-total]: spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)
 testdata/fuzz/lists-range-huge.yaml:21:21: error[cel-cost-rule]: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)
 testdata/fuzz/lists-range-huge.yaml:21:21: error[cel-cost-total]: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema
-testdata/fuzz/lists-range-huge.yaml:26:7: error[cel-runtime-error]: spec: Invalid value: \"object\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: lists.range(88888888888) == [5]
+testdata/fuzz/lists-range-huge.yaml:26:7: error[cel-runtime-error]: spec: Invalid value: \"object\": validation failed due to running out of cost budget, no further validation rules will be run
 1 file, 2 documents (1 CRD, 1 custom resource): 4 errors, 0 warnings
 "
     );

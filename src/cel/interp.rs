@@ -694,6 +694,34 @@ impl<'a> Interp<'a> {
                     && matches!(vals.first(), Some(Val::Int(n))
                     if self.cost.saturating_add((*n).max(0) as u64) > self.limit) =>
                 {
+                    // Charged as cel-go charges it after building the list, so a
+                    // stopped rule reports what the server reports.
+                    let n = match vals.first() {
+                        Some(Val::Int(n)) => *n,
+                        _ => 0,
+                    };
+                    self.charge(runtime::lists_range_cost(n.max(0) as u64))?;
+                    return Err(EvalError::CostLimit);
+                }
+                // Calls whose cost is the product of their lists' sizes, which cel-go
+                // computes after comparing every pair: when that passes the limit, stop
+                // as the check after the call would, before the comparisons (`distinct`
+                // of 500,000 items would take minutes).
+                None if matches!(
+                    overload,
+                    "list_distinct"
+                        | "list_sets_contains_list"
+                        | "list_sets_intersects_list"
+                        | "list_sets_equivalent_list"
+                ) && {
+                    let refs: Vec<&Val> = vals.iter().collect();
+                    let cost = runtime::call_cost(function, overload, &refs, &Val::Null);
+                    self.cost.saturating_add(cost) > self.limit
+                } =>
+                {
+                    // Charged as cel-go charges it (from the arguments' sizes alone).
+                    let refs: Vec<&Val> = vals.iter().collect();
+                    self.charge(runtime::call_cost(function, overload, &refs, &Val::Null))?;
                     return Err(EvalError::CostLimit);
                 }
                 None => self.apply(function, target.is_some(), &vals, e),

@@ -156,6 +156,11 @@ fn go_float_to_uint64(f: f64) -> u64 {
     }
 }
 
+/// What `lists.range(n)` costs (its tracker's allocation of the n-element result).
+pub fn lists_range_cost(n: u64) -> u64 {
+    n.saturating_add(1 + LIST_CREATE)
+}
+
 /// The `ext` lists (v3) and sets runtime trackers.
 fn ext_tracker<V: CostValue + ?Sized>(overload: &str, args: &[&V], result: &V) -> Option<u64> {
     let alloc = |factor: f64, size: u64| (size as f64 * factor) as u64 + 1 + LIST_CREATE;
