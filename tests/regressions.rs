@@ -940,6 +940,33 @@ testdata/fuzz/lists-range-huge.yaml:26:7: error[cel-runtime-error]: spec: Invali
     );
 }
 
+/// Hostile probing: a `%.Nf` precision above 65,535 panicked in Rust's formatter. The
+/// server's printer keeps `uint8(N)` fraction digits at least, rounds at `int16(N)`,
+/// pads `%.Ne` (a width there) to `uint16(N)` characters, and writes `%!(NOVERB)` for a
+/// number past 10,000,009.
+#[test]
+fn a_format_precision_past_what_rust_formats_is_printed_as_the_server_prints_it() {
+    let output = assert_cmd::Command::cargo_bin("crdlint")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["check", "--no-config", "-o", "short"])
+        .arg("testdata/fuzz/format-huge-precision.yaml")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let at = "testdata/fuzz/format-huge-precision.yaml:34:7: error[cel-rule-failed]: spec: Invalid value: ";
+    let expected = [
+        "%!(NOVERB)".to_string(),
+        format!("0.25{}", "0".repeat(42)),
+        format!("0.5{}", "0".repeat(111)),
+        "[  -2.500000×10⁰⁰]".to_string(),
+    ];
+    let mut want: String = expected.iter().map(|m| format!("{at}{m}\n")).collect();
+    want.push_str("1 file, 2 documents (1 CRD, 1 custom resource): 4 errors, 0 warnings\n");
+    assert_eq!(stdout, want);
+}
+
 /// cr_validate: a text ending in a `\` (`!\`). The scan for JSON surrogate escapes
 /// skipped two bytes after each `\` and sliced past the end.
 #[test]

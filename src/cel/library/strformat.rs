@@ -55,8 +55,9 @@ fn parse_clause(s: &[u8]) -> Result<(usize, Clause), String> {
             i += 1;
         }
         let digits = std::str::from_utf8(&s[start..i]).unwrap_or("");
-        match digits.parse::<usize>() {
-            Ok(p) => precision = Some(p),
+        // cel-go reads the precision with `strconv.Atoi`: a Go `int`.
+        match digits.parse::<i64>() {
+            Ok(p) => precision = Some(p as usize),
             Err(_) => {
                 return Err(format!(
                     "error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing {}: {}",
@@ -153,17 +154,24 @@ fn apply(c: Clause, v: &Val) -> Result<String, FmtError> {
                     type_name(v)
                 ))
             })?;
-            Ok(locale_fixed(d, p.unwrap_or(6)))
+            Ok(match p.unwrap_or(6) {
+                p if p > GO_FMT_MAX_NUMBER => NO_VERB.into(),
+                p => locale_fixed(d, p),
+            })
         }
-        Clause::Scientific(_) => {
+        Clause::Scientific(p) => {
             let d = float_arg(v).ok_or_else(|| {
                 e(format!(
                     "scientific clause can only be used on doubles, was given {}",
                     type_name(v)
                 ))
             })?;
-            // The extension passes the precision as a width, so it never shows.
-            Ok(locale_scientific(d))
+            // The extension passes the precision as a *width* (`%<p>e`): the number
+            // keeps six digits and is padded with spaces to that many characters.
+            Ok(match p.unwrap_or(6) {
+                w if w > GO_FMT_MAX_NUMBER => NO_VERB.into(),
+                w => pad_left(locale_scientific(d), w),
+            })
         }
         Clause::Binary => match v {
             Val::Int(i) => Ok(signed_radix(*i as i128, 2, false)),
@@ -239,8 +247,32 @@ fn hex_bytes(b: &[u8], upper: bool) -> String {
         .collect()
 }
 
+/// The largest width or precision Go's `fmt` (and x/text's copy of its parser) reads:
+/// `parsenum` gives up when the number read so far passes 10⁶ before another digit.
+const GO_FMT_MAX_NUMBER: usize = 10_000_009;
+
+/// What x/text's printer writes for a clause whose number it gave up on: the rest of
+/// the format string is consumed and no verb is left.
+const NO_VERB: &str = "%!(NOVERB)";
+
+/// x/text pads a formatted number to the width with spaces before it, counting runes;
+/// the width is stored as a `uint16`.
+fn pad_left(s: String, width: usize) -> String {
+    let width = usize::from(width as u16);
+    let runes = s.chars().count();
+    if runes >= width {
+        return s;
+    }
+    let mut out = " ".repeat(width - runes);
+    out.push_str(&s);
+    out
+}
+
 /// Go's `%.Nf` through golang.org/x/text's English printer: thousands separators,
-/// `∞` for infinities.
+/// `∞` for infinities. The printer keeps the precision in two narrower fields: the
+/// value is rounded to `int16(N)` fraction digits (shortest digits when that is
+/// negative), trailing zeros are dropped, and zeros are added back up to `uint8(N)`
+/// digits. Below 256 that is exactly N digits.
 fn locale_fixed(d: f64, precision: usize) -> String {
     if d.is_nan() {
         return "NaN".into();
@@ -248,11 +280,22 @@ fn locale_fixed(d: f64, precision: usize) -> String {
     if d.is_infinite() {
         return if d > 0.0 { "∞".into() } else { "-∞".into() };
     }
-    let s = format!("{:.*}", precision, d.abs());
-    let (int, frac) = match s.split_once('.') {
-        Some((i, f)) => (i.to_string(), Some(f.to_string())),
-        None => (s.clone(), None),
+    let min_frac = usize::from(precision as u8);
+    let max_frac = precision as u16 as i16;
+    let s = match usize::try_from(max_frac) {
+        Ok(max_frac) => format!("{:.*}", max_frac, d.abs()),
+        Err(_) => format!("{}", d.abs()),
     };
+    let (int, frac) = match s.split_once('.') {
+        Some((i, f)) => (i.to_string(), f.trim_end_matches('0').to_string()),
+        None => (s.clone(), String::new()),
+    };
+    let frac = if frac.len() < min_frac {
+        format!("{frac:0<min_frac$}")
+    } else {
+        frac
+    };
+    let frac = (!frac.is_empty()).then_some(frac);
     let mut grouped = String::new();
     for (n, ch) in int.chars().enumerate() {
         if n > 0 && (int.len() - n) % 3 == 0 {
@@ -261,7 +304,8 @@ fn locale_fixed(d: f64, precision: usize) -> String {
         grouped.push(ch);
     }
     let mut out = String::new();
-    if d.is_sign_negative() {
+    // x/text marks `x < 0` negative: -0.0 has no sign, -0.001 rounded to "0.00" has.
+    if d < 0.0 {
         out.push('-');
     }
     out.push_str(&grouped);
@@ -599,5 +643,57 @@ mod tests {
             "[1, \"a\", 1.500000]"
         );
         assert_eq!(f("%e", vec![Val::Double(2.5)]).unwrap(), "2.500000×10⁰⁰");
+    }
+
+    /// Precisions and widths past what x/text's printer keeps: reproduced from its
+    /// `initDecimal` (`uint8`/`int16` fraction digits), `updatePadding` (`uint16`
+    /// width) and `parsenum` (gives up past 10,000,009). Rust's own formatter refuses
+    /// a precision above 65,535 (a panic before).
+    #[test]
+    fn huge_precisions_follow_the_printers_narrow_fields() {
+        let one = || vec![Val::Double(1.0)];
+        let tenth = || vec![Val::Double(0.1)];
+        // uint8(300) = 44 digits at least; int16(300) rounds to 300, whose 55
+        // significant digits are all shown.
+        assert_eq!(f("%.300f", one()).unwrap(), format!("1.{}", "0".repeat(44)));
+        assert_eq!(
+            f("%.300f", tenth()).unwrap(),
+            "0.1000000000000000055511151231257827021181583404541015625"
+        );
+        // 256: no zeros added; int16(40000) is negative: shortest digits.
+        assert_eq!(f("%.256f", one()).unwrap(), "1");
+        assert_eq!(
+            f("%.40000f", tenth()).unwrap(),
+            format!("0.1{}", "0".repeat(63))
+        );
+        // 10,000,009 = 39,062 × 256 + 137.
+        assert_eq!(
+            f("%.10000009f", one()).unwrap(),
+            format!("1.{}", "0".repeat(137))
+        );
+        assert_eq!(f("%.10000010f", one()).unwrap(), "%!(NOVERB)");
+        assert_eq!(f("x%.100000000f!", one()).unwrap(), "x%!(NOVERB)!");
+        assert_eq!(
+            f("%.9223372036854775808f", one()).unwrap_err(),
+            "could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing \"9223372036854775808\": value out of range"
+        );
+        // -0.0 is not below zero; a negative value rounded to zero keeps its sign.
+        assert_eq!(f("%.2f", vec![Val::Double(-0.0)]).unwrap(), "0.00");
+        assert_eq!(f("%.2f", vec![Val::Double(-0.001)]).unwrap(), "-0.00");
+        // `%.Ne` pads to N runes (the number has 13: ×10⁰⁰); uint16(65551) = 15.
+        assert_eq!(
+            f("%.15e", vec![Val::Double(2.5)]).unwrap(),
+            "  2.500000×10⁰⁰"
+        );
+        assert_eq!(
+            f("%.65551e", vec![Val::Double(2.5)]).unwrap(),
+            "  2.500000×10⁰⁰"
+        );
+        assert_eq!(f("%.13e", vec![Val::Double(2.5)]).unwrap(), "2.500000×10⁰⁰");
+        assert_eq!(f("%.5e", vec![Val::str("NaN")]).unwrap(), "  NaN");
+        assert_eq!(
+            f("%.20000000e", vec![Val::Double(2.5)]).unwrap(),
+            "%!(NOVERB)"
+        );
     }
 }
