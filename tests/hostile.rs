@@ -1815,3 +1815,69 @@ fn a_distinct_past_the_cost_limit_stops_before_comparing() {
         )
     );
 }
+
+/// A default is copied into every object, list item and map value that lacks it: a
+/// 100 KB default on each of 300,000 `{}` items (a 900 KB resource) asked for 30 GB
+/// and aborted crdlint on a failed allocation. Defaulting stops at 16 MiB of JSON; a
+/// resource within the limit is defaulted and checked as before.
+#[test]
+fn defaults_copied_into_every_item_stop_at_the_defaults_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let big: Vec<String> = (0..1000)
+        .map(|i| format!("k{i}: {}", "v".repeat(90)))
+        .collect();
+    let props: Vec<String> = (0..1000)
+        .map(|i| format!("k{i}: {{type: string}}"))
+        .collect();
+    let crd = format!(
+        "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: things.example.com}}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {{plural: things, kind: Thing}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              items:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    x: {{type: object, default: {{{}}}, properties: {{{}}}}}
+                    count: {{type: integer, maximum: 5}}
+",
+        big.join(", "),
+        props.join(", ")
+    );
+    let crd = write(dir.path(), "crd.yaml", crd);
+    let bomb = format!(
+        "apiVersion: example.com/v1\nkind: Thing\nmetadata: {{name: bomb}}\nspec: {{items: [{}]}}\n",
+        vec!["{}"; 300_000].join(",")
+    );
+    let bomb = write(dir.path(), "bomb.yaml", bomb);
+    let fine = write(
+        dir.path(),
+        "fine.yaml",
+        "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: fine}\nspec: {items: [{}, {count: 6}]}\n",
+    );
+    let (out, status) = check_bounded("short", &[&crd, &bomb, &fine], SMALL_MIB);
+    assert_eq!(status, 1, "{out}");
+    assert_eq!(
+        out,
+        format!(
+            "{bomb}:1:1: error[defaults-limit]: crdlint stopped checking this object: its CRD's defaults would make it larger than 16 MiB (at spec.items[167].x); the server could not store it\n\
+             {fine}:4:28: error[schema-violation]: spec.items[1].count: Invalid value: 6: spec.items[1].count in body should be less than or equal to 5\n\
+             3 files, 3 documents (1 CRD, 2 custom resources): 2 errors, 0 warnings\n"
+        )
+    );
+}

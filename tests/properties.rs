@@ -708,7 +708,7 @@ proptest! {
         let crd = widgets();
         let mut x = object.clone();
         prune::prune(&mut x, schema(&crd), true);
-        let added = prune::default(&mut x, schema(&crd));
+        let added = prune::default(&mut x, schema(&crd)).added;
         let defaulted = x.clone();
         let removed = prune::prune(&mut x, schema(&crd), true);
         prop_assert!(removed.is_empty(), "pruning removed {:?} after defaulting {:?}", removed, added);
@@ -732,7 +732,7 @@ proptest! {
         prop_assert_eq!(&stored, &again);
         // Defaults were applied: defaulting the stored object adds nothing.
         let mut defaulted = stored.clone();
-        let added = prune::default(&mut defaulted, schema(&crd));
+        let added = prune::default(&mut defaulted, schema(&crd)).added;
         prop_assert!(added.is_empty(), "defaulting the stored object added {:?}", added);
     }
 }

@@ -224,12 +224,27 @@ fn prune_nulls_at(
 
 const MAX_DEPTH: usize = 1000;
 
-/// A value the defaulter added or replaced: its path and the span of the object (or
-/// list item) it was added to.
+/// How many bytes of JSON defaulting may add to one object: crdlint's limit, not the
+/// server's. Defaults are copied into every object, list item and map value that lacks
+/// them, so a 3 MiB request can ask for terabytes (a 100 KB default on each of a million
+/// `{}` items). The server would have to store the result, and etcd refuses requests
+/// over 1.5 MiB unless configured otherwise; no object near this limit can be stored.
+pub const DEFAULTS_LIMIT: usize = 16 << 20;
+
+/// A value the defaulter added or replaced: its path.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Defaulted {
     pub path: String,
-    pub value: Node,
+}
+
+/// What structural defaulting did to an object.
+#[derive(Debug, Default)]
+pub struct Defaulting {
+    pub added: Vec<Defaulted>,
+    /// Where the defaults to apply passed [`DEFAULTS_LIMIT`]: the path of the first
+    /// default that did not fit. The object is only partly defaulted, and too large
+    /// for the server to store.
+    pub over_limit: Option<String>,
 }
 
 fn is_non_nullable_null(x: &Node, s: Option<&Structural>) -> bool {
@@ -238,17 +253,167 @@ fn is_non_nullable_null(x: &Node, s: Option<&Structural>) -> bool {
 
 /// Structural defaulting (`defaulting.Default`): missing fields with a default get it,
 /// non-nullable nulls get their default, recursively (defaults are applied inside
-/// defaults too). Defaulted nodes point at the object that received them.
-pub fn default(x: &mut Node, s: &Structural) -> Vec<Defaulted> {
-    let mut added = Vec::new();
-    default_at(x, Some(s), &mut String::new(), &mut added, 0);
-    added
+/// defaults too). Defaulted nodes point at the object that received them. Stops when
+/// the defaults applied would pass [`DEFAULTS_LIMIT`].
+pub fn default(x: &mut Node, s: &Structural) -> Defaulting {
+    default_within(x, s, DEFAULTS_LIMIT)
 }
 
-fn default_value(value: &Node, at: Span) -> Node {
-    let mut n = value.clone();
-    respan(&mut n, at);
-    n
+/// [`default`] with another limit (bytes of JSON the defaults may add).
+pub fn default_within(x: &mut Node, s: &Structural, limit: usize) -> Defaulting {
+    let mut d = Defaulter {
+        path: String::new(),
+        out: Defaulting::default(),
+        remaining: limit,
+        sizes: Vec::new(),
+    };
+    d.default_at(x, Some(s), 0);
+    d.out
+}
+
+struct Defaulter {
+    path: String,
+    out: Defaulting,
+    /// Bytes of JSON the defaults may still add.
+    remaining: usize,
+    /// The JSON size of each default applied so far, by the default's address in the
+    /// schema (few distinct defaults are applied many times).
+    sizes: Vec<(*const Node, usize)>,
+}
+
+impl Defaulter {
+    /// A copy of the default `def` pointing at `at`, or `None` (and the object marked
+    /// over the limit at `path`) when it does not fit the remaining budget.
+    fn take(&mut self, def: &Node, at: Span, path: &str) -> Option<Node> {
+        let key = def as *const Node;
+        let size = match self.sizes.iter().find(|(k, _)| *k == key) {
+            Some(&(_, size)) => size,
+            None => {
+                let size = json_size(def);
+                self.sizes.push((key, size));
+                size
+            }
+        };
+        if size > self.remaining {
+            self.out.over_limit = Some(path.to_string());
+            return None;
+        }
+        self.remaining -= size;
+        let mut n = def.clone();
+        respan(&mut n, at);
+        Some(n)
+    }
+
+    fn record(&mut self, path: String) {
+        self.out.added.push(Defaulted { path });
+    }
+
+    fn default_at(&mut self, x: &mut Node, s: Option<&Structural>, depth: usize) {
+        let Some(s) = s else {
+            return;
+        };
+        if depth > MAX_DEPTH || self.out.over_limit.is_some() {
+            return;
+        }
+        let span = x.span;
+        match &mut x.value {
+            Value::Object(map) => {
+                for (k, prop) in &s.properties {
+                    let Some(def) = &prop.generic.default else {
+                        continue;
+                    };
+                    let missing = match map.get(k) {
+                        None => true,
+                        Some(v) => is_non_nullable_null(v, Some(prop)),
+                    };
+                    if missing {
+                        let path = join(&self.path, k);
+                        let Some(value) = self.take(def, span, &path) else {
+                            return;
+                        };
+                        self.record(path);
+                        set_default(map, k, value, span);
+                    }
+                }
+                let ap = additional(s);
+                for e in &mut map.entries {
+                    let len = self.path.len();
+                    if !self.path.is_empty() {
+                        self.path.push('.');
+                    }
+                    self.path.push_str(&e.key);
+                    if let Some(prop) = s.property(&e.key) {
+                        self.default_at(&mut e.value, Some(prop), depth + 1);
+                    } else if let Some(ap) = ap {
+                        if let Some(ap_schema) = ap
+                            && is_non_nullable_null(&e.value, Some(ap_schema))
+                            && let Some(def) = &ap_schema.generic.default
+                        {
+                            let path = self.path.clone();
+                            let Some(value) = self.take(def, e.key_span, &path) else {
+                                return;
+                            };
+                            e.value = value;
+                            self.record(self.path.clone());
+                        }
+                        self.default_at(&mut e.value, ap, depth + 1);
+                    }
+                    self.path.truncate(len);
+                }
+            }
+            Value::Array(items) => {
+                let item_schema = s.items.as_deref();
+                for (i, item) in items.iter_mut().enumerate() {
+                    let len = self.path.len();
+                    crate::diag::path::push_index(&mut self.path, i);
+                    if let Some(is) = item_schema
+                        && is_non_nullable_null(item, Some(is))
+                        && let Some(def) = &is.generic.default
+                    {
+                        let path = self.path.clone();
+                        let Some(value) = self.take(def, item.span, &path) else {
+                            return;
+                        };
+                        *item = value;
+                        self.record(self.path.clone());
+                    }
+                    self.default_at(item, item_schema, depth + 1);
+                    self.path.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// About how many bytes `n` takes as JSON: quotes, separators and numbers counted,
+/// escapes not.
+fn json_size(n: &Node) -> usize {
+    let mut size = 0usize;
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        size = size.saturating_add(match &n.value {
+            Value::Null => 4,
+            Value::Bool(b) => 4 + usize::from(!*b),
+            Value::Int(i) => i.to_string().len(),
+            Value::Float(f) => f.to_string().len(),
+            Value::String(s) => s.len() + 2,
+            Value::Array(items) => {
+                stack.extend(items);
+                1 + items.len().max(1)
+            }
+            Value::Object(m) => {
+                stack.extend(m.entries.iter().map(|e| &e.value));
+                1 + m
+                    .entries
+                    .iter()
+                    .map(|e| e.key.len() + 4)
+                    .sum::<usize>()
+                    .max(1)
+            }
+        });
+    }
+    size
 }
 
 /// Points a defaulted value (and everything in it) at `at`.
@@ -262,87 +427,6 @@ fn respan(n: &mut Node, at: Span) {
             }
         }
         Value::Array(items) => items.iter_mut().for_each(|i| respan(i, at)),
-        _ => {}
-    }
-}
-
-fn default_at(
-    x: &mut Node,
-    s: Option<&Structural>,
-    path: &mut String,
-    added: &mut Vec<Defaulted>,
-    depth: usize,
-) {
-    let Some(s) = s else {
-        return;
-    };
-    if depth > MAX_DEPTH {
-        return;
-    }
-    let span = x.span;
-    match &mut x.value {
-        Value::Object(map) => {
-            for (k, prop) in &s.properties {
-                let Some(def) = &prop.generic.default else {
-                    continue;
-                };
-                let missing = match map.get(k) {
-                    None => true,
-                    Some(v) => is_non_nullable_null(v, Some(prop)),
-                };
-                if missing {
-                    let value = default_value(def, span);
-                    added.push(Defaulted {
-                        path: join(path, k),
-                        value: value.clone(),
-                    });
-                    set_default(map, k, value, span);
-                }
-            }
-            let ap = additional(s);
-            for e in &mut map.entries {
-                let len = path.len();
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(&e.key);
-                if let Some(prop) = s.property(&e.key) {
-                    default_at(&mut e.value, Some(prop), path, added, depth + 1);
-                } else if let Some(ap) = ap {
-                    if let Some(ap_schema) = ap
-                        && is_non_nullable_null(&e.value, Some(ap_schema))
-                        && let Some(def) = &ap_schema.generic.default
-                    {
-                        e.value = default_value(def, e.key_span);
-                        added.push(Defaulted {
-                            path: path.clone(),
-                            value: e.value.clone(),
-                        });
-                    }
-                    default_at(&mut e.value, ap, path, added, depth + 1);
-                }
-                path.truncate(len);
-            }
-        }
-        Value::Array(items) => {
-            let item_schema = s.items.as_deref();
-            for (i, item) in items.iter_mut().enumerate() {
-                let len = path.len();
-                crate::diag::path::push_index(path, i);
-                if let Some(is) = item_schema
-                    && is_non_nullable_null(item, Some(is))
-                    && let Some(def) = &is.generic.default
-                {
-                    *item = default_value(def, item.span);
-                    added.push(Defaulted {
-                        path: path.clone(),
-                        value: item.clone(),
-                    });
-                }
-                default_at(item, item_schema, path, added, depth + 1);
-                path.truncate(len);
-            }
-        }
         _ => {}
     }
 }
@@ -425,6 +509,42 @@ mod tests {
                 "spec": {"a": "x", "items": [{"n": "a"}], "free": {"anything": {"goes": 1}},
                          "map": {"k": {"v": "1"}}}
             })
+        );
+    }
+
+    #[test]
+    fn json_size_is_the_length_of_compact_json() {
+        for v in [
+            json!({"a": "xyz"}),
+            json!({"k": [1, -20, 3.5, true, false, null], "o": {}, "l": [], "s": "é"}),
+            json!([{"a": {"b": [[]]}}]),
+        ] {
+            assert_eq!(json_size(&node(v.clone())), v.to_string().len(), "{v}");
+        }
+    }
+
+    /// Each default counts its JSON size; the first that does not fit stops defaulting
+    /// and names its path.
+    #[test]
+    fn defaulting_stops_at_its_limit() {
+        let s = structural(json!({
+            "type": "object",
+            "properties": {"l": {"type": "array", "items": {
+                "type": "object", "default": {"a": "xyz"},
+                "properties": {"a": {"type": "string"}}
+            }}}
+        }));
+        let obj = node(json!({"l": [null, null, null]}));
+        let mut fits = obj.clone();
+        let d = default_within(&mut fits, &s, 33);
+        assert_eq!(d.over_limit, None);
+        assert_eq!(d.added.len(), 3);
+        let mut over = obj.clone();
+        let d = default_within(&mut over, &s, 32);
+        assert_eq!(d.over_limit.as_deref(), Some("l[2]"));
+        assert_eq!(
+            over.to_json(),
+            json!({"l": [{"a": "xyz"}, {"a": "xyz"}, null]})
         );
     }
 

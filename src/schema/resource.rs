@@ -31,6 +31,7 @@ crate::declare_codes! {
     INVALID_SCALE_REPLICAS = "invalid-scale-replicas", Error, "A scale subresource replicas/selector path holds a value of the wrong type or range";
     CEL_RULES_SKIPPED = "cel-rules-skipped", Error, "The server skips x-kubernetes-validations rules because the object already has blocking errors";
     UPDATE_CONFLICT = "update-conflict", Error, "An update (--old) whose resourceVersion is not the stored object's: the server answers 409 Conflict";
+    DEFAULTS_LIMIT = "defaults-limit", Error, "crdlint stopped checking an object its CRD's defaults would grow past 16 MiB; the server could not store it";
     FINALIZER_NAME = "finalizer-name", Warning, "A finalizer name the server warns about (not domain-qualified)";
     DUPLICATE_OWNER_REFERENCE = "duplicate-owner-reference", Warning, "metadata.ownerReferences repeats an entry; the server drops the copy and warns";
 }
@@ -550,9 +551,16 @@ impl Checker<'_> {
             return self.out;
         }
         self.report_unknown(&unknown);
-        if let Some(e) = default_and_coerce(&mut obj, schema, self.crd.preserve_unknown_fields) {
-            self.push(self.undecodable(&version.name, &e));
-            return self.out;
+        match default_and_coerce(&mut obj, schema, self.crd.preserve_unknown_fields) {
+            Ok(()) => {}
+            Err(DefaultingStop::Undecodable(e)) => {
+                self.push(self.undecodable(&version.name, &e));
+                return self.out;
+            }
+            Err(DefaultingStop::OverLimit(path)) => {
+                self.push(defaults_limit(doc.span, &path));
+                return self.out;
+            }
         }
         if !self.crd.namespaced {
             // The server clears the namespace of a cluster-scoped object.
@@ -1221,6 +1229,14 @@ fn validate_scale(obj: &Node, scale: &ScalePaths) -> Vec<SchemaError> {
     errs
 }
 
+/// Why defaulting stopped the check of an object.
+enum DefaultingStop {
+    /// The defaults passed [`prune::DEFAULTS_LIMIT`] at this path.
+    OverLimit(String),
+    /// An embedded-metadata error of the decoding.
+    Undecodable(Box<crate::schema::validate::SchemaError>),
+}
+
 /// Defaults `obj`, then coerces it again as the server's decoder does after
 /// defaulting: fields a default brought that the schema does not know are pruned
 /// (silently: they are not the request's), non-nullable nulls in defaults dropped,
@@ -1230,15 +1246,35 @@ fn default_and_coerce(
     obj: &mut Node,
     schema: &Structural,
     preserve_unknown_fields: bool,
-) -> Option<crate::schema::validate::SchemaError> {
-    if prune::default(obj, schema).is_empty() {
-        return None;
+) -> Result<(), DefaultingStop> {
+    let defaulting = prune::default(obj, schema);
+    if let Some(path) = defaulting.over_limit {
+        return Err(DefaultingStop::OverLimit(path));
+    }
+    if defaulting.added.is_empty() {
+        return Ok(());
     }
     if !preserve_unknown_fields {
         prune::prune(obj, schema, true);
         prune::prune_nulls(obj, Some(schema));
     }
-    objectmeta::coerce_embedded(obj, schema).error
+    match objectmeta::coerce_embedded(obj, schema).error {
+        Some(e) => Err(DefaultingStop::Undecodable(Box::new(e))),
+        None => Ok(()),
+    }
+}
+
+/// `defaults-limit`: the object is not checked further.
+fn defaults_limit(span: Span, path: &str) -> Diagnostic {
+    Diagnostic::error(
+        DEFAULTS_LIMIT,
+        format!(
+            "crdlint stopped checking this object: its CRD's defaults would make it larger than {} MiB (at {path}); the server could not store it",
+            prune::DEFAULTS_LIMIT >> 20
+        ),
+    )
+    .with_span(span)
+    .with_help("a default is copied into every object, list item or map value that lacks the field: give fewer items a large default, or make the default smaller")
 }
 
 #[cfg(test)]
