@@ -100,10 +100,7 @@ fn render(crd: &CompiledCrd, text: &str, doc: &Node, olds: &[Node]) -> String {
     }
     if let Some(stored) = &outcome.stored {
         out.push_str("stored:\n");
-        out.push_str(&dryrun::render(
-            std::slice::from_ref(stored),
-            dryrun::Format::Yaml,
-        ));
+        out.push_str(&dryrun::render(&[stored], dryrun::Format::Yaml));
     }
     out
 }

@@ -1823,13 +1823,105 @@ fn a_distinct_past_the_cost_limit_stops_before_comparing() {
 #[test]
 fn defaults_copied_into_every_item_stop_at_the_defaults_limit() {
     let dir = tempfile::tempdir().unwrap();
+    let crd = write(dir.path(), "crd.yaml", crd_with_a_100_kb_item_default());
+    let bomb = format!(
+        "apiVersion: example.com/v1\nkind: Thing\nmetadata: {{name: bomb}}\nspec: {{items: [{}]}}\n",
+        vec!["{}"; 300_000].join(",")
+    );
+    let bomb = write(dir.path(), "bomb.yaml", bomb);
+    let fine = write(
+        dir.path(),
+        "fine.yaml",
+        "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: fine}\nspec: {items: [{}, {count: 6}]}\n",
+    );
+    let (out, status) = check_bounded("short", &[&crd, &bomb, &fine], SMALL_MIB);
+    assert_eq!(status, 1, "{out}");
+    assert_eq!(
+        out,
+        format!(
+            "{bomb}:1:1: error[defaults-limit]: crdlint stopped checking this object: its CRD's defaults would make it larger than 16 MiB (at spec.items[167].x); the server could not store it\n\
+             {fine}:4:28: error[schema-violation]: spec.items[1].count: Invalid value: 6: spec.items[1].count in body should be less than or equal to 5\n\
+             3 files, 3 documents (1 CRD, 2 custom resources): 2 errors, 0 warnings\n"
+        )
+    );
+}
+
+/// Each resource within the limit, many together past what a run may default: 60
+/// resources of 150 empty items (about 15 MiB of defaults each, 900 MiB in all, from a
+/// 32 KB file). Before the run's limit, 300 such resources (165 KB) took 11 s to check
+/// and 24 GB of memory to print with `dry-run`. The run's defaults stop at 256 MiB: 17
+/// resources fit (one thread, so which ones is fixed).
+#[test]
+fn defaults_of_many_resources_stop_at_the_runs_defaults_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let crd = write(dir.path(), "crd.yaml", crd_with_a_100_kb_item_default());
+    let items = vec!["{}"; 150].join(",");
+    let docs: Vec<String> = (0..60)
+        .map(|i| format!("apiVersion: example.com/v1\nkind: Thing\nmetadata: {{name: t{i}}}\nspec: {{items: [{items}]}}\n"))
+        .collect();
+    let many = write(dir.path(), "many.yaml", docs.join("---\n"));
+    for command in ["check", "dry-run"] {
+        let bin = assert_cmd::cargo::cargo_bin("crdlint");
+        let args: &[&str] = if command == "check" {
+            &["check", "--no-config", "-o", "short", &crd, &many]
+        } else {
+            &["dry-run", "--crds", &crd, &many]
+        };
+        let output = Command::new("sh")
+            .arg("-c")
+            .arg(format!("ulimit -v {} && exec \"$0\" \"$@\"", 4096 * 1024))
+            .arg(bin)
+            .args(args)
+            .env("RAYON_NUM_THREADS", "1")
+            .timeout(HANG_GUARD)
+            .output()
+            .unwrap();
+        let report = String::from_utf8_lossy(if command == "check" {
+            &output.stdout
+        } else {
+            &output.stderr
+        })
+        .into_owned();
+        assert_eq!(output.status.code(), Some(1), "{command}: {report}");
+        let stops: Vec<&str> = report
+            .lines()
+            .filter(|l| l.contains("defaults-limit"))
+            .collect();
+        if command == "check" {
+            assert_eq!(stops.len(), 43, "{report}");
+            for (line, i) in stops.iter().zip(17..) {
+                assert_eq!(
+                    *line,
+                    format!(
+                        "{many}:{}:1: error[defaults-limit]: crdlint stopped checking this object: the defaults applied to the objects of this run passed 256 MiB (at spec.items[{}].x)",
+                        5 * i + 1,
+                        if i == 17 { 137 } else { 0 }
+                    )
+                );
+            }
+            assert!(
+                report.ends_with(
+                    "2 files, 61 documents (1 CRD, 60 custom resources): 43 errors, 0 warnings\n"
+                ),
+                "{report}"
+            );
+        } else {
+            // 17 objects printed as a v1 List.
+            let printed = String::from_utf8_lossy(&output.stdout);
+            assert_eq!(printed.matches("\n  kind: Thing\n").count(), 17, "{report}");
+            assert_eq!(report.matches("× ").count(), 43, "{report}");
+        }
+    }
+}
+
+fn crd_with_a_100_kb_item_default() -> String {
     let big: Vec<String> = (0..1000)
         .map(|i| format!("k{i}: {}", "v".repeat(90)))
         .collect();
     let props: Vec<String> = (0..1000)
         .map(|i| format!("k{i}: {{type: string}}"))
         .collect();
-    let crd = format!(
+    format!(
         "apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {{name: things.example.com}}
@@ -1858,26 +1950,5 @@ spec:
 ",
         big.join(", "),
         props.join(", ")
-    );
-    let crd = write(dir.path(), "crd.yaml", crd);
-    let bomb = format!(
-        "apiVersion: example.com/v1\nkind: Thing\nmetadata: {{name: bomb}}\nspec: {{items: [{}]}}\n",
-        vec!["{}"; 300_000].join(",")
-    );
-    let bomb = write(dir.path(), "bomb.yaml", bomb);
-    let fine = write(
-        dir.path(),
-        "fine.yaml",
-        "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: fine}\nspec: {items: [{}, {count: 6}]}\n",
-    );
-    let (out, status) = check_bounded("short", &[&crd, &bomb, &fine], SMALL_MIB);
-    assert_eq!(status, 1, "{out}");
-    assert_eq!(
-        out,
-        format!(
-            "{bomb}:1:1: error[defaults-limit]: crdlint stopped checking this object: its CRD's defaults would make it larger than 16 MiB (at spec.items[167].x); the server could not store it\n\
-             {fine}:4:28: error[schema-violation]: spec.items[1].count: Invalid value: 6: spec.items[1].count in body should be less than or equal to 5\n\
-             3 files, 3 documents (1 CRD, 2 custom resources): 2 errors, 0 warnings\n"
-        )
-    );
+    )
 }

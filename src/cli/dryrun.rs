@@ -106,7 +106,7 @@ pub fn run(args: &DryRunArgs) -> u8 {
             let _ = stdout.write_all(text.as_bytes());
         }
     } else {
-        let stored: Vec<_> = outcome.objects.iter().map(|o| o.stored.clone()).collect();
+        let stored: Vec<&crate::source::Node> = outcome.objects.iter().map(|o| &o.stored).collect();
         let format = match args.output {
             DryRunFormat::Yaml => dryrun::Format::Yaml,
             DryRunFormat::Json => dryrun::Format::Json,

@@ -45,11 +45,16 @@ thread_local! {
 /// checked are skipped: which ones depends on the order threads reach them, but
 /// whether the limit is reached does not (the findings of every object are fixed).
 #[derive(Clone, Debug, Default)]
-pub struct RunBudget(Arc<AtomicUsize>);
+pub struct RunBudget {
+    findings: Arc<AtomicUsize>,
+    /// Bytes of JSON structural defaulting added to the run's objects (see
+    /// [`MAX_RUN_DEFAULT_BYTES`]).
+    defaults: Arc<AtomicUsize>,
+}
 
 impl RunBudget {
     pub fn exhausted(&self) -> bool {
-        self.0.load(Ordering::Relaxed) > MAX_RUN_FINDING_BYTES
+        self.findings.load(Ordering::Relaxed) > MAX_RUN_FINDING_BYTES
     }
 
     /// Objects checked on this thread while the guard lives count toward this run.
@@ -73,7 +78,7 @@ impl Drop for RunGuard {
 /// Bytes the run of this thread's object has spent, with those of objects that
 /// finished.
 fn run_spent() -> Option<usize> {
-    RUN.with_borrow(|run| run.as_ref().map(|r| r.0.load(Ordering::Relaxed)))
+    RUN.with_borrow(|run| run.as_ref().map(|r| r.findings.load(Ordering::Relaxed)))
 }
 
 /// Counts the findings of one object while it lives.
@@ -99,10 +104,36 @@ impl Drop for ObjectBudget {
         let spent = SPENT.replace(self.previous).unwrap_or(0);
         RUN.with_borrow(|run| {
             if let Some(run) = run {
-                run.0.fetch_add(spent, Ordering::Relaxed);
+                run.findings.fetch_add(spent, Ordering::Relaxed);
             }
         });
     }
+}
+
+/// What structural defaulting may add to all objects of one run, in bytes of JSON
+/// (each object may take 16 MiB: `schema::prune::DEFAULTS_LIMIT`). A default is copied
+/// wherever its field is missing, so a few kilobytes of resources can ask for that
+/// much each: 300 resources of 150 empty items under a 100 KB default (165 KB) took
+/// 4 GB of defaults, 11 s to check and 24 GB to print with `dry-run`, which keeps the
+/// objects it prints.
+pub const MAX_RUN_DEFAULT_BYTES: usize = 256 << 20;
+
+/// Bytes of JSON defaulting may still add to objects of this thread's run; `None`
+/// outside a run (no run limit).
+pub fn run_defaults_remaining() -> Option<usize> {
+    RUN.with_borrow(|run| {
+        run.as_ref()
+            .map(|r| MAX_RUN_DEFAULT_BYTES.saturating_sub(r.defaults.load(Ordering::Relaxed)))
+    })
+}
+
+/// Charges `bytes` of defaults to this thread's run.
+pub fn charge_defaults(bytes: usize) {
+    RUN.with_borrow(|run| {
+        if let Some(run) = run {
+            run.defaults.fetch_add(bytes, Ordering::Relaxed);
+        }
+    });
 }
 
 /// What a finding costs beyond its text (its diagnostic's other fields; a finding

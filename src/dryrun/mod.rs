@@ -18,7 +18,7 @@ pub enum Format {
 
 /// Renders the stored objects: one object as itself, several as a `v1 List`
 /// (as kubectl prints them), nothing for none.
-pub fn render(objects: &[Node], format: Format) -> String {
+pub fn render(objects: &[&Node], format: Format) -> String {
     let value = match objects {
         [] => return String::new(),
         [one] => one.to_json(),
@@ -67,10 +67,10 @@ fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
 }
 
 /// A `v1 List` of objects, as kubectl wraps several results.
-pub fn list(objects: &[Node]) -> serde_json::Value {
+pub fn list(objects: &[&Node]) -> serde_json::Value {
     serde_json::json!({
         "apiVersion": "v1",
-        "items": objects.iter().map(Node::to_json).collect::<Vec<_>>(),
+        "items": objects.iter().map(|o| o.to_json()).collect::<Vec<_>>(),
         "kind": "List",
         "metadata": {"resourceVersion": ""},
     })
@@ -199,7 +199,7 @@ mod tests {
             "apiVersion": "stable.example.com/v1"
         }));
         assert_eq!(
-            render(&[obj], Format::Yaml),
+            render(&[&obj], Format::Yaml),
             "apiVersion: stable.example.com/v1\n\
              kind: CronTab\n\
              metadata:\n  generation: 1\n  name: my-new-cron-object\n\
@@ -212,10 +212,10 @@ mod tests {
     fn json_and_list() {
         let a = node(json!({"kind": "A", "apiVersion": "v1", "x": "<"}));
         assert_eq!(
-            render(std::slice::from_ref(&a), Format::Json),
+            render(&[&a], Format::Json),
             "{\n    \"apiVersion\": \"v1\",\n    \"kind\": \"A\",\n    \"x\": \"\\u003c\"\n}\n"
         );
-        let both = render(&[a.clone(), a], Format::Json);
+        let both = render(&[&a, &a], Format::Json);
         assert!(both.starts_with("{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n"));
         assert!(both.ends_with("    \"kind\": \"List\",\n    \"metadata\": {\n        \"resourceVersion\": \"\"\n    }\n}\n"));
     }

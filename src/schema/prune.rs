@@ -245,6 +245,8 @@ pub struct Defaulting {
     /// default that did not fit. The object is only partly defaulted, and too large
     /// for the server to store.
     pub over_limit: Option<String>,
+    /// Bytes of JSON the defaults applied added.
+    pub bytes: usize,
 }
 
 fn is_non_nullable_null(x: &Node, s: Option<&Structural>) -> bool {
@@ -268,6 +270,7 @@ pub fn default_within(x: &mut Node, s: &Structural, limit: usize) -> Defaulting 
         sizes: Vec::new(),
     };
     d.default_at(x, Some(s), 0);
+    d.out.bytes = limit - d.remaining;
     d.out
 }
 

@@ -557,8 +557,8 @@ impl Checker<'_> {
                 self.push(self.undecodable(&version.name, &e));
                 return self.out;
             }
-            Err(DefaultingStop::OverLimit(path)) => {
-                self.push(defaults_limit(doc.span, &path));
+            Err(DefaultingStop::OverLimit { path, run }) => {
+                self.push(defaults_limit(doc.span, &path, run));
                 return self.out;
             }
         }
@@ -1231,8 +1231,9 @@ fn validate_scale(obj: &Node, scale: &ScalePaths) -> Vec<SchemaError> {
 
 /// Why defaulting stopped the check of an object.
 enum DefaultingStop {
-    /// The defaults passed [`prune::DEFAULTS_LIMIT`] at this path.
-    OverLimit(String),
+    /// The defaults passed [`prune::DEFAULTS_LIMIT`] at this path, or (`run`) those of
+    /// the whole run passed [`budget::MAX_RUN_DEFAULT_BYTES`].
+    OverLimit { path: String, run: bool },
     /// An embedded-metadata error of the decoding.
     Undecodable(Box<crate::schema::validate::SchemaError>),
 }
@@ -1247,9 +1248,15 @@ fn default_and_coerce(
     schema: &Structural,
     preserve_unknown_fields: bool,
 ) -> Result<(), DefaultingStop> {
-    let defaulting = prune::default(obj, schema);
+    let run_left = budget::run_defaults_remaining();
+    let limit = run_left.map_or(prune::DEFAULTS_LIMIT, |left| {
+        left.min(prune::DEFAULTS_LIMIT)
+    });
+    let defaulting = prune::default_within(obj, schema, limit);
+    budget::charge_defaults(defaulting.bytes);
     if let Some(path) = defaulting.over_limit {
-        return Err(DefaultingStop::OverLimit(path));
+        let run = limit < prune::DEFAULTS_LIMIT;
+        return Err(DefaultingStop::OverLimit { path, run });
     }
     if defaulting.added.is_empty() {
         return Ok(());
@@ -1265,14 +1272,19 @@ fn default_and_coerce(
 }
 
 /// `defaults-limit`: the object is not checked further.
-fn defaults_limit(span: Span, path: &str) -> Diagnostic {
-    Diagnostic::error(
-        DEFAULTS_LIMIT,
+fn defaults_limit(span: Span, path: &str, run: bool) -> Diagnostic {
+    let message = if run {
+        format!(
+            "crdlint stopped checking this object: the defaults applied to the objects of this run passed {} MiB (at {path})",
+            budget::MAX_RUN_DEFAULT_BYTES >> 20
+        )
+    } else {
         format!(
             "crdlint stopped checking this object: its CRD's defaults would make it larger than {} MiB (at {path}); the server could not store it",
             prune::DEFAULTS_LIMIT >> 20
-        ),
-    )
+        )
+    };
+    Diagnostic::error(DEFAULTS_LIMIT, message)
     .with_span(span)
     .with_help("a default is copied into every object, list item or map value that lacks the field: give fewer items a large default, or make the default smaller")
 }
