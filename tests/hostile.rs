@@ -1554,7 +1554,7 @@ spec:
 /// the evaluator's work limit.
 fn past_work_limit(cr: &str, line: usize, rule: &str) -> String {
     format!(
-        "{cr}:{line}:7: warning[cel-not-evaluated]: spec: rule not evaluated by crdlint (crdlint stopped evaluating the object's rules after 268435456 units of work their CEL cost does not count (values copied, characters read): a limit of crdlint's own, see docs/limits.md): {rule}\n"
+        "{cr}:{line}:7: warning[cel-not-evaluated]: spec: rule not evaluated by crdlint (crdlint stopped evaluating the object's rules after 268435456 units of work their CEL cost does not count (values copied, characters read, elements compared): a limit of crdlint's own, see docs/limits.md): {rule}\n"
     )
 }
 
@@ -1951,4 +1951,60 @@ spec:
         big.join(", "),
         props.join(", ")
     )
+}
+
+/// cel-go charges `==` on objects by their number of fields and compares them to the
+/// bottom: `self == self` on an object holding 400,000 integers costs 2. 2,000 such
+/// terms (estimated cost 4,000) compared 800 million elements in 4 s; the comparisons
+/// beyond ten per unit of cost are evaluator work, and the rule stops at its limit. The
+/// same comparisons of a list, which cel-go charges by its length, are evaluated.
+#[test]
+fn object_equality_that_compares_far_more_than_it_costs_is_not_evaluated() {
+    let dir = tempfile::tempdir().unwrap();
+    let terms = |t: &str| vec![t; 2000].join(" && ");
+    let (objects, lists) = (terms("self == self"), terms("self.l == self.l"));
+    let crd = write(
+        dir.path(),
+        "crd.yaml",
+        crd_with_properties(&format!(
+            "              l: {{type: array, maxItems: 400000, items: {{type: integer}}}}
+            x-kubernetes-validations:
+            - rule: \"{objects}\"
+"
+        )),
+    );
+    let list_crd = crd_with_properties(&format!(
+        "              l: {{type: array, maxItems: 1000, items: {{type: integer}}}}
+            x-kubernetes-validations:
+            - rule: \"{lists}\"
+            - rule: \"self.l.size() == 1\"
+"
+    ))
+    .replace("things.example.com", "things.lists.example.com")
+    .replace("group: example.com", "group: lists.example.com");
+    let list_crd = write(dir.path(), "lists.yaml", list_crd);
+    let l = vec!["7"; 400_000].join(",");
+    let cr = write(
+        dir.path(),
+        "cr.yaml",
+        format!(
+            "apiVersion: example.com/v1\nkind: Thing\nmetadata: {{name: t, namespace: default}}\nspec: {{l: [{l}]}}\n"
+        ),
+    );
+    let l = vec!["7"; 1000].join(",");
+    let list_cr = write(
+        dir.path(),
+        "list.yaml",
+        format!(
+            "apiVersion: lists.example.com/v1\nkind: Thing\nmetadata: {{name: t, namespace: default}}\nspec: {{l: [{l}]}}\n"
+        ),
+    );
+    let (out, status) = check_bounded("short", &[&crd, &list_crd, &cr, &list_cr], SMALL_MIB);
+    assert_eq!(status, 1, "{out}");
+    let mut want = past_work_limit(&cr, 4, &objects);
+    want.push_str(&format!(
+        "{list_cr}:4:7: error[cel-rule-failed]: spec: Invalid value: failed rule: self.l.size() == 1\n"
+    ));
+    want.push_str("4 files, 4 documents (2 CRDs, 2 custom resources): 1 error, 1 warning\n");
+    assert_eq!(out, want);
 }

@@ -67,7 +67,7 @@ impl std::fmt::Display for EvalError {
             EvalError::Unsupported(m) => write!(f, "crdlint cannot evaluate {m} yet"),
             EvalError::WorkLimit => write!(
                 f,
-                "crdlint stopped evaluating the object's rules after {} units of work their CEL cost does not count (values copied, characters read): a limit of crdlint's own, see docs/limits.md",
+                "crdlint stopped evaluating the object's rules after {} units of work their CEL cost does not count (values copied, characters read, elements compared): a limit of crdlint's own, see docs/limits.md",
                 super::work::LIMIT
             ),
         }
@@ -671,6 +671,8 @@ impl<'a> Interp<'a> {
                 }
             }
         }
+        // What equality compares from here on is this call's.
+        super::work::take_compared();
         let result = match (&first_err, function) {
             // A fold's list or map growing by one step: in place when it can.
             (None, "_+_") => accumulator::append(&mut vals).map(Ok),
@@ -749,7 +751,8 @@ impl<'a> Interp<'a> {
         self.charge(cost)?;
         // Reading a string costs a tenth of its length where cel-go charges for it;
         // what it does not charge (`size`, conversions, parsing, hashing a key) is
-        // counted as work.
+        // counted as work; so are the elements equality compared below what the
+        // operands' sizes charged (objects' contents).
         let read: usize = vals
             .iter()
             .map(|v| match v {
@@ -757,7 +760,8 @@ impl<'a> Interp<'a> {
                 Val::Bytes(b) => b.len(),
                 _ => 0,
             })
-            .sum();
+            .sum::<usize>()
+            .saturating_add(super::work::take_compared());
         super::work::charge(
             read.saturating_sub(usize::try_from(cost.saturating_mul(10)).unwrap_or(usize::MAX)),
         );

@@ -215,6 +215,7 @@ impl Val {
                 if a.len() != b.len() {
                     return false;
                 }
+                super::work::compared(a.len());
                 let members = Positions::of_values(a);
                 b.iter().all(|x| {
                     members
@@ -227,6 +228,7 @@ impl Val {
                 if a.len() != b.len() {
                     return false;
                 }
+                super::work::compared(a.len());
                 let by_key = map_list_positions(a, keys);
                 b.iter().all(|x| {
                     let Some(k) = map_list_key(x, keys) else {
@@ -242,11 +244,13 @@ impl Val {
             }
             (Val::DataList(a, _), b) if b.list_items().is_some() => {
                 let b = b.list_items().unwrap_or(&[]);
+                super::work::compared(a.len().min(b.len()));
                 a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.equals(y))
             }
             // cel-go's own lists count an element comparison that fails as equal.
             (Val::List(a) | Val::Joined(a, _), b) if b.list_items().is_some() => {
                 let b = b.list_items().unwrap_or(&[]);
+                super::work::compared(a.len().min(b.len()));
                 a.len() == b.len()
                     && a.iter()
                         .zip(b.iter())
@@ -260,6 +264,7 @@ impl Val {
                 if a.len() != b.len() {
                     return false;
                 }
+                super::work::compared(a.len());
                 let b = super::lookup::keys_of(b);
                 a.iter().all(|(k, v)| match object_key(k) {
                     ObjectKey::Unknown => b
@@ -285,6 +290,7 @@ impl Val {
             (Val::Double(a), Val::Double(b)) => a == b,
             (Val::String(a), Val::String(b)) => a == b,
             (Val::List(a), Val::List(b)) => {
+                super::work::compared(a.len().min(b.len()));
                 a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.deep_equal(y))
             }
             // Preserved unknown data is converted without a schema: plain lists and
@@ -293,6 +299,7 @@ impl Val {
                 if a.len() != b.len() {
                     return false;
                 }
+                super::work::compared(a.len());
                 let b = super::lookup::keys_of(b);
                 a.iter().all(|(k, v)| {
                     b.find(bucket(k), |k2| k.deep_equal(k2))
