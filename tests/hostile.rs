@@ -1921,26 +1921,8 @@ fn crd_with_a_100_kb_item_default() -> String {
     let props: Vec<String> = (0..1000)
         .map(|i| format!("k{i}: {{type: string}}"))
         .collect();
-    format!(
-        "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {{name: things.example.com}}
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {{plural: things, kind: Thing}}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              items:
+    crd_with_properties(&format!(
+        "              items:
                 type: array
                 items:
                   type: object
@@ -1950,7 +1932,7 @@ spec:
 ",
         big.join(", "),
         props.join(", ")
-    )
+    ))
 }
 
 /// cel-go charges `==` on objects by their number of fields and compares them to the
