@@ -1,4 +1,6 @@
-//! YAML/JSON → spanned [`Node`] trees, built on saphyr-parser events.
+//! YAML/JSON → spanned [`Node`] trees, built on saphyr-parser events (for a text
+//! kubectl decodes as one JSON value, the same events read by `yaml/json_events.rs`,
+//! which does not hold the document whole as saphyr's scanner does).
 //!
 //! The tree builder (`yaml/builder.rs`) is iterative (an explicit stack of open
 //! collections), so nothing here recurses on input depth; it stops building at
@@ -213,6 +215,20 @@ fn parse_within(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutpu
         quote_escapes::restore(&mut out, text, &surrogates);
         return out;
     }
+    // A text that holds a JSON value and more (more values, or YAML after it) is read
+    // as kubectl reads it (see `yaml/json_stream.rs`), without a first parse as one
+    // YAML stream: that parse could only fail or find more than one document (only the
+    // first JSON value is a document to YAML), and saphyr would hold the first value
+    // whole as tokens (see `yaml/json_events.rs`).
+    let decoded = json_stream::decode(text);
+    if let Some(decoded) = decoded.as_ref().filter(|d| !d.values.is_empty()) {
+        return json_stream::parse_decoded(
+            text,
+            decoded,
+            |value| parse_within(value, limits, budget),
+            |yaml| parse_yaml(yaml, limits, budget),
+        );
+    }
     let out = parse_escaped(text, limits, budget);
     // Only the first of several JSON values is a document to YAML: content after it,
     // or an error where the next value starts on the same line (`{}{}`, `{}3`). kubectl
@@ -222,7 +238,7 @@ fn parse_within(text: &str, limits: &Limits, budget: &ParseBudget) -> ParseOutpu
         _ => false,
     };
     if (!out.errors.is_empty() || !one_document)
-        && let Some(decoded) = json_stream::decode(text)
+        && let Some(decoded) = decoded
     {
         return json_stream::parse_decoded(
             text,
@@ -1261,6 +1277,7 @@ mod flow_colons;
 mod go_blanks;
 mod go_json_scan;
 mod inner_bom;
+mod json_events;
 mod json_stream;
 mod json_surrogates;
 mod lenient;

@@ -16,6 +16,9 @@ use super::*;
 /// One pass of saphyr over `text`; on an indentation error that go-yaml would not make,
 /// also says which lines to indent for another try (see [`lenient`]).
 pub(super) fn parse_attempt(text: &str, limits: &Limits) -> (ParseOutput, Option<lenient::Fix>) {
+    if let Some(out) = parse_json_value(text, limits) {
+        return (out, None);
+    }
     let mut builder = Builder::new(text, *limits);
     let mut parser = Parser::new_from_str(text);
     let mut fix = None;
@@ -41,6 +44,51 @@ pub(super) fn parse_attempt(text: &str, limits: &Limits) -> (ParseOutput, Option
         }
     }
     (builder.out, fix)
+}
+
+/// The tree of a text kubectl decodes as one JSON value, built from the events
+/// `json_events` reads without saphyr (whose scanner would hold the whole document as
+/// tokens first). `None` for any other text.
+fn parse_json_value(text: &str, limits: &Limits) -> Option<ParseOutput> {
+    if !json_events_enabled()
+        || !text
+            .trim_start_matches('\u{FEFF}')
+            .trim_start()
+            .starts_with('{')
+    {
+        return None;
+    }
+    if !json_stream::is_single_json(text) {
+        return None;
+    }
+    let mut builder = Builder::new(text, *limits);
+    builder.json_stream = Some(true);
+    match json_events::walk(text, |event, start, end| builder.event(event, start, end)) {
+        json_events::Walk::Done => {}
+        json_events::Walk::TooDeep(at) => {
+            let index = text[..at].chars().count();
+            let marker = saphyr_parser::Marker::new(index, 0, 0);
+            builder.scan_error(&ScanError::new_str(marker, "recursion limit exceeded"));
+        }
+        json_events::Walk::Unexpected => return None,
+    }
+    Some(builder.out)
+}
+
+#[cfg(not(test))]
+fn json_events_enabled() -> bool {
+    true
+}
+
+// Tests compare the trees and errors of both readings.
+#[cfg(test)]
+thread_local! {
+    pub(super) static JSON_EVENTS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+#[cfg(test)]
+fn json_events_enabled() -> bool {
+    JSON_EVENTS.with(|enabled| enabled.get())
 }
 
 /// Converts saphyr's character indices to byte offsets. Queries arrive almost in order,

@@ -36,6 +36,11 @@ pub(super) fn is_json(text: &str) -> bool {
     json_prefix(text).is_some_and(|(_, failure)| failure.is_none())
 }
 
+/// Whether kubectl decodes `text` as exactly one JSON value (see [`is_json`]).
+pub(super) fn is_single_json(text: &str) -> bool {
+    json_prefix(text).is_some_and(|(values, failure)| failure.is_none() && values.len() == 1)
+}
+
 /// kubectl's error for a text that starts with `{` and whose first YAML document (after
 /// the JSON values it decoded, at most one) fails too: its decoder then returns the JSON
 /// error, `json: offset N: ...` (N counts bytes after a byte order mark, up to and
