@@ -15,7 +15,8 @@ use crate::cel::cost::compile_support::RuleInput;
 use crate::cel::cost::estimator::CostModel;
 use crate::cel::cost::limits::{cardinality_note, grouped};
 use crate::cel::cost::{
-    self, PER_RULE_LIMIT, PER_SCHEMA_LIMIT, RuleCost, SchemaCost, Suggestion, suggest,
+    self, PER_RULE_LIMIT, PER_SCHEMA_LIMIT, RuleCost, SchemaCost, suggest,
+    suggest::{Search, SearchBudget},
 };
 use crate::cel::env::KubeVersion;
 use crate::check::classify;
@@ -79,7 +80,7 @@ pub struct SchemaReport {
     pub versions: Vec<String>,
     pub cost: SchemaCost,
     /// Per rule of `cost.rules` (same order).
-    pub suggestions: Vec<Vec<Suggestion>>,
+    pub suggestions: Vec<Search>,
     /// Rule and schema problems that keep crdlint from estimating (not structural …).
     pub note: Option<String>,
 }
@@ -127,6 +128,8 @@ pub fn run(args: &CostArgs) -> u8 {
         trouble = true;
     }
     let mut reports = Vec::new();
+    // One budget for the whole run: the search for fixes re-estimates rules many times.
+    let budget = SearchBudget::new(suggest::SEARCH_WORK_LIMIT);
     for input in &inputs {
         let loaded = load::load(input, 64 * 1024 * 1024, &Limits::default());
         if loaded.io_error {
@@ -138,7 +141,14 @@ pub fn run(args: &CostArgs) -> u8 {
             continue;
         }
         for doc in &loaded.documents {
-            if let Some(r) = crd_report(&loaded.file, doc.index, &doc.root, version, args.near) {
+            if let Some(r) = crd_report(
+                &loaded.file,
+                doc.index,
+                &doc.root,
+                version,
+                args.near,
+                &budget,
+            ) {
                 reports.push(r);
             }
         }
@@ -171,6 +181,7 @@ pub fn crd_report(
     root: &Node,
     version: KubeVersion,
     near: Option<f64>,
+    budget: &SearchBudget,
 ) -> Option<CrdReport> {
     let meta = classify::type_meta(root)?;
     if !classify::is_crd(&meta) || meta.version != "v1" {
@@ -228,7 +239,7 @@ pub fn crd_report(
         let suggestions = cost
             .rules
             .iter()
-            .map(|r| rule_suggestions(&ss, &compiled, r, &base, near, version))
+            .map(|r| rule_suggestions(&ss, &compiled, r, &base, near, version, budget))
             .collect();
         schemas.push(SchemaReport {
             versions,
@@ -271,23 +282,24 @@ fn rule_suggestions(
     base: &FieldPath,
     near: Option<f64>,
     version: KubeVersion,
-) -> Vec<Suggestion> {
+    budget: &SearchBudget,
+) -> Search {
     let Some(target) = target_for(r, near) else {
-        return Vec::new();
+        return Search::none();
     };
     let Some(program) = compiled
         .iter()
         .find(|c| c.node == r.node && c.index == r.index)
         .and_then(|c| c.program.as_ref())
     else {
-        return Vec::new();
+        return Search::none();
     };
     let input = RuleInput {
         node: &r.node,
         checked: &program.rule,
         model: CostModel::for_server(version),
     };
-    suggest::suggestions(root, &input, base, target)
+    suggest::suggestions(root, &input, base, target, budget)
 }
 
 fn share(cost: u64, limit: u64) -> f64 {
@@ -334,7 +346,7 @@ fn to_json(reports: &[CrdReport]) -> Json {
     json!({"version": 1, "crds": crds})
 }
 
-fn rule_json(file: &SourceFile, r: &RuleCost, suggestions: &[Suggestion]) -> Json {
+fn rule_json(file: &SourceFile, r: &RuleCost, search: &Search) -> Json {
     let pos = file.position(r.span.start);
     let chain: Vec<Json> = r
         .chain
@@ -348,7 +360,8 @@ fn rule_json(file: &SourceFile, r: &RuleCost, suggestions: &[Suggestion]) -> Jso
             })
         })
         .collect();
-    let fixes: Vec<Json> = suggestions
+    let fixes: Vec<Json> = search
+        .fixes
         .iter()
         .map(|s| {
             json!({
@@ -379,6 +392,7 @@ fn rule_json(file: &SourceFile, r: &RuleCost, suggestions: &[Suggestion]) -> Jso
         "messageExpressionMaxCost": r.message_expression.as_ref().map(|m| m.max_cost),
         "chain": chain,
         "suggestions": fixes,
+        "suggestionsComplete": search.complete,
     })
 }
 
@@ -550,7 +564,8 @@ fn render_human(reports: &[CrdReport], color: bool) -> String {
                         percent(share(me.max_cost, PER_RULE_LIMIT))
                     ));
                 }
-                let fixes = &s.suggestions[i];
+                let search = &s.suggestions[i];
+                let fixes = &search.fixes;
                 if r.estimated_cost > PER_RULE_LIMIT {
                     let head = "      over the limit of 10,000,000 per rule";
                     out.push_str(&if color {
@@ -577,7 +592,12 @@ fn render_human(reports: &[CrdReport], color: bool) -> String {
                         format!("{text}\n")
                     });
                 }
-                if fixes.is_empty() && (r.estimated_cost > PER_RULE_LIMIT) {
+                if !search.complete {
+                    out.push_str(&format!(
+                        "      crdlint stopped looking for fixes: the run's search limit ({} nodes re-estimated) is spent\n",
+                        grouped(suggest::SEARCH_WORK_LIMIT)
+                    ));
+                } else if fixes.is_empty() && (r.estimated_cost > PER_RULE_LIMIT) {
                     out.push_str(
                         "      no single maxItems/maxProperties/maxLength fixes this rule: simplify it or bound several values\n",
                     );

@@ -314,8 +314,8 @@ fn int64_sizes_wrap_like_go() {
     check_fixture("go-int64-wrap.yaml");
 }
 
-#[test]
-fn suggestions_fix_the_docs_example() {
+/// The search for fixes of the docs example's `spec.unbounded` rule, within `budget`.
+fn docs_example_search(budget: &suggest::SearchBudget) -> suggest::Search {
     let text = std::fs::read_to_string(fixture_dir().join("docs-example.yaml")).unwrap();
     let parsed = parse(&text, &Limits::default());
     let (crd, _) = crate::model::crd::decode(&parsed.documents[0].root);
@@ -340,19 +340,57 @@ fn suggestions_fix_the_docs_example() {
         checked: &program.rule,
         model: estimator::CostModel::NEWEST,
     };
-    let fixes = suggest::suggestions(&ss, &input, &base, PER_RULE_LIMIT);
-    let got: Vec<(&str, &str, i64, u64)> = fixes
+    suggest::suggestions(&ss, &input, &base, PER_RULE_LIMIT, budget)
+}
+
+fn fixes_of(search: &suggest::Search) -> Vec<(&str, &str, i64, u64)> {
+    search
+        .fixes
         .iter()
         .map(|s| (s.keyword, s.data_path.as_str(), s.value, s.estimated_cost))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn suggestions_fix_the_docs_example() {
+    let budget = suggest::SearchBudget::new(suggest::SEARCH_WORK_LIMIT);
+    let search = docs_example_search(&budget);
+    assert!(search.complete);
     // maxItems 31 / maxLength 12 are the server's boundaries (boundary fixtures).
     assert_eq!(
-        got,
+        fixes_of(&search),
         vec![
             ("maxItems", "spec.unbounded", 31, 9_751_889),
             ("maxLength", "spec.unbounded[*]", 12, 9_437_177),
         ]
     );
+}
+
+#[test]
+fn the_search_for_fixes_stops_when_its_budget_is_spent() {
+    let full = suggest::SearchBudget::new(suggest::SEARCH_WORK_LIMIT);
+    docs_example_search(&full);
+    let used = suggest::SEARCH_WORK_LIMIT - full.remaining();
+    // Enough for the whole search: the same fixes.
+    let exact = suggest::SearchBudget::new(used);
+    let search = docs_example_search(&exact);
+    assert!(search.complete);
+    assert_eq!(fixes_of(&search).len(), 2);
+    assert_eq!(exact.remaining(), 0);
+    // One unit short: the last bound's search cannot finish, so only the first tried
+    // (the strings' maxLength) is suggested, and the search says it stopped.
+    let short = suggest::SearchBudget::new(used - 1);
+    let search = docs_example_search(&short);
+    assert!(!search.complete);
+    assert_eq!(
+        fixes_of(&search),
+        vec![("maxLength", "spec.unbounded[*]", 12, 9_437_177)]
+    );
+    // Nothing left: no rule starts.
+    let none = suggest::SearchBudget::new(0);
+    let search = docs_example_search(&none);
+    assert!(!search.complete);
+    assert!(search.fixes.is_empty());
 }
 
 #[test]
