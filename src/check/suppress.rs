@@ -166,40 +166,94 @@ fn parse_codes(text: &str, offset: usize) -> Vec<(String, Span)> {
     codes
 }
 
+/// A file with suppression comments, while findings are matched to them.
+struct Commented<'f> {
+    file: &'f Arc<SourceFile>,
+    comments: Comments,
+    /// Indices of `comments.suppressions` in target-line order.
+    by_line: Vec<usize>,
+    /// Which suppressions removed a finding.
+    used: Vec<bool>,
+}
+
 /// Removes the findings that comments in `files` suppress, and adds a finding for every
 /// suppression that removed nothing or that names no known code. Files whose text
 /// could not be read or parsed completely get no `unused-suppression`: their findings
 /// are not complete.
 pub fn apply(files: &[Arc<SourceFile>], diagnostics: &mut Vec<Diagnostic>) {
     let known: Vec<&str> = crate::codes::all().iter().map(|c| c.code).collect();
-    let mut added = Vec::new();
+    // The files with suppression comments, by path, each with its suppressions in
+    // target-line order: a finding looks up its file and line instead of scanning
+    // every comment of every file (800,000 findings each beside an unused comment
+    // took minutes).
+    let mut commented: Vec<Commented> = Vec::new();
     for file in files {
         if memchr::memmem::find(file.text.as_bytes(), MARKER.as_bytes()).is_none() {
             continue;
         }
         let comments = scan(&file.text);
-        let mut used = vec![false; comments.suppressions.len()];
-        diagnostics.retain(|d| {
-            let (Some(span), Some(df)) = (d.span, &d.file) else {
-                return true;
-            };
-            if df.path != file.path {
-                return true;
-            }
-            let line = file.lines().line_of(span.start);
-            let mut keep = true;
-            for (i, s) in comments.suppressions.iter().enumerate() {
-                if s.target_line == line && s.code == d.code {
-                    used[i] = true;
-                    keep = false;
-                }
-            }
-            keep
+        let mut by_line: Vec<usize> = (0..comments.suppressions.len()).collect();
+        by_line.sort_by_key(|&i| comments.suppressions[i].target_line);
+        let used = vec![false; comments.suppressions.len()];
+        commented.push(Commented {
+            file,
+            comments,
+            by_line,
+            used,
         });
-        let incomplete = diagnostics.iter().any(|d| {
-            d.file.as_ref().is_some_and(|f| f.path == file.path)
-                && crate::source::CODES.iter().any(|c| c.code == d.code)
-        });
+    }
+    if commented.is_empty() {
+        return;
+    }
+    let index: std::collections::HashMap<&str, usize> = commented
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, c)| (c.file.path.as_str(), i))
+        .collect();
+    diagnostics.retain(|d| {
+        let (Some(span), Some(df)) = (d.span, &d.file) else {
+            return true;
+        };
+        let Some(&at) = index.get(df.path.as_str()) else {
+            return true;
+        };
+        let Commented {
+            file,
+            comments,
+            by_line,
+            used,
+        } = &mut commented[at];
+        let line = file.lines().line_of(span.start);
+        let suppressions = &comments.suppressions;
+        let first = by_line.partition_point(|&i| suppressions[i].target_line < line);
+        let mut keep = true;
+        for &i in by_line[first..]
+            .iter()
+            .take_while(|&&i| suppressions[i].target_line == line)
+        {
+            if suppressions[i].code == d.code {
+                used[i] = true;
+                keep = false;
+            }
+        }
+        keep
+    });
+    // Files with a loading or parsing finding: their findings are not complete.
+    let incomplete: std::collections::HashSet<&str> = diagnostics
+        .iter()
+        .filter(|d| crate::source::CODES.iter().any(|c| c.code == d.code))
+        .filter_map(|d| d.file.as_ref().map(|f| f.path.as_str()))
+        .collect();
+    let mut added = Vec::new();
+    for Commented {
+        file,
+        comments,
+        used,
+        ..
+    } in commented
+    {
+        let incomplete = incomplete.contains(file.path.as_str());
         for (s, used) in comments.suppressions.iter().zip(used) {
             if used {
                 continue;
@@ -252,8 +306,12 @@ pub fn apply(files: &[Arc<SourceFile>], diagnostics: &mut Vec<Diagnostic>) {
 
 /// The known code closest to a misspelt one (edit distance at most 3).
 pub fn suggest<'a>(code: &str, known: &[&'a str]) -> Option<&'a str> {
+    let chars = code.chars().count();
     known
         .iter()
+        // Lengths that differ by more than 3 are more than 3 edits apart: a 1 MB "code"
+        // is not compared with every known one (1.7 s each).
+        .filter(|k| k.chars().count().abs_diff(chars) <= 3)
         .map(|k| (distance(code, k), *k))
         .filter(|(d, _)| *d <= 3)
         .min()
@@ -322,6 +380,53 @@ mod tests {
             &text[invalid[1].0.start..invalid[1].0.end],
             "crdlint-ignore"
         );
+    }
+
+    #[test]
+    fn apply_matches_findings_of_each_file_to_that_files_comments_by_line() {
+        // Stacked own-line comments target one line; a trailing one on the line below
+        // targets its own. Findings of another file with the same lines stay.
+        let text = "# crdlint-ignore: missing-crd\n# crdlint-ignore: duplicate-crd\nkind: A\nkind: B # crdlint-ignore: missing-crd\n";
+        let first = SourceFile::new("a.yaml", text.to_string());
+        let second = SourceFile::new("b.yaml", "kind: A\nkind: B\nkind: C\nkind: D\n".to_string());
+        let finding = |file: &std::sync::Arc<SourceFile>, code: &'static str, line: usize| {
+            let at = file.lines().line_start(line);
+            Diagnostic::warning(code, "m")
+                .with_span(Span::new(at, at + 4))
+                .in_file(file)
+        };
+        let mut diagnostics = vec![
+            finding(&second, "missing-crd", 2),
+            finding(&first, "missing-crd", 3),
+            finding(&first, "duplicate-crd", 2),
+            finding(&first, "missing-crd", 2),
+            finding(&second, "duplicate-crd", 3),
+        ];
+        apply(&[first.clone(), second.clone()], &mut diagnostics);
+        let got: Vec<(&str, &str, usize)> = diagnostics
+            .iter()
+            .map(|d| {
+                let file = d.file.as_ref().unwrap();
+                (
+                    d.code,
+                    file.path.as_str(),
+                    file.position(d.span.unwrap().start).line,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [("missing-crd", "b.yaml", 3), ("duplicate-crd", "b.yaml", 4),]
+        );
+    }
+
+    #[test]
+    fn long_unknown_codes_get_no_suggestion() {
+        let known = ["missing-crd", "duplicate-crd"];
+        assert_eq!(suggest("mising-crd", &known), Some("missing-crd"));
+        assert_eq!(suggest("missing-crdxyz", &known), Some("missing-crd"));
+        assert_eq!(suggest("missing-crdwxyz", &known), None);
+        assert_eq!(suggest(&"a".repeat(1_000_000), &known), None);
     }
 
     #[test]
