@@ -385,7 +385,11 @@ fn has_newlines(s: &str) -> bool {
 
 impl Walker<'_> {
     fn push(&mut self, code: &'static str, e: FieldError, help: &str) {
-        self.f.push(code, e, help);
+        // Past the object's findings budget the CRD is reported as stopped
+        // (`findings-limit`); what would follow is not kept.
+        if !crate::diag::budget::exhausted() {
+            self.f.push(code, e, help);
+        }
     }
 
     /// `ssv.validate`: keywords forbidden in CRD schemas.
@@ -835,7 +839,19 @@ impl Walker<'_> {
                         let mut seen = std::collections::HashSet::new();
                         let props = is.properties.as_deref().unwrap_or(&[]);
                         let index = PropertyIndex::new(props);
+                        // The errors below quote the whole list: rendered once, as the
+                        // text each of them prints.
+                        let mut quoted_keys: Option<BadValue> = None;
+                        let mut quoted = || {
+                            quoted_keys
+                                .get_or_insert_with(|| BadValue::Raw(json_strings(keys).render()))
+                                .clone()
+                        };
                         for k in keys {
+                            // Each error below quotes every key: stop at the budget.
+                            if crate::diag::budget::exhausted() {
+                                break;
+                            }
                             match index.find(props, k).map(|(_, p)| p) {
                                 Some(p) => {
                                     if matches!(p.type_.as_deref(), Some("array" | "object")) {
@@ -846,7 +862,7 @@ impl Walker<'_> {
                                     SCHEMA_EXTENSION,
                                     FieldError::invalid(
                                         path.to_path().child("x-kubernetes-list-map-keys"),
-                                        json_strings(keys),
+                                        quoted(),
                                         "entries must all be names of item properties",
                                     ),
                                     "every key must be a property of the items schema",
@@ -857,7 +873,7 @@ impl Walker<'_> {
                                     SCHEMA_EXTENSION,
                                     FieldError::invalid(
                                         path.to_path().child("x-kubernetes-list-map-keys"),
-                                        json_strings(keys),
+                                        quoted(),
                                         "must not contain duplicate entries",
                                     ),
                                     "list each key once",

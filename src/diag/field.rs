@@ -90,6 +90,17 @@ pub enum BadValue {
 }
 
 impl BadValue {
+    /// About the length of [`BadValue::render`] (exact for strings without escapes),
+    /// without rendering it.
+    pub fn text_len(&self) -> usize {
+        match self {
+            BadValue::Omit => 0,
+            BadValue::Str(s) | BadValue::Raw(s) => s.len().saturating_add(2),
+            BadValue::Int(_) | BadValue::Float(_) | BadValue::Bool(_) => 8,
+            BadValue::Json(v) => json_text_len(v),
+        }
+    }
+
     pub fn render(&self) -> String {
         match self {
             BadValue::Omit => String::new(),
@@ -101,6 +112,32 @@ impl BadValue {
             BadValue::Raw(s) => s.clone(),
         }
     }
+}
+
+/// About the length of `v` as compact JSON (iterative: values can be 1,000 deep).
+fn json_text_len(v: &serde_json::Value) -> usize {
+    let mut len = 0usize;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        len = len.saturating_add(match v {
+            serde_json::Value::Null => 4,
+            serde_json::Value::Bool(_) => 5,
+            serde_json::Value::Number(_) => 8,
+            serde_json::Value::String(s) => s.len().saturating_add(3),
+            serde_json::Value::Array(items) => {
+                stack.extend(items);
+                2
+            }
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    len = len.saturating_add(key.len().saturating_add(4));
+                    stack.push(value);
+                }
+                2
+            }
+        });
+    }
+    len
 }
 
 impl From<&str> for BadValue {
@@ -160,8 +197,15 @@ impl FieldError {
     ) -> Self {
         let detail = detail.into();
         // Every field error of CRD and resource checks is built here: the one place
-        // that sees them all (see `budget`).
-        super::budget::charge(field.as_str().len() + detail.len());
+        // that sees them all (see `budget`). The value is part of the text: a list of
+        // 20,000 map keys quoted by each of 17,000 duplicate-key errors was 2.4 GB.
+        super::budget::charge(
+            field
+                .as_str()
+                .len()
+                .saturating_add(detail.len())
+                .saturating_add(value.text_len()),
+        );
         FieldError {
             error_type,
             field,
