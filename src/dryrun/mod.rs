@@ -129,7 +129,18 @@ fn write_json(out: &mut String, v: &serde_json::Value, depth: usize) {
 pub fn diff(before: &Node, after: &Node, label: &str, color: bool) -> String {
     let old = yaml::to_yaml(&before.to_json());
     let new = yaml::to_yaml(&after.to_json());
-    let text = similar::TextDiff::from_lines(&old, &new);
+    let mut config = similar::TextDiff::configure();
+    if myers_work(&old, &new) > DIFF_WORK_LIMIT {
+        // A deadline already past makes Myers give up at once: the lines between the
+        // common start and end become one removal and one addition (one hunk), the
+        // same on every machine.
+        let now = std::time::Instant::now();
+        config.deadline(
+            now.checked_sub(std::time::Duration::from_secs(1))
+                .unwrap_or(now),
+        );
+    }
+    let text = config.diff_lines(&old, &new);
     let mut out = String::new();
     let unified = text
         .unified_diff()
@@ -158,6 +169,35 @@ pub fn diff(before: &Node, after: &Node, label: &str, color: bool) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Steps of Myers' diff ([`myers_work`]) beyond which `--diff` shows the changed lines
+/// as one block: about a second.
+const DIFF_WORK_LIMIT: u64 = 1 << 30;
+
+/// A lower bound of Myers' work on two texts: (lines between their common first and
+/// last lines) × (edits at least: lines of one that the other lacks, counted with
+/// repeats). Defaults added to each of 50,000 list items (every line changes) took
+/// 30 s to diff, and 390,000 items fit in a resource.
+fn myers_work(old: &str, new: &str) -> u64 {
+    let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(b[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (a, b) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
+    let mut counts: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
+    for line in a {
+        *counts.entry(line).or_default() += 1;
+    }
+    for line in b {
+        *counts.entry(line).or_default() -= 1;
+    }
+    let edits: u64 = counts.values().map(|c| c.unsigned_abs()).sum();
+    ((a.len() + b.len()) as u64).saturating_mul(edits)
 }
 
 /// Sorts an object's keys recursively (the order kubectl prints).
@@ -218,6 +258,48 @@ mod tests {
         let both = render(&[&a, &a], Format::Json);
         assert!(both.starts_with("{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n"));
         assert!(both.ends_with("    \"kind\": \"List\",\n    \"metadata\": {\n        \"resourceVersion\": \"\"\n    }\n}\n"));
+    }
+
+    #[test]
+    fn diffs_too_costly_for_myers_are_one_block() {
+        // Every line changes: at least 40,000 edits over 40,000 lines, past the limit.
+        let n = 20_000;
+        let before = node(json!({"spec": {"l": (0..n).collect::<Vec<_>>()}}));
+        let after =
+            node(json!({"spec": {"l": (0..n).map(|i| json!({"a": i})).collect::<Vec<_>>()}}));
+        let d = diff(&before, &after, "r.yaml", false);
+        let lines: Vec<&str> = d.lines().collect();
+        assert_eq!(
+            lines[..5],
+            [
+                "--- r.yaml (as written)",
+                "+++ r.yaml (as stored)",
+                "@@ -1,20002 +1,20002 @@",
+                " spec:",
+                "   l:"
+            ]
+        );
+        assert_eq!(lines.len(), 5 + 2 * n);
+        assert!(
+            lines[5..5 + n]
+                .iter()
+                .enumerate()
+                .all(|(i, l)| *l == format!("-  - {i}"))
+        );
+        assert!(
+            lines[5 + n..]
+                .iter()
+                .enumerate()
+                .all(|(i, l)| *l == format!("+  - a: {i}"))
+        );
+        // Below the limit the diff is Myers' own: the unchanged line between the two
+        // changes is kept as context.
+        let before = node(json!({"spec": {"l": [1, 2, 3]}}));
+        let after = node(json!({"spec": {"l": [0, 2, 4]}}));
+        assert_eq!(
+            diff(&before, &after, "r.yaml", false),
+            "--- r.yaml (as written)\n+++ r.yaml (as stored)\n@@ -1,5 +1,5 @@\n spec:\n   l:\n-  - 1\n+  - 0\n   - 2\n-  - 3\n+  - 4\n"
+        );
     }
 
     #[test]
