@@ -47,16 +47,16 @@ pub fn write(
     out.write_all(b"\n}\n")
 }
 
-fn pretty(out: &mut impl Write, value: &Value) -> std::io::Result<()> {
+pub(super) fn pretty(out: &mut impl Write, value: &Value) -> std::io::Result<()> {
     serde_json::to_writer_pretty(out, value).map_err(std::io::Error::other)
 }
 
 /// Indents every line after the first by `indent` spaces: a value pretty-printed on its
 /// own, nested at that depth. (Line breaks only ever come from the printer: JSON
 /// strings escape theirs.)
-struct Indented<'a, W> {
-    out: &'a mut W,
-    indent: usize,
+pub(super) struct Indented<'a, W> {
+    pub(super) out: &'a mut W,
+    pub(super) indent: usize,
 }
 
 impl<W: Write> Write for Indented<'_, W> {

@@ -43,8 +43,8 @@ pub fn render(
     }
 }
 
-/// Writes diagnostics and the summary in `format` to `out`; JSON is streamed one
-/// diagnostic at a time (same bytes as [`render`]).
+/// Writes diagnostics and the summary in `format` to `out`; JSON and SARIF are
+/// streamed one diagnostic at a time (same bytes as [`render`]).
 pub fn write(
     format: Format,
     diagnostics: &[Diagnostic],
@@ -54,6 +54,7 @@ pub fn write(
 ) -> std::io::Result<()> {
     match format {
         Format::Json => json::write(out, diagnostics, summary),
+        Format::Sarif => sarif::write(out, diagnostics, &location::RepoPaths::from_env()),
         _ => out.write_all(render(format, diagnostics, summary, color).as_bytes()),
     }
 }
