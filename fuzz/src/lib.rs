@@ -155,6 +155,23 @@ pub fn check_yaml(text: &str) {
     for e in &out.errors {
         assert_span(text, e.span, &format!("YAML error {:?}", e.message));
     }
+    // JSON values are read by a walk that emits saphyr's events itself
+    // (`source/yaml/json_events.rs`): saphyr's own reading must agree.
+    if text
+        .trim_start_matches('\u{FEFF}')
+        .trim_start()
+        .starts_with('{')
+    {
+        let saphyr = yaml::parse_with_saphyr_only(text, &Limits::default());
+        let trees = |out: &yaml::ParseOutput| {
+            out.documents
+                .iter()
+                .map(|d| (d.index, d.root.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(trees(&out), trees(&saphyr), "documents of {text:?}");
+        assert_eq!(out.errors, saphyr.errors, "errors of {text:?}");
+    }
     let mut last = None;
     for doc in &out.documents {
         assert!(

@@ -158,6 +158,16 @@ pub fn parse(text: &str, limits: &Limits) -> ParseOutput {
     out
 }
 
+/// [`parse`] with every text read by saphyr, also the JSON values `yaml/json_events.rs`
+/// reads without it: the reference the fuzzers and tests compare that walk with.
+#[doc(hidden)]
+pub fn parse_with_saphyr_only(text: &str, limits: &Limits) -> ParseOutput {
+    builder::JSON_EVENTS.with(|enabled| enabled.set(false));
+    let out = parse(text, limits);
+    builder::JSON_EVENTS.with(|enabled| enabled.set(true));
+    out
+}
+
 /// Where the YAML stream kubectl reads in `text` starts: after the JSON value(s) a text
 /// starting with `{` begins with, when YAML follows them (`{"a": 1}` then `b: 2`), else
 /// 0. Columns in that stream's first line count from there for kubectl's YAML reader

@@ -75,18 +75,12 @@ fn parse_json_value(text: &str, limits: &Limits) -> Option<ParseOutput> {
     Some(builder.out)
 }
 
-#[cfg(not(test))]
-fn json_events_enabled() -> bool {
-    true
-}
-
-// Tests compare the trees and errors of both readings.
-#[cfg(test)]
+// Tests and the yaml_spans fuzzer compare the trees and errors of both readings
+// (`super::parse_with_saphyr_only`).
 thread_local! {
     pub(super) static JSON_EVENTS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
-#[cfg(test)]
 fn json_events_enabled() -> bool {
     JSON_EVENTS.with(|enabled| enabled.get())
 }

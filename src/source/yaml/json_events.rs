@@ -227,8 +227,7 @@ mod tests {
     use proptest::prelude::*;
     use saphyr_parser::Parser;
 
-    use super::super::builder::JSON_EVENTS;
-    use super::super::{Limits, ParseOutput, parse};
+    use super::super::{Limits, ParseOutput, parse, parse_with_saphyr_only};
     use super::walk;
 
     type Events = Vec<(String, usize, usize)>;
@@ -259,10 +258,11 @@ mod tests {
     }
 
     fn parse_with(text: &str, json_events: bool) -> ParseOutput {
-        JSON_EVENTS.with(|enabled| enabled.set(json_events));
-        let out = parse(text, &Limits::default());
-        JSON_EVENTS.with(|enabled| enabled.set(true));
-        out
+        if json_events {
+            parse(text, &Limits::default())
+        } else {
+            parse_with_saphyr_only(text, &Limits::default())
+        }
     }
 
     /// Both readings of `text` agree: the events, where saphyr reads the text, and the
@@ -366,7 +366,6 @@ mod tests {
             "{\"a\": 1} x",
             "{\"a\":",
         ] {
-            JSON_EVENTS.with(|enabled| enabled.set(true));
             let kept = super::super::json_stream::is_single_json(text);
             assert!(!kept || text.trim_start().starts_with('{'), "{text:?}");
             assert_same_reading(text);
