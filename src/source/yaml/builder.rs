@@ -46,6 +46,9 @@ pub(super) fn parse_attempt(text: &str, limits: &Limits) -> (ParseOutput, Option
     (builder.out, fix)
 }
 
+/// saphyr's error at its 256th nested flow collection (also raised for the JSON walk).
+const SAPHYR_RECURSION_LIMIT: &str = "recursion limit exceeded";
+
 /// The tree of a text kubectl decodes as one JSON value, built from the events
 /// `json_events` reads without saphyr (whose scanner would hold the whole document as
 /// tokens first). `None` for any other text.
@@ -68,7 +71,7 @@ fn parse_json_value(text: &str, limits: &Limits) -> Option<ParseOutput> {
         json_events::Walk::TooDeep(at) => {
             let index = text[..at].chars().count();
             let marker = saphyr_parser::Marker::new(index, 0, 0);
-            builder.scan_error(&ScanError::new_str(marker, "recursion limit exceeded"));
+            builder.scan_error(&ScanError::new_str(marker, SAPHYR_RECURSION_LIMIT));
         }
         json_events::Walk::Unexpected => return None,
     }
@@ -465,7 +468,7 @@ impl<'t> Builder<'t> {
         let at = self.offsets.byte(err.marker().index());
         let fix = lenient::fix_for(self, err.info(), at);
         // saphyr counts flow levels in a u8 and stops at 255.
-        let (kind, message) = if err.info() == "recursion limit exceeded" {
+        let (kind, message) = if err.info() == SAPHYR_RECURSION_LIMIT {
             (
                 YamlErrorKind::DepthLimit,
                 "nesting is deeper than the limit of 255 levels of flow collections".to_string(),
