@@ -8,9 +8,13 @@
 //! `enum_matches`): an integer equals an integer member, a float member equal to it
 //! as a float, or a string member of one character with its code point; a float
 //! equals a float member, or an integer member equal to its truncation; a string or a
-//! boolean only its like. Lists and maps are compared with each member as before.
+//! boolean only its like. A list or a map equals only a member that is deeply equal
+//! (`reflect.DeepEqual`, no conversions inside): members are grouped by a structural
+//! hash that deeply equal values share, and a value is compared only with its group
+//! (a 200 KB CRD's 8,000 object members against 8,000 items was 64 million deep
+//! comparisons).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::source::{Node, Value};
 
@@ -24,6 +28,8 @@ pub struct EnumIndex {
     /// Float members by their bits, -0 as 0 (NaN is equal to nothing).
     floats: HashSet<u64>,
     bools: HashSet<bool>,
+    /// List and map members by [`structural_hash`]: indices into the members.
+    composites: HashMap<u64, Vec<usize>>,
 }
 
 fn float_bits(f: f64) -> Option<u64> {
@@ -33,7 +39,7 @@ fn float_bits(f: f64) -> Option<u64> {
 impl EnumIndex {
     pub fn new(members: &[Node]) -> EnumIndex {
         let mut index = EnumIndex::default();
-        for m in members {
+        for (i, m) in members.iter().enumerate() {
             match &m.value {
                 Value::String(s) => {
                     index.strings.insert(s.clone());
@@ -45,17 +51,21 @@ impl EnumIndex {
                 Value::Bool(b) => {
                     index.bools.insert(*b);
                 }
-                // Null, lists and maps: only values of their own kind can equal them,
-                // which are compared with each member.
-                _ => {}
+                Value::Array(_) | Value::Object(_) => index
+                    .composites
+                    .entry(structural_hash(&m.value))
+                    .or_default()
+                    .push(i),
+                // Only null equals null, and a null value is never a member.
+                Value::Null => {}
             }
         }
         index
     }
 
-    /// Whether a scalar value is a member. None for a list or a map.
-    pub fn contains(&self, data: &Value) -> Option<bool> {
-        Some(match data {
+    /// Whether `data` is a member; `members` are the ones the index was built from.
+    pub fn contains(&self, members: &[Node], data: &Value) -> bool {
+        match data {
             Value::String(s) => self.strings.contains(s),
             Value::Bool(b) => self.bools.contains(b),
             Value::Int(i) => {
@@ -68,8 +78,83 @@ impl EnumIndex {
                     || self.ints.contains(&super::validate::go_float_to_int(*f))
             }
             Value::Null => false,
-            Value::Array(_) | Value::Object(_) => return None,
-        })
+            Value::Array(_) | Value::Object(_) => self
+                .composites
+                .get(&structural_hash(data))
+                .is_some_and(|group| {
+                    group
+                        .iter()
+                        .any(|&i| super::validate::enum_matches(data, &members[i].value))
+                }),
+        }
+    }
+}
+
+/// A hash that deeply equal values share: integers and floats apart (DeepEqual tells
+/// int64 from float64), -0 as 0, a map's entries in any order.
+fn structural_hash(value: &Value) -> u64 {
+    let mut h = Fnv::new(value_kind(value));
+    match value {
+        Value::Null => {}
+        Value::Bool(b) => h.write(&[u8::from(*b)]),
+        Value::Int(i) => h.write(&i.to_le_bytes()),
+        Value::Float(f) => h.write(&(f + 0.0).to_bits().to_le_bytes()),
+        Value::String(s) => h.write(s.as_bytes()),
+        Value::Array(items) => {
+            h.write(&items.len().to_le_bytes());
+            for item in items {
+                h.write(&structural_hash(&item.value).to_le_bytes());
+            }
+        }
+        Value::Object(map) => {
+            h.write(&map.len().to_le_bytes());
+            // Keys are unique in a decoded map, so a sum over entries is order-free.
+            let entries = map.entries.iter().fold(0u64, |sum, e| {
+                let mut entry = Fnv::new(0);
+                entry.write(e.key.as_bytes());
+                entry.write(&structural_hash(&e.value.value).to_le_bytes());
+                sum.wrapping_add(entry.finish())
+            });
+            h.write(&entries.to_le_bytes());
+        }
+    }
+    h.finish()
+}
+
+fn value_kind(value: &Value) -> u8 {
+    match value {
+        Value::Null => 0,
+        Value::Bool(_) => 1,
+        Value::Int(_) => 2,
+        Value::Float(_) => 3,
+        Value::String(_) => 4,
+        Value::Array(_) => 5,
+        Value::Object(_) => 6,
+    }
+}
+
+/// FNV-1a, with a final mix so that sums of entry hashes spread.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new(kind: u8) -> Fnv {
+        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+        h.write(&[kind]);
+        h
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^ (x >> 33)
     }
 }
 
@@ -140,10 +225,84 @@ mod tests {
                 for v in &values {
                     let linear = members.iter().any(|m| enum_matches(v, &m.value));
                     let linear = linear && !matches!(v, Value::Null);
-                    let hashed = index.contains(v).unwrap() && !matches!(v, Value::Null);
+                    let hashed = index.contains(&members, v) && !matches!(v, Value::Null);
                     assert_eq!(hashed, linear, "{v:?} in {members:?}");
                 }
             }
         }
+    }
+
+    fn map(entries: &[(&str, Value)]) -> Value {
+        let mut m = crate::source::Mapping::default();
+        for (k, v) in entries {
+            m.entries.push(crate::source::Entry {
+                key: (*k).to_string(),
+                key_span: Span::default(),
+                value: Node::new(v.clone(), Span::default()),
+            });
+        }
+        Value::Object(m)
+    }
+
+    fn list(items: &[Value]) -> Value {
+        Value::Array(
+            items
+                .iter()
+                .map(|v| Node::new(v.clone(), Span::default()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn lists_and_maps_are_members_only_when_deeply_equal() {
+        let composites = [
+            list(&[]),
+            list(&[Value::Int(1)]),
+            list(&[Value::Float(1.0)]),
+            list(&[Value::Float(-0.0)]),
+            list(&[Value::Float(0.0)]),
+            list(&[Value::Float(f64::NAN)]),
+            list(&[Value::Int(1), Value::Int(2)]),
+            list(&[Value::Int(2), Value::Int(1)]),
+            list(&[Value::String("1".into())]),
+            list(&[Value::Null]),
+            list(&[list(&[])]),
+            map(&[]),
+            map(&[("a", Value::Int(1))]),
+            map(&[("a", Value::Float(1.0))]),
+            map(&[("a", Value::Int(1)), ("b", Value::Bool(true))]),
+            map(&[("b", Value::Bool(true)), ("a", Value::Int(1))]),
+            map(&[("a", Value::Int(1)), ("b", Value::Bool(false))]),
+            map(&[("a", list(&[map(&[("x", Value::Null)])]))]),
+            map(&[("a", list(&[map(&[("y", Value::Null)])]))]),
+            map(&[("ab", Value::Int(1))]),
+        ];
+        let scalars = [Value::Int(1), Value::String("a".into()), Value::Null];
+        let values: Vec<Value> = composites.iter().chain(&scalars).cloned().collect();
+        for start in 0..values.len() {
+            for len in 1..=3 {
+                let members: Vec<Node> = values
+                    .iter()
+                    .cycle()
+                    .skip(start)
+                    .take(len)
+                    .map(|v| Node::new(v.clone(), Span::default()))
+                    .collect();
+                let index = EnumIndex::new(&members);
+                for v in &values {
+                    let linear = members.iter().any(|m| enum_matches(v, &m.value));
+                    let linear = linear && !matches!(v, Value::Null);
+                    let hashed = index.contains(&members, v) && !matches!(v, Value::Null);
+                    assert_eq!(hashed, linear, "{v:?} in {members:?}");
+                }
+            }
+        }
+        // The order of a map's entries does not matter; the order of a list's does.
+        let members = [Node::new(composites[14].clone(), Span::default())];
+        let index = EnumIndex::new(&members);
+        assert!(index.contains(&members, &composites[15]));
+        let members = [Node::new(composites[6].clone(), Span::default())];
+        let index = EnumIndex::new(&members);
+        assert!(!index.contains(&members, &composites[7]));
     }
 }

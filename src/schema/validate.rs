@@ -1198,19 +1198,14 @@ impl Validator {
         if self.enum_.is_empty() {
             return VResult::default();
         }
-        let indexed = (self.enum_.len() >= super::enum_index::INDEXED_FROM)
-            .then(|| {
-                self.enum_index
-                    .get_or_init(|| super::enum_index::EnumIndex::new(&self.enum_))
-                    .contains(&data.value)
-            })
-            .flatten();
-        let member = match indexed {
-            Some(member) => member,
-            None => self
-                .enum_
+        let member = if self.enum_.len() >= super::enum_index::INDEXED_FROM {
+            self.enum_index
+                .get_or_init(|| super::enum_index::EnumIndex::new(&self.enum_))
+                .contains(&self.enum_, &data.value)
+        } else {
+            self.enum_
                 .iter()
-                .any(|e| enum_matches(&data.value, &e.value)),
+                .any(|e| enum_matches(&data.value, &e.value))
         };
         if !data.is_null() && member {
             return VResult::default();
