@@ -274,6 +274,9 @@ fn server_order(compiled: &[RuleCompileResult]) -> Vec<&RuleCompileResult> {
     #[derive(Default)]
     struct Node<'a> {
         children: Vec<(&'a SchemaStep, Node<'a>)>,
+        /// Position of each step in `children`: a node can have tens of thousands of
+        /// children with rules, and finding each rule's by scanning was quadratic.
+        child_at: HashMap<&'a SchemaStep, usize>,
         rules: Vec<&'a RuleCompileResult>,
     }
     fn rank(step: &SchemaStep) -> u8 {
@@ -296,13 +299,10 @@ fn server_order(compiled: &[RuleCompileResult]) -> Vec<&RuleCompileResult> {
     for r in compiled {
         let mut at = &mut root;
         for step in &r.node {
-            let i = match at.children.iter().position(|(s, _)| *s == step) {
-                Some(i) => i,
-                None => {
-                    at.children.push((step, Node::default()));
-                    at.children.len() - 1
-                }
-            };
+            let i = *at.child_at.entry(step).or_insert_with(|| {
+                at.children.push((step, Node::default()));
+                at.children.len() - 1
+            });
             at = &mut at.children[i].1;
         }
         at.rules.push(r);
