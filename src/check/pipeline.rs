@@ -982,7 +982,7 @@ fn documents_of(
     reported: bool,
     load_diagnostics: &[Diagnostic],
 ) -> Vec<Document> {
-    let mut documents = Vec::new();
+    let mut documents = Vec::with_capacity(parsed.len());
     for p in parsed {
         flatten(file, p.index, p.root, reported, &mut documents);
     }

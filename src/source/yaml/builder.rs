@@ -1031,11 +1031,19 @@ impl<'t> Builder<'t> {
         } else {
             frame.end.max(frame.start)
         };
+        // A vector grows to four slots on its first push: a mapping of one key kept
+        // three empty entries (288 bytes), most of what a small document weighs.
         let value = match frame.kind {
-            FrameKind::Seq(items) => Value::Array(items),
-            FrameKind::Map(map) => Value::Object(Mapping {
-                entries: map.entries,
-            }),
+            FrameKind::Seq(mut items) => {
+                items.shrink_to_fit();
+                Value::Array(items)
+            }
+            FrameKind::Map(mut map) => {
+                map.entries.shrink_to_fit();
+                Value::Object(Mapping {
+                    entries: map.entries,
+                })
+            }
         };
         let node = Node {
             value,
