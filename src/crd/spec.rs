@@ -754,21 +754,24 @@ pub fn validate_versions(
             "mark one version with storage: true",
         );
     } else {
-        // Go's map of stored versions loses a name once a version with it is seen: a
-        // second storage version of the same name is reported too.
-        let mut remaining: Vec<&str> = stored.clone();
+        // Go's map of stored versions (name -> last index) loses a name once a version
+        // with it is seen: a second storage version of the same name is reported too.
+        // A map, not scans: 80,000 stored names took 14 s.
+        let mut remaining: std::collections::HashMap<&str, usize> =
+            stored.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        // Each error quotes the whole list, as the server's does: built once, and no
+        // more errors once the CRD's findings pass the budget (8,000 storage versions
+        // against 8,000 stored names made 5 GB).
+        let stored_list = BadValue::Raw(json_strings(stored.iter().copied()).render());
         for v in &crd.versions {
             let name = s(&v.name);
-            let found = remaining.contains(&name);
-            if found {
-                remaining.retain(|x| *x != name);
-            }
-            if b(&v.storage) && !found {
+            let found = remaining.remove(name).is_some();
+            if b(&v.storage) && !found && !crate::diag::budget::exhausted() {
                 f.push_at(
                     VERSIONS,
                     FieldError::invalid(
                         spath.clone(),
-                        json_strings(stored.iter().copied()),
+                        stored_list.clone(),
                         format!("must have the storage version {name}"),
                     ),
                     v.storage.as_ref().map_or(v.span, |x| x.key_span),
@@ -778,12 +781,11 @@ pub fn validate_versions(
         }
         // What remains was stored before and is gone from spec.versions. The status is
         // not in the file: these point at spec.versions, where the version must stay.
-        for (i, name) in stored.iter().enumerate() {
-            if !remaining.contains(name) || stored[..i].contains(name) {
+        // A name stored twice is reported once, at its last index (Go's map keeps it).
+        for name in &stored {
+            let Some(index) = remaining.remove(name) else {
                 continue;
-            }
-            // A name stored twice is reported at its last index (Go's map keeps it).
-            let index = stored.iter().rposition(|x| x == name).unwrap_or(i);
+            };
             f.push_at(
                 VERSIONS,
                 FieldError::invalid(
