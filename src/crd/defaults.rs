@@ -169,6 +169,7 @@ impl Walk<'_> {
                 depth + 1,
             );
         }
+        let mut next_prop = 0;
         for (k, sub) in &s.properties {
             if !self.follows(sub) {
                 continue;
@@ -181,7 +182,9 @@ impl Walk<'_> {
                 At {
                     path: at.path.child("properties").key(k),
                     s: sub,
-                    props: at.props.and_then(|p| p.property(k)),
+                    props: at
+                        .props
+                        .and_then(|p| p.property_in_order(k, &mut next_prop)),
                     resource_root,
                     rel,
                     inside_meta: sub_meta,

@@ -189,6 +189,22 @@ impl SchemaProps {
             .find(|(k, _)| k == name)
             .map(|(_, v)| v)
     }
+
+    /// [`SchemaProps::property`] for a caller visiting names in this list's order,
+    /// perhaps skipping some (a structural schema's properties): the search starts at
+    /// `*next` and wraps around, and `*next` moves past the entry found. Looking each
+    /// up from the start made a walk over 60,000 defaulted properties take 3.5 s.
+    pub fn property_in_order(&self, name: &str, next: &mut usize) -> Option<&SchemaProps> {
+        let properties = self.properties.as_ref()?;
+        let start = (*next).min(properties.len());
+        let (before, after) = properties.split_at(start);
+        let at = match after.iter().position(|(k, _)| k == name) {
+            Some(i) => start + i,
+            None => before.iter().position(|(k, _)| k == name)?,
+        };
+        *next = at + 1;
+        Some(&properties[at].1)
+    }
 }
 
 /// A schema's `type`, borrowed when it is one of the standard names.

@@ -3,6 +3,8 @@
 //! validation), removal of non-nullable nulls that have no default, and structural
 //! defaulting at every depth.
 
+use std::collections::HashMap;
+
 use crate::source::{Mapping, Node, Span, Value};
 
 use super::structural::{Structural, StructuralOrBool};
@@ -267,7 +269,7 @@ pub fn default_within(x: &mut Node, s: &Structural, limit: usize) -> Defaulting 
         path: String::new(),
         out: Defaulting::default(),
         remaining: limit,
-        sizes: Vec::new(),
+        sizes: HashMap::new(),
     };
     d.default_at(x, Some(s), 0);
     d.out.bytes = limit - d.remaining;
@@ -281,7 +283,7 @@ struct Defaulter {
     remaining: usize,
     /// The JSON size of each default applied so far, by the default's address in the
     /// schema (few distinct defaults are applied many times).
-    sizes: Vec<(*const Node, usize)>,
+    sizes: HashMap<*const Node, usize>,
 }
 
 impl Defaulter {
@@ -289,14 +291,7 @@ impl Defaulter {
     /// over the limit at `path`) when it does not fit the remaining budget.
     fn take(&mut self, def: &Node, at: Span, path: &str) -> Option<Node> {
         let key = def as *const Node;
-        let size = match self.sizes.iter().find(|(k, _)| *k == key) {
-            Some(&(_, size)) => size,
-            None => {
-                let size = json_size(def);
-                self.sizes.push((key, size));
-                size
-            }
-        };
+        let size = *self.sizes.entry(key).or_insert_with(|| json_size(def));
         if size > self.remaining {
             self.out.over_limit = Some(path.to_string());
             return None;
@@ -321,13 +316,14 @@ impl Defaulter {
         let span = x.span;
         match &mut x.value {
             Value::Object(map) => {
+                let mut keys = KeyPositions::default();
                 for (k, prop) in &s.properties {
                     let Some(def) = &prop.generic.default else {
                         continue;
                     };
-                    let missing = match map.get(k) {
+                    let missing = match keys.find(map, k) {
                         None => true,
-                        Some(v) => is_non_nullable_null(v, Some(prop)),
+                        Some(i) => is_non_nullable_null(&map.entries[i].value, Some(prop)),
                     };
                     if missing {
                         let path = join(&self.path, k);
@@ -335,7 +331,7 @@ impl Defaulter {
                             return;
                         };
                         self.record(path);
-                        set_default(map, k, value, span);
+                        set_default(map, &mut keys, k, value, span);
                     }
                 }
                 let ap = additional(s);
@@ -443,14 +439,55 @@ fn join(path: &str, key: &str) -> String {
 }
 
 /// Sets a defaulted field; a new key points at the object receiving it.
-fn set_default(map: &mut Mapping, key: &str, value: Node, object_span: Span) {
-    match map.entries.iter_mut().find(|e| e.key == key) {
-        Some(e) => e.value = value,
-        None => map.entries.push(crate::source::Entry {
-            key: key.to_string(),
-            key_span: Span::point(object_span.start),
-            value,
-        }),
+fn set_default(
+    map: &mut Mapping,
+    keys: &mut KeyPositions,
+    key: &str,
+    value: Node,
+    object_span: Span,
+) {
+    match keys.find(map, key) {
+        Some(i) => map.entries[i].value = value,
+        None => {
+            map.entries.push(crate::source::Entry {
+                key: key.to_string(),
+                key_span: Span::point(object_span.start),
+                value,
+            });
+            keys.pushed(map);
+        }
+    }
+}
+
+/// The positions of an object's keys while its defaults are set. Scanning the object
+/// for each defaulted property was quadratic: 60,000 properties with a default and an
+/// empty object (which grows with each) took 6 s.
+#[derive(Default)]
+struct KeyPositions(Option<HashMap<String, usize>>);
+
+impl KeyPositions {
+    /// Objects at most this long are scanned.
+    const MIN_LEN: usize = 32;
+
+    fn find(&mut self, map: &Mapping, key: &str) -> Option<usize> {
+        if self.0.is_none() && map.entries.len() > Self::MIN_LEN {
+            let mut index = HashMap::with_capacity(map.entries.len() * 2);
+            for (i, e) in map.entries.iter().enumerate() {
+                index.entry(e.key.clone()).or_insert(i);
+            }
+            self.0 = Some(index);
+        }
+        match &self.0 {
+            Some(index) => index.get(key).copied(),
+            None => map.entries.iter().position(|e| e.key == key),
+        }
+    }
+
+    /// The last entry of `map` was just added.
+    fn pushed(&mut self, map: &Mapping) {
+        if let (Some(index), Some(e)) = (&mut self.0, map.entries.last()) {
+            index.entry(e.key.clone()).or_insert(map.entries.len() - 1);
+        }
     }
 }
 
