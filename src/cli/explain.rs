@@ -351,11 +351,7 @@ pub fn explain(
     }
     if !children.is_empty() {
         out.push_str("\nFIELDS:\n");
-        let required: Vec<&str> = object
-            .required
-            .as_ref()
-            .map(|r| r.iter().map(String::as_str).collect())
-            .unwrap_or_default();
+        let required = required_names(object);
         for (name, child) in &children {
             let is_required = required.contains(&name.as_str());
             if recursive {
@@ -388,6 +384,17 @@ enum Child<'a> {
     Standard(&'static str, &'static str),
 }
 
+/// The names an object schema requires, as a set: looking each field up in the list
+/// made 80,000 required fields take 4 s.
+fn required_names(object: &SchemaProps) -> std::collections::HashSet<&str> {
+    object
+        .required
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect()
+}
+
 /// Deep enough for any real CRD, shallow enough to never exhaust the stack.
 const MAX_TREE_DEPTH: usize = 256;
 
@@ -405,11 +412,7 @@ fn tree(out: &mut String, name: &str, child: &Child<'_>, required: bool, depth: 
                 return;
             }
             let object = element(schema);
-            let required: Vec<&str> = object
-                .required
-                .as_ref()
-                .map(|r| r.iter().map(String::as_str).collect())
-                .unwrap_or_default();
+            let required = required_names(object);
             for (child_name, grandchild) in object.properties.iter().flatten() {
                 tree(
                     out,
