@@ -1,4 +1,5 @@
-//! Membership in a long `enum` without comparing against every member.
+//! Membership in a long `enum` without comparing against every member, and duplicates
+//! in a long `uniqueItems` list without comparing every pair.
 //!
 //! kube-openapi compares a value with each member in turn (converted to the member's
 //! Go type). With a 3 MiB CRD's enum of 20,000 values and a 2 MB resource of 150,000
@@ -88,6 +89,30 @@ impl EnumIndex {
                 }),
         }
     }
+}
+
+/// Whether two of `items` are deeply equal (`uniqueItems`), comparing only items of
+/// equal [`structural_hash`]: comparing every pair made 160,000 items take 30 s.
+pub fn has_deep_duplicate(items: &[Node]) -> bool {
+    if items.len() < INDEXED_FROM {
+        return items
+            .iter()
+            .enumerate()
+            .any(|(i, a)| items[..i].iter().any(|b| deep_equal(a, b)));
+    }
+    let mut groups: HashMap<u64, Vec<usize>> = HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let group = groups.entry(structural_hash(&item.value)).or_default();
+        if group.iter().any(|&j| deep_equal(item, &items[j])) {
+            return true;
+        }
+        group.push(i);
+    }
+    false
+}
+
+fn deep_equal(a: &Node, b: &Node) -> bool {
+    super::validate::go_deep_equal(a, b)
 }
 
 /// A hash that deeply equal values share: integers and floats apart (DeepEqual tells
@@ -304,5 +329,38 @@ mod tests {
         let members = [Node::new(composites[6].clone(), Span::default())];
         let index = EnumIndex::new(&members);
         assert!(!index.contains(&members, &composites[7]));
+    }
+
+    #[test]
+    fn duplicates_are_found_among_items_of_equal_hash_only_when_deeply_equal() {
+        let pool = [
+            list(&[Value::Int(1)]),
+            list(&[Value::Float(1.0)]),
+            map(&[("a", Value::Int(1)), ("b", Value::Null)]),
+            map(&[("b", Value::Null), ("a", Value::Int(1))]),
+            Value::Float(-0.0),
+            Value::Float(0.0),
+            Value::Float(f64::NAN),
+            Value::Int(0),
+            Value::String("0".into()),
+        ];
+        // Long lists of distinct strings, plus two values of the pool, at every pair
+        // of places: the hashed search agrees with comparing every pair.
+        for (x, a) in pool.iter().enumerate() {
+            for b in &pool[x..] {
+                let mut items: Vec<Node> = (0..40)
+                    .map(|i| Node::new(Value::String(format!("s{i}")), Span::default()))
+                    .collect();
+                items[3] = Node::new(a.clone(), Span::default());
+                items[37] = Node::new(b.clone(), Span::default());
+                let pairwise = items.iter().enumerate().any(|(i, p)| {
+                    items[..i]
+                        .iter()
+                        .any(|q| crate::schema::validate::go_deep_equal(p, q))
+                });
+                assert_eq!(has_deep_duplicate(&items), pairwise, "{a:?} {b:?}");
+                assert!(!has_deep_duplicate(&items[..5]));
+            }
+        }
     }
 }

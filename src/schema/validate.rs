@@ -1175,20 +1175,14 @@ impl Validator {
                 .with_valid(max),
             );
         }
-        if self.bounds().unique_items {
-            let dup = items
-                .iter()
-                .enumerate()
-                .any(|(i, a)| items[..i].iter().any(|b| go_deep_equal(a, b)));
-            if dup {
-                result.errors.push(validation(
-                    Code::Unique,
-                    path,
-                    None,
-                    format!("{path} in body shouldn't contain duplicates"),
-                    data.span,
-                ));
-            }
+        if self.bounds().unique_items && super::enum_index::has_deep_duplicate(items) {
+            result.errors.push(validation(
+                Code::Unique,
+                path,
+                None,
+                format!("{path} in body shouldn't contain duplicates"),
+                data.span,
+            ));
         }
         result.match_count += 1;
         result
