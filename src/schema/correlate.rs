@@ -72,6 +72,43 @@ impl<'a> Correlation<'a> {
         if depth > MAX_DEPTH {
             return false;
         }
+        // Validation asks this of every ancestor of an error: remembered for lists and
+        // maps while the trees are borrowed, each subtree is compared once (a changed
+        // leaf under 400 levels beside an unchanged map of 40,000 keys took 5 s).
+        let composite = matches!(
+            (&self.old.value, &new.value),
+            (Value::Array(_), Value::Array(_)) | (Value::Object(_), Value::Object(_))
+        );
+        let key = (
+            self.old as *const Node as usize,
+            new as *const Node as usize,
+            self.schema as *const Structural as usize,
+        );
+        if composite
+            && let Some(known) = KEY_INDEXES.with(|k| {
+                let k = k.borrow();
+                if k.depth == 0 {
+                    None
+                } else {
+                    k.unchanged.get(&key).copied()
+                }
+            })
+        {
+            return known;
+        }
+        let unchanged = self.compare(new, depth);
+        if composite {
+            KEY_INDEXES.with(|k| {
+                let mut k = k.borrow_mut();
+                if k.depth > 0 {
+                    k.unchanged.insert(key, unchanged);
+                }
+            });
+        }
+        unchanged
+    }
+
+    fn compare(&self, new: &Node, depth: usize) -> bool {
         match (&self.old.value, &new.value) {
             (Value::Null, Value::Null) => true,
             (Value::Null, _) | (_, Value::Null) => false,
@@ -135,6 +172,7 @@ impl Drop for KeyLookups {
             k.depth -= 1;
             if k.depth == 0 {
                 k.maps.clear();
+                k.unchanged.clear();
             }
         });
     }
@@ -145,6 +183,9 @@ struct KeyIndexes {
     depth: usize,
     /// By the mapping's address and length: each key's first position.
     maps: HashMap<(usize, usize), HashMap<String, u32>>,
+    /// [`Correlation::unchanged`] of lists and maps, by the old value's, the new
+    /// value's and the schema's addresses.
+    unchanged: HashMap<(usize, usize, usize), bool>,
 }
 
 thread_local! {

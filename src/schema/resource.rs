@@ -958,21 +958,24 @@ impl Checker<'_> {
             .as_ref()
             .map_or(1, |g| if g.value == 0 { 1 } else { g.value });
         let changed = {
-            let outside_metadata = |m: &crate::source::Mapping| {
+            // Borrowed, and the old fields by name: copying both objects and scanning
+            // the old fields for each new one took 11 s for 120,000 top-level fields.
+            fn outside_metadata(
+                m: &crate::source::Mapping,
+            ) -> std::collections::HashMap<&str, &Node> {
                 m.entries
                     .iter()
                     .filter(|e| e.key != "metadata")
-                    .map(|e| (e.key.clone(), e.value.clone()))
-                    .collect::<Vec<_>>()
-            };
+                    .map(|e| (e.key.as_str(), &e.value))
+                    .collect()
+            }
             let new_rest = outside_metadata(map);
             let old_rest = old_map.map(outside_metadata).unwrap_or_default();
             new_rest.len() != old_rest.len()
                 || new_rest.iter().any(|(k, v)| {
                     old_rest
-                        .iter()
-                        .find(|(ok, _)| ok == k)
-                        .is_none_or(|(_, ov)| !validate::go_deep_equal(v, ov))
+                        .get(k)
+                        .is_none_or(|ov| !validate::go_deep_equal(v, ov))
                 })
         };
         if !map.contains_key("metadata") {
