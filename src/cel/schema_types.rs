@@ -16,6 +16,7 @@
 //! estimator.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
@@ -310,6 +311,14 @@ fn schema_decl_type_depth(
                 ));
             }
             let required: &[String] = vv.map(|v| v.required.as_slice()).unwrap_or(&[]);
+            // A long `required` list is looked up through a set: scanning it for each
+            // property was quadratic (10,000 required properties 0.18 s, 40,000 1.96 s).
+            let required_set: Option<HashSet<&str>> =
+                (required.len() > 16).then(|| required.iter().map(String::as_str).collect());
+            let is_required = |name: &str| match &required_set {
+                Some(set) => set.contains(name),
+                None => required.iter().any(|r| r == name),
+            };
             let mut fields = Vec::with_capacity(s.properties.len());
             let mut min_size = 2i64;
             let meta_ok = !is_resource_root || has_type_and_object_meta(s);
@@ -322,7 +331,7 @@ fn schema_decl_type_depth(
                 else {
                     continue;
                 };
-                let is_required = required.iter().any(|r| r == name);
+                let is_required = is_required(name);
                 if is_required && prop.generic.default.is_none() {
                     min_size += name.len() as i64 + ft.min_serialized_size + 4;
                 }
@@ -338,7 +347,7 @@ fn schema_decl_type_depth(
                 // Plain strings and a name/generateName object (no defaults, minimum
                 // size 2), which count like any property when required.
                 for name in ["kind", "apiVersion", "metadata"] {
-                    if required.iter().any(|r| r == name) {
+                    if is_required(name) {
                         min_size += name.len() as i64 + 2 + 4;
                     }
                 }
