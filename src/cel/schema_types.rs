@@ -62,6 +62,39 @@ pub struct DeclType {
     pub min_serialized_size: i64,
     /// [`DeclType::fingerprint`], once asked for.
     pub fingerprint: Fingerprint,
+    /// An object's fields in name order, for [`DeclType::field`].
+    field_index: FieldIndex,
+}
+
+/// Below this many fields, [`DeclType::field`] reads them in turn.
+const INDEXED_FIELDS_FROM: usize = 16;
+
+/// The positions of an object's fields sorted by name (stable), built on the first
+/// lookup in an object of many fields. Every field selection of a rule looks its field
+/// up, in the type checker and again in the cost estimator: reading the fields in turn
+/// made a rule naming each of 32,000 properties take 1.94 s (8,000: 0.15 s).
+///
+/// Like [`Fingerprint`], not part of the value: it compares equal, prints as nothing,
+/// and a clone starts over.
+#[derive(Default)]
+struct FieldIndex(OnceLock<Box<[u32]>>);
+
+impl Clone for FieldIndex {
+    fn clone(&self) -> Self {
+        FieldIndex::default()
+    }
+}
+
+impl PartialEq for FieldIndex {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for FieldIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("_")
+    }
 }
 
 /// A 128-bit digest of a declared type's value (kind, fields, sizes), computed on first
@@ -174,6 +207,7 @@ impl DeclType {
             max_elements,
             min_serialized_size,
             fingerprint: Fingerprint::default(),
+            field_index: FieldIndex::default(),
         }
     }
 
@@ -219,11 +253,24 @@ impl DeclType {
         }
     }
 
+    /// The first field of this name, of an object type.
     pub fn field(&self, escaped: &str) -> Option<&DeclField> {
-        match &self.kind {
-            DeclKind::Object(fields) => fields.iter().find(|f| f.name == escaped),
-            _ => None,
+        let DeclKind::Object(fields) = &self.kind else {
+            return None;
+        };
+        if fields.len() < INDEXED_FIELDS_FROM {
+            return fields.iter().find(|f| f.name == escaped);
         }
+        let order = self.field_index.0.get_or_init(|| {
+            let mut order: Vec<u32> = (0..fields.len() as u32).collect();
+            order.sort_by(|&a, &b| fields[a as usize].name.cmp(&fields[b as usize].name));
+            order.into()
+        });
+        let at = order.partition_point(|&i| fields[i as usize].name.as_str() < escaped);
+        order
+            .get(at)
+            .map(|&i| &fields[i as usize])
+            .filter(|f| f.name == escaped)
     }
 
     pub fn elem(&self) -> Option<&DeclType> {
@@ -582,7 +629,7 @@ impl<'d> TypeRegistry<'d> {
         for step in steps {
             at = match (&at.kind, step) {
                 (DeclKind::List(e), "@idx") | (DeclKind::Map(e), "@elem") => e,
-                (DeclKind::Object(fields), _) => &fields.iter().find(|f| f.name == step)?.ty,
+                (DeclKind::Object(_), _) => &at.field(step)?.ty,
                 _ => return None,
             };
         }
@@ -608,13 +655,12 @@ impl TypeProvider for TypeRegistry<'_> {
     }
 
     fn field_type(&self, type_name: &str, field: &str) -> Option<Type> {
-        let DeclKind::Object(fields) = &self.resolve(type_name)?.kind else {
+        let decl = self.resolve(type_name)?;
+        if !matches!(decl.kind, DeclKind::Object(_)) {
             return None;
-        };
+        }
         let find = |name: &str| {
-            fields
-                .iter()
-                .find(|f| f.name == name)
+            decl.field(name)
                 .map(|f| type_of(&f.ty, &format!("{type_name}.{}", f.name)))
         };
         find(field).or_else(|| {

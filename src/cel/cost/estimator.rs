@@ -241,12 +241,9 @@ impl SizeEstimator<'_> {
                     DeclKind::Map(_) => return_key_size_later(&mut cur),
                     _ => return None,
                 },
-                field => match &cur.kind {
-                    DeclKind::Object(fields) => match fields.iter().find(|f| f.name == field) {
-                        Some(f) => cur = &f.ty,
-                        None => return None,
-                    },
-                    _ => return None,
+                field => match cur.field(field) {
+                    Some(f) => cur = &f.ty,
+                    None => return None,
                 },
             }
         }
