@@ -361,6 +361,10 @@ impl<'a> Interp<'a> {
 
     fn map(&mut self, entries: &[super::ast::MapEntry], depth: usize) -> R {
         let mut out: Vec<(Val, Val)> = Vec::with_capacity(entries.len());
+        // The keys so far by hash: a repeated key is looked for among those of its
+        // bucket (and the unhashed ones) only. Comparing each key with every earlier
+        // one was quadratic: a literal of 32,000 entries took 2.19 s (8,000: 0.23 s).
+        let mut keys = super::lookup::Positions::default();
         for en in entries {
             let k = self.eval(&en.key, depth + 1)?;
             let v = self.eval(&en.value, depth + 1)?;
@@ -373,9 +377,11 @@ impl<'a> Interp<'a> {
             } else {
                 v
             };
-            if out.iter().any(|(k2, _)| k2.equals(&k)) {
+            let b = super::lookup::bucket(&k);
+            if keys.first(b, |i| out[i].0.equals(&k)).is_some() {
                 return Err(err(format!("Failed with repeated key: {}", display(&k))));
             }
+            keys.push(b);
             out.push((k, v));
         }
         Ok(Val::Map(Arc::new(out)))
