@@ -10,7 +10,7 @@ use crate::cel::ast::IdMap;
 
 use super::ast::{Ast, Expr, ExprId, ExprKind, Literal};
 use super::env::{Env, Function};
-use super::errors::{CelError, Issues};
+use super::errors::Issues;
 use super::types::{
     Mapping, Type, format_function, is_assignable, is_assignable_list, most_general, substitute,
 };
@@ -207,7 +207,7 @@ struct Checker<'a, 'd> {
 impl<'d> Checker<'_, 'd> {
     fn error(&mut self, id: ExprId, message: String) {
         let offset = self.source.offset(id);
-        self.issues.push(CelError::at(self.source, offset, message));
+        self.issues.push_at(self.source, offset, message);
     }
 
     fn set_type(&mut self, id: ExprId, t: Type) {

@@ -127,6 +127,17 @@ impl Issues {
         }
     }
 
+    /// [`Self::push`] of [`CelError::at`], locating the error (a scan of the text
+    /// before it) only when it is kept. Locating errors past the cap too took a rule
+    /// of 32,000 type errors 1.82 s (8,000: 0.27 s).
+    pub fn push_at(&mut self, source: &Source, offset: Option<usize>, message: impl Into<String>) {
+        if self.errors.len() < MAX_ERRORS_TO_REPORT {
+            self.push(CelError::at(source, offset, message));
+        } else {
+            self.count += 1;
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }

@@ -129,7 +129,7 @@ fn push_once(issues: &mut Issues, source: &Source, offset: Option<usize>, messag
         .iter()
         .any(|e| e.offset == offset && e.message == message);
     if !reported {
-        issues.push(CelError::at(source, offset, message));
+        issues.push_at(source, offset, message);
     }
 }
 
@@ -786,8 +786,7 @@ impl Expander<'_> {
 
     fn error(&mut self, at: ExprId, message: &str) -> Expr {
         let offset = self.source.offset(at);
-        let err = CelError::at(self.source, offset, message);
-        self.issues.push(err);
+        self.issues.push_at(self.source, offset, message);
         Expr::new(at, ExprKind::Literal(Literal::Null))
     }
 

@@ -5,13 +5,13 @@
 use super::ast::{Expr, ExprKind, Literal};
 use super::checker::CheckedAst;
 use super::env::Env;
-use super::errors::{CelError, Issues};
+use super::errors::Issues;
 
 pub fn validate(checked: &CheckedAst, env: &Env) -> Result<(), Issues> {
     let mut issues = Issues::new(&checked.ast.source.text);
     let src = &checked.ast.source;
     let mut report = |id, message: String| {
-        issues.push(CelError::at(src, src.offset(id), message));
+        issues.push_at(src, src.offset(id), message);
     };
     // Lists and maps under a `format` call are exempt once the strings extension's
     // format validator is present.
