@@ -76,8 +76,9 @@ struct Typed<'a> {
 /// The outcome for one entry of `x-kubernetes-validations`.
 #[derive(Debug)]
 pub struct RuleCompileResult {
-    /// Where the schema node is, from the root.
-    pub node: Vec<SchemaStep>,
+    /// Where the schema node is, from the root: one copy shared by the node's rules
+    /// (a copy per rule was R x D: 40,000 rules at depth 400 kept 1.7 GB).
+    pub node: Arc<[SchemaStep]>,
     /// Index in the node's `x-kubernetes-validations`.
     pub index: usize,
     /// The field path of the rule (`…x-kubernetes-validations[0].rule`).
@@ -642,9 +643,10 @@ impl Walker<'_> {
         decl: Option<&DeclType>,
     ) {
         let list_path = path.child("x-kubernetes-validations");
+        let node_steps: Arc<[SchemaStep]> = steps.into();
         let Some(decl) = decl else {
             self.out.push(RuleCompileResult {
-                node: steps.to_vec(),
+                node: node_steps,
                 index: 0,
                 field: list_path.index(0).child("rule"),
                 program: None,
@@ -665,7 +667,7 @@ impl Walker<'_> {
         for (i, rule) in n.x_validations.iter().enumerate() {
             let rpath = list_path.index(i);
             let mut r = RuleCompileResult {
-                node: steps.to_vec(),
+                node: node_steps.clone(),
                 index: i,
                 field: rpath.child("rule"),
                 program: None,
@@ -701,10 +703,11 @@ impl Walker<'_> {
         let list_path = path.child("x-kubernetes-validations");
         let mut schema_errors = false;
         let mut results: Vec<RuleCompileResult> = Vec::new();
+        let node_steps: Arc<[SchemaStep]> = steps.into();
         for (i, rule) in s.x_validations.iter().enumerate() {
             let rpath = list_path.index(i);
             let mut r = RuleCompileResult {
-                node: steps.to_vec(),
+                node: node_steps.clone(),
                 index: i,
                 field: rpath.child("rule"),
                 program: None,

@@ -34,7 +34,7 @@ impl RuleTree {
                 continue;
             }
             let mut node = &mut root;
-            for step in &r.node {
+            for step in r.node.iter() {
                 node = node.child_mut(step);
             }
             node.entries.push(i);

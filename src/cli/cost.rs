@@ -379,7 +379,7 @@ fn rule_json(file: &SourceFile, r: &RuleCost, search: &Search) -> Json {
         "rule": r.rule,
         "line": pos.line,
         "column": pos.column,
-        "node": r.data_path,
+        "node": &*r.data_path,
         "compiled": r.compiled,
         "maxCost": r.max_cost,
         "ruleMaxCardinality": r.rule_max_cardinality,

@@ -926,22 +926,29 @@ impl Walker<'_> {
         let Some(rules) = &s.x_validations else {
             return;
         };
+        if rules.is_empty() {
+            return;
+        }
+        // The node's path is made once, and a rule's only for its findings: made per
+        // rule, it rebuilt every ancestor's path (O(D^2) bytes a rule), which was a
+        // good part of checking 40,000 rules at depth 400 (5.4 s).
+        let list_path = path.to_path().child("x-kubernetes-validations");
         for (i, rule) in rules.iter().enumerate() {
-            let rp = path.to_path().child("x-kubernetes-validations").index(i);
+            let rp = || list_path.index(i);
             let trimmed_rule = rule.rule.trim();
             let message = rule.message.as_deref().unwrap_or("");
             let trimmed_msg = message.trim();
             if trimmed_rule.is_empty() {
                 self.push(
                     SCHEMA_VALIDATION_RULE,
-                    FieldError::required(rp.child("rule"), "rule is not specified"),
+                    FieldError::required(rp().child("rule"), "rule is not specified"),
                     "write a CEL expression in rule",
                 );
             } else if !message.is_empty() && trimmed_msg.is_empty() {
                 self.push(
                     SCHEMA_VALIDATION_RULE,
                     FieldError::invalid(
-                        rp.child("message"),
+                        rp().child("message"),
                         message,
                         "must be non-empty if specified",
                     ),
@@ -951,7 +958,7 @@ impl Walker<'_> {
                 self.push(
                     SCHEMA_VALIDATION_RULE,
                     FieldError::invalid(
-                        rp.child("message"),
+                        rp().child("message"),
                         message,
                         "must not contain line breaks",
                     ),
@@ -961,7 +968,7 @@ impl Walker<'_> {
                 self.push(
                     SCHEMA_VALIDATION_RULE,
                     FieldError::required(
-                        rp.child("message"),
+                        rp().child("message"),
                         "message must be specified if rule contains line breaks",
                     ),
                     "add a message for multi-line rules",
@@ -972,7 +979,7 @@ impl Walker<'_> {
                 self.push(
                     SCHEMA_VALIDATION_RULE,
                     FieldError::required(
-                        rp.child("messageExpression"),
+                        rp().child("messageExpression"),
                         "messageExpression must be non-empty if specified",
                     ),
                     "write a CEL expression or remove messageExpression",
@@ -989,7 +996,7 @@ impl Walker<'_> {
             {
                 self.push(
                     SCHEMA_VALIDATION_RULE,
-                    FieldError::not_supported(rp.child("reason"), reason, &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"]),
+                    FieldError::not_supported(rp().child("reason"), reason, &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"]),
                     "reason is one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate",
                 );
             }
@@ -998,7 +1005,7 @@ impl Walker<'_> {
                 self.push(
                     SCHEMA_VALIDATION_RULE,
                     FieldError::invalid(
-                        rp.child("fieldPath"),
+                        rp().child("fieldPath"),
                         fp,
                         "must be non-empty if specified",
                     ),
@@ -1008,7 +1015,11 @@ impl Walker<'_> {
             if has_newlines(fp) {
                 self.push(
                     SCHEMA_VALIDATION_RULE,
-                    FieldError::invalid(rp.child("fieldPath"), fp, "must not contain line breaks"),
+                    FieldError::invalid(
+                        rp().child("fieldPath"),
+                        fp,
+                        "must not contain line breaks",
+                    ),
                     "write the field path on one line",
                 );
             }
@@ -1020,12 +1031,12 @@ impl Walker<'_> {
                     let span = rule.field_path_span.unwrap_or(rule.span);
                     self.f.prebuilt.push(super::spec::server_panic(
                         SCHEMA_VALIDATION_RULE,
-                        &rp.child("fieldPath"),
+                        &rp().child("fieldPath"),
                         span,
                         "the server follows this path past a map whose additionalProperties is a boolean (no schema) and crashes; end the path at the map, or give additionalProperties a schema",
                     ));
                 } else {
-                    self.push(SCHEMA_VALIDATION_RULE, FieldError::invalid(rp.child("fieldPath"), fp, "must be a valid path"), "fieldPath is relative to this schema node and must name declared fields, e.g. .spec.replicas or .labels['a']");
+                    self.push(SCHEMA_VALIDATION_RULE, FieldError::invalid(rp().child("fieldPath"), fp, "must be a valid path"), "fieldPath is relative to this schema node and must name declared fields, e.g. .spec.replicas or .labels['a']");
                 }
             }
         }

@@ -34,6 +34,7 @@ use super::schema_types::{DeclType, MAX_REQUEST_SIZE_BYTES, escape, schema_decl_
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::diag::FieldPath;
 use crate::schema::structural::{Structural, StructuralOrBool};
@@ -67,8 +68,9 @@ pub struct CardinalityStep {
 /// The cost facts of one `x-kubernetes-validations` entry.
 #[derive(Clone, Debug)]
 pub struct RuleCost {
-    /// Steps from the root to the rule's schema node.
-    pub node: Vec<SchemaStep>,
+    /// Steps from the root to the rule's schema node (shared by the node's rules, as
+    /// are `data_path` and `chain`).
+    pub node: Arc<[SchemaStep]>,
     /// Index in the node's `x-kubernetes-validations`.
     pub index: usize,
     /// `…x-kubernetes-validations[i].rule`.
@@ -77,7 +79,7 @@ pub struct RuleCost {
     /// The rule string in the file.
     pub span: Span,
     /// The data path of the node the rule validates (`spec.rules[*]`).
-    pub data_path: String,
+    pub data_path: Arc<str>,
     /// Whether the rule compiled (rules that do not compile cost 0).
     pub compiled: bool,
     /// Worst-case cost of one evaluation (`MaxCost`).
@@ -89,7 +91,7 @@ pub struct RuleCost {
     /// What the server compares with [`PER_RULE_LIMIT`]: `max_cost` × cardinality.
     pub estimated_cost: u64,
     /// The lists and maps above the node.
-    pub chain: Vec<CardinalityStep>,
+    pub chain: Arc<[CardinalityStep]>,
     /// The minimum serialized size of the node's values (for explanations).
     pub min_serialized_size: i64,
     /// The messageExpression's worst-case cost (not multiplied by cardinality, as the
@@ -165,10 +167,27 @@ pub fn estimate_compiled(
     };
     // Rules share their schema's declared types: build each once per schema.
     let cache = DeclCache::default();
+    // A node's context, with the parts its rules keep, is made once for all its rules
+    // (which `server_order` keeps together): made per rule, 40,000 rules at depth 400
+    // took 5.4 s and 1.7 GB, the paths of each rule's node rebuilt and kept per rule.
+    let mut node: Option<(&RuleCompileResult, Option<SharedContext<'_>>)> = None;
     for r in server_order(compiled) {
-        let Some(ctx) = node_context_cached(root, &r.node, base, &cache) else {
+        let same_node = node
+            .as_ref()
+            .is_some_and(|(first, _)| Arc::ptr_eq(&first.node, &r.node) || first.node == r.node);
+        if !same_node {
+            let shared =
+                node_context_cached(root, &r.node, base, &cache).map(|ctx| SharedContext {
+                    data_path: ctx.data_path.as_str().into(),
+                    chain: ctx.chain.as_slice().into(),
+                    ctx,
+                });
+            node = Some((r, shared));
+        }
+        let Some((first, Some(shared))) = &node else {
             continue;
         };
+        let ctx = &shared.ctx;
         let Some(rule) = ctx.schema.x_validations.get(r.index) else {
             continue;
         };
@@ -203,23 +222,30 @@ pub fn estimate_compiled(
             observe(&mut out, &me.field, me.max_cost);
         }
         out.rules.push(RuleCost {
-            node: r.node.clone(),
+            node: first.node.clone(),
             index: r.index,
             field: r.field.clone(),
             rule: rule.rule.clone(),
             span: rule.rule_node.as_ref().map(|n| n.span).unwrap_or(rule.span),
-            data_path: ctx.data_path.clone(),
+            data_path: shared.data_path.clone(),
             compiled: r.program.is_some(),
             max_cost,
             rule_max_cardinality,
             schema_max_cardinality: ctx.cardinality,
             estimated_cost,
-            chain: ctx.chain.clone(),
+            chain: shared.chain.clone(),
             min_serialized_size: min_size,
             message_expression: me,
         });
     }
     out
+}
+
+/// A node's [`NodeContext`] and the parts of it that its rules' costs share.
+struct SharedContext<'a> {
+    ctx: NodeContext<'a>,
+    data_path: Arc<str>,
+    chain: Arc<[CardinalityStep]>,
 }
 
 /// The maximum costs of a program on a node of type `decl`, estimated once per program
@@ -298,7 +324,7 @@ fn server_order(compiled: &[RuleCompileResult]) -> Vec<&RuleCompileResult> {
     let mut root = Node::default();
     for r in compiled {
         let mut at = &mut root;
-        for step in &r.node {
+        for step in r.node.iter() {
             let i = *at.child_at.entry(step).or_insert_with(|| {
                 at.children.push((step, Node::default()));
                 at.children.len() - 1
