@@ -7,7 +7,7 @@
 //! none, its storage version), and every check it already failed is relaxed for the new
 //! object exactly where the server relaxes it ([`Requirements`]).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::diag::FieldPath;
 use crate::model::crd::{Crd, Version};
@@ -194,25 +194,28 @@ impl OldCrd {
         }
     }
 
-    /// The schema the server holds for version `name` (`GetSchemaForVersion`): the
-    /// shared one when every version had the same, whatever the name; `Err` when the
-    /// version is unknown.
-    fn schema_for_version(&self, name: &str) -> Result<String, ()> {
+    /// The schema the server holds for each version (`GetSchemaForVersion`), by name:
+    /// the shared one when every version had the same, whatever the name (`None`
+    /// then); a name missing from the map is a version the server does not know.
+    /// Built once: looking each new version up in the old list was quadratic.
+    fn schemas_by_version(&self) -> Result<HashMap<&str, String>, String> {
         if self.hoisted.schema {
-            return Ok(self.crd.versions.first().map_or_else(
+            return Err(self.crd.versions.first().map_or_else(
                 || "null".to_string(),
                 |v| gojson::version_field(v, "schema"),
             ));
         }
         if self.crd.versions.iter().all(|v| v.schema_field.is_none()) {
-            return Ok("null".to_string());
+            return Err("null".to_string());
         }
-        self.crd
-            .versions
-            .iter()
-            .find(|v| text(&v.name) == name)
-            .map(|v| gojson::version_field(v, "schema"))
-            .ok_or(())
+        let mut by_name = HashMap::with_capacity(self.crd.versions.len());
+        for v in &self.crd.versions {
+            // The first of equal names, as a search from the start finds it.
+            by_name
+                .entry(text(&v.name))
+                .or_insert_with(|| gojson::version_field(v, "schema"));
+        }
+        Ok(by_name)
     }
 
     /// The value of one of the old object's annotations.
@@ -257,22 +260,32 @@ pub struct Update<'a> {
 impl<'a> Update<'a> {
     pub fn new(old: &'a OldCrd, new: &spec::Defaulted) -> Update<'a> {
         let mut unchanged_schemas = HashSet::new();
+        let old_schemas = old.schemas_by_version();
+        // The schema every new version shares, when it is one.
+        let new_shared = if new.hoisted.schema {
+            Some(new.crd.versions.first().map_or_else(
+                || "null".to_string(),
+                |f| gojson::version_field(f, "schema"),
+            ))
+        } else if new.crd.versions.iter().all(|x| x.schema_field.is_none()) {
+            Some("null".to_string())
+        } else {
+            None
+        };
         for v in &new.crd.versions {
             let name = text(&v.name);
-            let Ok(before) = old.schema_for_version(name) else {
-                continue;
+            let before = match &old_schemas {
+                Err(shared) => shared,
+                Ok(by_name) => match by_name.get(name) {
+                    Some(schema) => schema,
+                    None => continue,
+                },
             };
-            let now = if new.hoisted.schema {
-                new.crd.versions.first().map_or_else(
-                    || "null".to_string(),
-                    |f| gojson::version_field(f, "schema"),
-                )
-            } else if new.crd.versions.iter().all(|x| x.schema_field.is_none()) {
-                "null".to_string()
-            } else {
-                gojson::version_field(v, "schema")
+            let now = match &new_shared {
+                Some(shared) => std::borrow::Cow::Borrowed(shared.as_str()),
+                None => std::borrow::Cow::Owned(gojson::version_field(v, "schema")),
             };
-            if spec::semantically_equal(&before, &now) {
+            if spec::semantically_equal(before, &now) {
                 unchanged_schemas.insert(name.to_string());
             }
         }
@@ -300,9 +313,13 @@ impl<'a> Update<'a> {
             }
         }
         if !old.hoisted.selectable_fields {
+            let mut old_by_name: HashMap<&str, &Version> = HashMap::new();
+            for o in &old_crd.versions {
+                old_by_name.entry(text(&o.name)).or_insert(o);
+            }
             for v in &new.crd.versions {
                 let name = text(&v.name);
-                let Some(o) = old_crd.versions.iter().find(|o| text(&o.name) == name) else {
+                let Some(o) = old_by_name.get(name) else {
                     continue;
                 };
                 let now = if new.hoisted.selectable_fields {
