@@ -11,11 +11,15 @@ use crate::schema::structural::{Structural, StructuralOrBool, ValueValidation};
 /// Work the search for fixes may do in one run, in nodes re-estimated: each trial
 /// bound re-types the schema below the rule's node and re-estimates the rule, so a
 /// trial costs the number of schema nodes there plus the rule's expression nodes.
-/// Every CRD of the corpus together needs 4 % of it (`--near 0.0001`); a 1.4 MB
+/// Every CRD of the corpus together needs 8 % of it (`--near 0.0001`); a 1.4 MB
 /// CRD whose rule reads 1,500 unbounded lists, each beside 10,000 other fields, took 41 s
 /// before this limit, 6 s with it; a 2.7 MB CRD with 2,000 rules at a node of 60,000
 /// fields, searched with `--near 0.0001`, 325 s, now 2.4 s.
-pub const SEARCH_WORK_LIMIT: u64 = 1 << 25;
+///
+/// Halved in session 47: a re-estimated node costs more on a large schema (0.1 µs at
+/// 500 lists read by one rule, 0.3 µs at 2,000: cache misses), so the whole budget
+/// took 11 s there; at this limit, under 6 s.
+pub const SEARCH_WORK_LIMIT: u64 = 1 << 24;
 
 /// What is left of [`SEARCH_WORK_LIMIT`] for a run.
 pub struct SearchBudget {
