@@ -163,3 +163,39 @@ fn real_world_corpus_is_within_the_limits() {
     // Every CEL rule of the corpus (crdoracle counts 1421).
     assert_eq!(rules, 1421);
 }
+
+/// Files `cost` cannot read as CRDs are errors on stderr with exit status 2, never a
+/// silent "0 rules": one past `--max-file-size` (the same default as `check`), and one
+/// that is not YAML. (Both were skipped without a word before session 47.)
+#[test]
+fn unreadable_files_are_errors_not_silently_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "a: [\n").unwrap();
+    let bad = bad.to_string_lossy().into_owned();
+    let output = crdlint()
+        .args([
+            "cost",
+            "--max-file-size",
+            "1000",
+            &bad,
+            "testdata/cost/docs-example.yaml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        format!(
+            "error: {bad}:1:5: while parsing a node, did not find expected node content\n\
+             error: testdata/cost/docs-example.yaml: file is {} bytes, larger than the limit of 1000 bytes (--max-file-size)\n",
+            std::fs::metadata("testdata/cost/docs-example.yaml")
+                .unwrap()
+                .len()
+        )
+    );
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "0 rules, 0 over the per-rule limit\n"
+    );
+}

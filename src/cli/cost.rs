@@ -61,6 +61,10 @@ pub struct CostArgs {
     /// Do not honour .gitignore and .ignore files.
     #[arg(long)]
     pub no_ignore: bool,
+
+    /// Refuse files larger than this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 32 * 1024 * 1024)]
+    pub max_file_size: u64,
 }
 
 fn parse_version(s: &str) -> Result<KubeVersion, String> {
@@ -131,7 +135,7 @@ pub fn run(args: &CostArgs) -> u8 {
     // One budget for the whole run: the search for fixes re-estimates rules many times.
     let budget = SearchBudget::new(suggest::SEARCH_WORK_LIMIT);
     for input in &inputs {
-        let loaded = load::load(input, 64 * 1024 * 1024, &Limits::default());
+        let loaded = load::load(input, args.max_file_size, &Limits::default());
         if loaded.io_error {
             for d in &loaded.diagnostics {
                 let line = format!("error: {}: {}", loaded.file.path, d.message);
@@ -139,6 +143,21 @@ pub fn run(args: &CostArgs) -> u8 {
             }
             trouble = true;
             continue;
+        }
+        // A file too large, not text or not YAML, or a document kubectl would refuse:
+        // its CRDs were not costed, which the exit status must not hide.
+        for d in loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == crate::diag::Severity::Error)
+        {
+            let at = d.span.map_or(String::new(), |span| {
+                let p = loaded.file.position(span.start);
+                format!(":{}:{}", p.line, p.column)
+            });
+            let line = format!("error: {}{at}: {}", loaded.file.path, d.message);
+            eprintln!("{}", escape_controls(&line));
+            trouble = true;
         }
         for doc in &loaded.documents {
             if let Some(r) = crd_report(
