@@ -167,7 +167,7 @@ _crdlint() {
             return 0
             ;;
         crdlint__subcmd__cost)
-            opts="-o -h -V --output --near --kube-version --color --exclude --no-ignore --help --version"
+            opts="-o -h -V --output --near --kube-version --color --exclude --no-ignore --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -194,6 +194,10 @@ _crdlint() {
                     return 0
                     ;;
                 --exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

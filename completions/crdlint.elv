@@ -75,6 +75,7 @@ set edit:completion:arg-completer[crdlint] = {|@words|
             cand --kube-version 'Kubernetes version whose CEL environment compiles the rules'
             cand --color 'When to use colour'
             cand --exclude 'Leave out paths matching GLOB (gitignore syntax; repeatable)'
+            cand --max-file-size 'Refuse files larger than this many bytes'
             cand --no-ignore 'Do not honour .gitignore and .ignore files'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

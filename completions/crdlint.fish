@@ -80,6 +80,7 @@ complete -c crdlint -n "__fish_crdlint_using_subcommand cost" -l color -d 'When 
 always\t''
 never\t''"
 complete -c crdlint -n "__fish_crdlint_using_subcommand cost" -l exclude -d 'Leave out paths matching GLOB (gitignore syntax; repeatable)' -r
+complete -c crdlint -n "__fish_crdlint_using_subcommand cost" -l max-file-size -d 'Refuse files larger than this many bytes' -r
 complete -c crdlint -n "__fish_crdlint_using_subcommand cost" -l no-ignore -d 'Do not honour .gitignore and .ignore files'
 complete -c crdlint -n "__fish_crdlint_using_subcommand cost" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c crdlint -n "__fish_crdlint_using_subcommand cost" -s V -l version -d 'Print version'
