@@ -303,6 +303,28 @@ fn check_bounded(format: &str, args: &[&str], max_mib: u64) -> (String, i32) {
     )
 }
 
+/// A `Thing` resource whose `spec.l` is the JSON list of `items`, on one line.
+fn write_list_resource<S: AsRef<str>>(dir: &std::path::Path, items: &[S]) -> String {
+    let items: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
+    write(
+        dir,
+        "cr.json",
+        format!("{LIST_RESOURCE_HEAD}{}]}}}}\n", items.join(",")),
+    )
+}
+
+const LIST_RESOURCE_HEAD: &str = "{\"apiVersion\": \"example.com/v1\", \"kind\": \"Thing\", \"metadata\": {\"name\": \"t\", \"namespace\": \"default\"}, \"spec\": {\"l\": [";
+
+/// The 1-based column of `items[i]` in a resource from [`write_list_resource`].
+fn list_item_column<S: AsRef<str>>(items: &[S], i: usize) -> usize {
+    LIST_RESOURCE_HEAD.len()
+        + 1
+        + items[..i]
+            .iter()
+            .map(|s| s.as_ref().len() + 1)
+            .sum::<usize>()
+}
+
 /// Address space granted to runs that must stay small (threads reserve stacks and
 /// allocator arenas, so this is far above the memory actually used).
 const SMALL_MIB: u64 = 2048;
@@ -1824,19 +1846,10 @@ fn a_long_enum_checks_each_value_in_constant_time() {
     let mut items = vec!["\"value-19999\""; 150_000];
     items[5] = "\"nope\"";
     items[7] = "65";
-    let cr = write(
-        dir.path(),
-        "cr.json",
-        format!(
-            "{{\"apiVersion\": \"example.com/v1\", \"kind\": \"Thing\", \"metadata\": {{\"name\": \"t\", \"namespace\": \"default\"}}, \"spec\": {{\"l\": [{}]}}}}\n",
-            items.join(",")
-        ),
-    );
+    let cr = write_list_resource(dir.path(), &items);
     let (out, status) = check_bounded("short", &[&crd, &cr], SMALL_MIB);
     assert_eq!(status, 1);
-    let text = std::fs::read_to_string(&cr).unwrap();
-    let start = text.find('[').unwrap() + 2;
-    let column = |i: usize| start + items[..i].iter().map(|s| s.len() + 1).sum::<usize>();
+    let column = |i: usize| list_item_column(&items, i);
     let supported = members.join(", ");
     assert_eq!(
         out,
@@ -1873,19 +1886,10 @@ fn a_long_enum_of_maps_checks_each_value_in_constant_time() {
     // DeepEqual tells a float from an integer, and a missing key from a null one.
     items[5] = "{\"k\": 19999.5, \"name\": \"m\"}";
     items[7] = "{\"k\": 1, \"name\": \"m\", \"x\": null}";
-    let cr = write(
-        dir.path(),
-        "cr.json",
-        format!(
-            "{{\"apiVersion\": \"example.com/v1\", \"kind\": \"Thing\", \"metadata\": {{\"name\": \"t\", \"namespace\": \"default\"}}, \"spec\": {{\"l\": [{}]}}}}\n",
-            items.join(",")
-        ),
-    );
+    let cr = write_list_resource(dir.path(), &items);
     let (out, status) = check_bounded("short", &[&crd, &cr], SMALL_MIB);
     assert_eq!(status, 1);
-    let text = std::fs::read_to_string(&cr).unwrap();
-    let start = text.find('[').unwrap() + 2;
-    let column = |i: usize| start + items[..i].iter().map(|s| s.len() + 1).sum::<usize>();
+    let column = |i: usize| list_item_column(&items, i);
     let supported: Vec<String> = (0..20_000)
         .map(|i| format!("\"{{\\\"k\\\":{i},\\\"name\\\":\\\"m\\\"}}\""))
         .collect();
@@ -1994,14 +1998,7 @@ fn unique_items_over_a_long_list_are_compared_by_hash() {
     );
     let mut items: Vec<String> = (0..150_000).map(|i| format!("\"s{i}\"")).collect();
     items.push("\"s77\"".into());
-    let cr = write(
-        dir.path(),
-        "cr.json",
-        format!(
-            "{{\"apiVersion\": \"example.com/v1\", \"kind\": \"Thing\", \"metadata\": {{\"name\": \"t\", \"namespace\": \"default\"}}, \"spec\": {{\"l\": [{}]}}}}\n",
-            items.join(",")
-        ),
-    );
+    let cr = write_list_resource(dir.path(), &items);
     let (out, status) = check_bounded("short", &[&crd, &cr], SMALL_MIB);
     assert_eq!(status, 1);
     assert_eq!(

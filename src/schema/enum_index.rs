@@ -235,11 +235,15 @@ mod tests {
             Value::Int(i64::MIN),
         ]);
         let values: Vec<Value> = values.collect();
-        // Every subset of members in a sliding window, so that each value meets
-        // each member alone and with others.
-        for start in 0..scalars.len() {
-            for len in 1..=4 {
-                let members: Vec<Node> = scalars
+        assert_index_agrees_with_each_member(&scalars, &values, 4);
+    }
+
+    /// Every window of up to `max_len` members taken in turn from `pool`, checked on
+    /// every value: so that each value meets each member alone and with others.
+    fn assert_index_agrees_with_each_member(pool: &[Value], values: &[Value], max_len: usize) {
+        for start in 0..pool.len() {
+            for len in 1..=max_len {
+                let members: Vec<Node> = pool
                     .iter()
                     .cycle()
                     .skip(start)
@@ -247,7 +251,7 @@ mod tests {
                     .map(|v| Node::new(v.clone(), Span::default()))
                     .collect();
                 let index = EnumIndex::new(&members);
-                for v in &values {
+                for v in values {
                     let linear = members.iter().any(|m| enum_matches(v, &m.value));
                     let linear = linear && !matches!(v, Value::Null);
                     let hashed = index.contains(&members, v) && !matches!(v, Value::Null);
@@ -304,24 +308,7 @@ mod tests {
         ];
         let scalars = [Value::Int(1), Value::String("a".into()), Value::Null];
         let values: Vec<Value> = composites.iter().chain(&scalars).cloned().collect();
-        for start in 0..values.len() {
-            for len in 1..=3 {
-                let members: Vec<Node> = values
-                    .iter()
-                    .cycle()
-                    .skip(start)
-                    .take(len)
-                    .map(|v| Node::new(v.clone(), Span::default()))
-                    .collect();
-                let index = EnumIndex::new(&members);
-                for v in &values {
-                    let linear = members.iter().any(|m| enum_matches(v, &m.value));
-                    let linear = linear && !matches!(v, Value::Null);
-                    let hashed = index.contains(&members, v) && !matches!(v, Value::Null);
-                    assert_eq!(hashed, linear, "{v:?} in {members:?}");
-                }
-            }
-        }
+        assert_index_agrees_with_each_member(&values, &values, 3);
         // The order of a map's entries does not matter; the order of a list's does.
         let members = [Node::new(composites[14].clone(), Span::default())];
         let index = EnumIndex::new(&members);
