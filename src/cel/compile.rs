@@ -15,7 +15,7 @@ use super::errors::Issues;
 use super::program_cache;
 use super::schema_types::{DeclType, SELF_TYPE_NAME, TypeRegistry, escape, schema_decl_type};
 use super::types::Type;
-use crate::diag::{Diagnostic, FieldPath, gofmt};
+use crate::diag::{Diagnostic, FieldPath, RuleFieldPath, gofmt};
 use crate::model::schema::ValidationRule;
 use crate::schema::fieldpath;
 use crate::schema::fieldpath::{NIL_SCHEMA_PANIC, SERVER_PANIC_RESPONSE};
@@ -82,7 +82,7 @@ pub struct RuleCompileResult {
     /// Index in the node's `x-kubernetes-validations`.
     pub index: usize,
     /// The field path of the rule (`…x-kubernetes-validations[0].rule`).
-    pub field: FieldPath,
+    pub field: RuleFieldPath,
     pub program: Option<Arc<RuleProgram>>,
     pub diagnostics: Vec<Diagnostic>,
     /// Character offset inside the rule string of the first compile error.
@@ -643,12 +643,13 @@ impl Walker<'_> {
         decl: Option<&DeclType>,
     ) {
         let list_path = path.child("x-kubernetes-validations");
+        let shared_list = Arc::new(list_path.clone());
         let node_steps: Arc<[SchemaStep]> = steps.into();
         let Some(decl) = decl else {
             self.out.push(RuleCompileResult {
                 node: node_steps,
                 index: 0,
-                field: list_path.index(0).child("rule"),
+                field: RuleFieldPath::new(shared_list, 0, "rule"),
                 program: None,
                 diagnostics: Vec::new(),
                 error_offset: None,
@@ -669,7 +670,7 @@ impl Walker<'_> {
             let mut r = RuleCompileResult {
                 node: node_steps.clone(),
                 index: i,
-                field: rpath.child("rule"),
+                field: RuleFieldPath::new(shared_list.clone(), i, "rule"),
                 program: None,
                 diagnostics: Vec::new(),
                 error_offset: None,
@@ -701,6 +702,7 @@ impl Walker<'_> {
         uncorrelatable: Option<&FieldPath>,
     ) {
         let list_path = path.child("x-kubernetes-validations");
+        let shared_list = Arc::new(list_path.clone());
         let mut schema_errors = false;
         let mut results: Vec<RuleCompileResult> = Vec::new();
         let node_steps: Arc<[SchemaStep]> = steps.into();
@@ -709,7 +711,7 @@ impl Walker<'_> {
             let mut r = RuleCompileResult {
                 node: node_steps.clone(),
                 index: i,
-                field: rpath.child("rule"),
+                field: RuleFieldPath::new(shared_list.clone(), i, "rule"),
                 program: None,
                 diagnostics: Vec::new(),
                 error_offset: None,

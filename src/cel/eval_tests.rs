@@ -386,14 +386,14 @@ pub(crate) fn probe_mismatches(probes: &[serde_json::Value]) -> Vec<String> {
     for r in &compiled {
         for d in &r.diagnostics {
             let Some(detail) = &d.detail else { continue };
-            if !r.field.as_str().ends_with(".rule")
+            if !r.field.to_string().ends_with(".rule")
                 || !(detail.starts_with("compilation failed")
                     || detail.starts_with("program instantiation failed")
                     || detail == "cel expression must evaluate to a bool")
             {
                 continue;
             }
-            let field = r.field.as_str();
+            let field = r.field.to_string();
             let Some(i) = field
                 .split("properties[")
                 .nth(2)

@@ -262,10 +262,11 @@ pub fn validate(
         // Costs of rules the server does not compile are neither checked nor added
         // to the total.
         cost.retain(|r| {
-            let field = r.field.as_str();
-            field
-                .rfind(".x-kubernetes-validations[")
-                .is_none_or(|at| compilable.contains(&field[..at]))
+            r.field
+                .list()
+                .as_str()
+                .strip_suffix(".x-kubernetes-validations")
+                .is_none_or(|node| compilable.contains(node))
         });
         f.items.extend(super::cel_rules::cost_limit_findings(
             &cost,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 pub use codes::CodeInfo;
 pub use field::{BadValue, ErrorType, FieldError};
-pub use path::{FieldPath, LazyPath};
+pub use path::{FieldPath, LazyPath, RuleFieldPath};
 
 use crate::source::{SourceFile, Span};
 

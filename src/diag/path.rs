@@ -2,6 +2,7 @@
 //! `spec.versions[0].schema.openAPIV3Schema.properties[spec].type`.
 
 use std::fmt;
+use std::sync::Arc;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FieldPath(String);
@@ -89,6 +90,56 @@ impl fmt::Display for FieldPath {
     }
 }
 
+/// The path of a field of one `x-kubernetes-validations` entry
+/// (`…x-kubernetes-validations[3].rule`), kept as the path of the node's list, which
+/// the node's entries share, and the entry's index. A path per rule was R × D bytes:
+/// 40,000 rules on a node 400 levels deep held 450 MB of paths.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleFieldPath {
+    list: Arc<FieldPath>,
+    index: usize,
+    leaf: &'static str,
+}
+
+impl RuleFieldPath {
+    /// `list[index].leaf`.
+    pub fn new(list: Arc<FieldPath>, index: usize, leaf: &'static str) -> Self {
+        RuleFieldPath { list, index, leaf }
+    }
+
+    /// The same entry's `leaf` (`rule`, `messageExpression`, ...).
+    pub fn sibling(&self, leaf: &'static str) -> Self {
+        RuleFieldPath {
+            leaf,
+            ..self.clone()
+        }
+    }
+
+    /// The node's `x-kubernetes-validations` list.
+    pub fn list(&self) -> &FieldPath {
+        &self.list
+    }
+
+    pub fn to_path(&self) -> FieldPath {
+        self.list.index(self.index).child(self.leaf)
+    }
+
+    /// Whether `path` names this field (without building this one's path).
+    pub fn is(&self, path: &FieldPath) -> bool {
+        let mut suffix = String::with_capacity(24 + self.leaf.len());
+        push_index(&mut suffix, self.index);
+        suffix.push('.');
+        suffix.push_str(self.leaf);
+        path.as_str().strip_prefix(self.list.as_str()) == Some(suffix.as_str())
+    }
+}
+
+impl fmt::Display for RuleFieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}[{}].{}", self.list, self.index, self.leaf)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +160,37 @@ mod tests {
         );
         assert_eq!(FieldPath::empty().to_string(), "<nil>");
         assert_eq!(FieldPath::empty().child("metadata").to_string(), "metadata");
+    }
+
+    #[test]
+    fn a_rule_field_path_prints_and_compares_as_the_path_it_stands_for() {
+        let list = Arc::new(
+            FieldPath::root("spec")
+                .child("properties")
+                .key("a")
+                .child("x-kubernetes-validations"),
+        );
+        let rule = RuleFieldPath::new(list.clone(), 12, "rule");
+        let message = rule.sibling("messageExpression");
+        let whole = "spec.properties[a].x-kubernetes-validations[12].rule";
+        assert_eq!(rule.to_string(), whole);
+        assert_eq!(rule.to_path().as_str(), whole);
+        assert_eq!(
+            message.to_path().as_str(),
+            "spec.properties[a].x-kubernetes-validations[12].messageExpression"
+        );
+        assert_eq!(rule.list(), &*list);
+        assert!(rule.is(&rule.to_path()));
+        assert!(message.is(&message.to_path()));
+        for other in [
+            message.to_path(),
+            RuleFieldPath::new(list.clone(), 1, "rule").to_path(),
+            RuleFieldPath::new(list.clone(), 120, "rule").to_path(),
+            list.index(12),
+            FieldPath::root("spec").child("x-kubernetes-validations[12].rule"),
+        ] {
+            assert!(!rule.is(&other), "{other}");
+        }
     }
 
     #[test]

@@ -108,7 +108,7 @@ pub fn limit_findings(cost: &SchemaCost, suppress_per_expression: bool) -> Vec<L
                 cost_error_message("estimated rule cost", r.estimated_cost, PER_RULE_LIMIT);
             out.push(LimitFinding {
                 code: CEL_COST_RULE,
-                error: FieldError::forbidden(r.field.clone(), detail),
+                error: FieldError::forbidden(r.field.to_path(), detail),
                 span: Some(r.span),
                 help: format!(
                     "estimated cost {} = {} per evaluation × {}; the limit is {}. Run `crdlint cost` for the largest maxItems/maxLength values that fit",
@@ -130,7 +130,7 @@ pub fn limit_findings(cost: &SchemaCost, suppress_per_expression: bool) -> Vec<L
             );
             out.push(LimitFinding {
                 code: CEL_COST_RULE,
-                error: FieldError::forbidden(me.field.clone(), detail),
+                error: FieldError::forbidden(me.field.to_path(), detail),
                 span: Some(me.span),
                 help: format!(
                     "estimated messageExpression cost {} per evaluation; the limit is {}. Bound the lists and strings it reads (maxItems, maxLength)",
@@ -189,12 +189,12 @@ pub fn total_findings(cost: &SchemaCost) -> Vec<LimitFinding> {
 
 fn span_of(cost: &SchemaCost, path: &FieldPath) -> Option<Span> {
     cost.rules.iter().find_map(|r| {
-        if &r.field == path {
+        if r.field.is(path) {
             Some(r.span)
         } else {
             r.message_expression
                 .as_ref()
-                .filter(|m| &m.field == path)
+                .filter(|m| m.field.is(path))
                 .map(|m| m.span)
         }
     })

@@ -36,7 +36,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::diag::FieldPath;
+use crate::diag::{FieldPath, RuleFieldPath};
 use crate::schema::structural::{Structural, StructuralOrBool};
 use crate::source::Span;
 
@@ -61,8 +61,6 @@ pub struct CardinalityStep {
     pub keyword: &'static str,
     /// The value set in the schema, if any.
     pub max: Option<u64>,
-    /// Steps from the root to this list or map.
-    pub steps: Vec<SchemaStep>,
 }
 
 /// The cost facts of one `x-kubernetes-validations` entry.
@@ -74,7 +72,7 @@ pub struct RuleCost {
     /// Index in the node's `x-kubernetes-validations`.
     pub index: usize,
     /// `…x-kubernetes-validations[i].rule`.
-    pub field: FieldPath,
+    pub field: RuleFieldPath,
     pub rule: String,
     /// The rule string in the file.
     pub span: Span,
@@ -102,7 +100,7 @@ pub struct RuleCost {
 #[derive(Clone, Debug)]
 pub struct MessageExpressionCost {
     /// `…x-kubernetes-validations[i].messageExpression`.
-    pub field: FieldPath,
+    pub field: RuleFieldPath,
     pub span: Span,
     pub max_cost: u64,
 }
@@ -197,11 +195,7 @@ pub fn estimate_compiled(
                 let me = costs
                     .message_expression
                     .map(|max_cost| MessageExpressionCost {
-                        field: ctx
-                            .schema_path
-                            .child("x-kubernetes-validations")
-                            .index(r.index)
-                            .child("messageExpression"),
+                        field: r.field.sibling("messageExpression"),
                         span: rule
                             .message_expression_node
                             .as_ref()
@@ -339,7 +333,7 @@ fn server_order(compiled: &[RuleCompileResult]) -> Vec<&RuleCompileResult> {
 }
 
 /// `TotalCost.ObserveExpressionCost`.
-fn observe(out: &mut SchemaCost, path: &FieldPath, cost: u64) {
+fn observe(out: &mut SchemaCost, path: &RuleFieldPath, cost: u64) {
     out.total = out.total.saturating_add(cost);
     if cost < PER_SCHEMA_LIMIT / 100 {
         return;
@@ -351,7 +345,7 @@ fn observe(out: &mut SchemaCost, path: &FieldPath, cost: u64) {
         .iter()
         .position(|(_, c)| *c < cost)
         .unwrap_or(out.most_expensive.len());
-    out.most_expensive.insert(pos, (path.clone(), cost));
+    out.most_expensive.insert(pos, (path.to_path(), cost));
     out.most_expensive.truncate(4);
 }
 
@@ -377,7 +371,6 @@ pub fn multiply_with_overflow_guard(base: u64, cardinality: u64) -> u64 {
 /// What the server knows about a rule's schema node.
 pub(crate) struct NodeContext<'a> {
     pub schema: &'a Structural,
-    pub schema_path: FieldPath,
     /// The declared type the rule is compiled against (from the parent's type when
     /// an ancestor has rules, as `CELSchemaContext.TypeInfo` does); see [`Self::decl`].
     decl: Option<DeclRef>,
@@ -509,7 +502,7 @@ pub(crate) fn node_context_cached<'a>(
     let mut path = base.clone();
     let mut data = String::new();
     let mut chain = Vec::new();
-    for (i, step) in steps.iter().enumerate() {
+    for step in steps {
         let parent = cur;
         card = match (card, extract_max_elements(parent)) {
             (Some(c), Some(m)) => Some(multiply_with_overflow_guard(c, m)),
@@ -543,7 +536,6 @@ pub(crate) fn node_context_cached<'a>(
                         .as_deref()
                         .and_then(|v| v.max_items)
                         .map(|n| n.max(0) as u64),
-                    steps: steps[..i].to_vec(),
                 });
                 path = path.child("items");
                 data = format!("{}[*]", display_data(&data));
@@ -563,7 +555,6 @@ pub(crate) fn node_context_cached<'a>(
                         .as_deref()
                         .and_then(|v| v.max_properties)
                         .map(|n| n.max(0) as u64),
-                    steps: steps[..i].to_vec(),
                 });
                 path = path.child("additionalProperties");
                 data = format!("{}[*]", display_data(&data));
@@ -585,7 +576,6 @@ pub(crate) fn node_context_cached<'a>(
     }
     Some(NodeContext {
         schema: cur,
-        schema_path: path,
         decl,
         cardinality: card,
         chain,

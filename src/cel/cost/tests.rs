@@ -87,7 +87,7 @@ fn check_fixture(name: &str) {
                 let r = s
                     .rules
                     .iter()
-                    .find(|r| r.field.as_str() == path)
+                    .find(|r| r.field.to_string() == path)
                     .unwrap_or_else(|| panic!("{name}: no rule at {path}"));
                 let what = format!("{name}: {path} {:?}", r.rule);
                 assert_eq!(orule["rule"].as_str(), Some(r.rule.as_str()), "{what}");
@@ -158,12 +158,12 @@ fn check_fixture(name: &str) {
                 .iter()
                 .flat_map(|s| &s.rules)
                 .find_map(|r| {
-                    if r.field.as_str() == field {
+                    if r.field.to_string() == field {
                         Some(r.estimated_cost)
                     } else {
                         r.message_expression
                             .as_ref()
-                            .filter(|m| m.field.as_str() == field)
+                            .filter(|m| m.field.to_string() == field)
                             .map(|m| m.max_cost)
                     }
                 })
