@@ -127,7 +127,7 @@ pub struct Document {
     pub file: Arc<SourceFile>,
     pub index: usize,
     pub root: Node,
-    pub object: ObjectRef,
+    pub object: Arc<ObjectRef>,
     /// Whether findings about it are reported (false for `--crds` sources).
     pub reported: bool,
     /// Loading reported an error in its YAML document (a duplicate key, …): kubectl
@@ -193,7 +193,7 @@ fn flatten(
         }) = map.remove("items")
         {
             for item in items {
-                let object = classify::object_ref(&item);
+                let object = Arc::new(classify::object_ref(&item));
                 out.push(Document {
                     file: file.clone(),
                     index,
@@ -206,7 +206,7 @@ fn flatten(
         }
         return;
     }
-    let object = classify::object_ref(&root);
+    let object = Arc::new(classify::object_ref(&root));
     out.push(Document {
         file: file.clone(),
         index,

@@ -70,7 +70,8 @@ pub struct Diagnostic {
     /// Text of the primary label; defaults to a short form of the message.
     pub label: Option<String>,
     pub related: Vec<Label>,
-    pub object: Option<ObjectRef>,
+    /// Shared by the findings of one object (each copied the four strings before).
+    pub object: Option<Arc<ObjectRef>>,
     pub help: Option<String>,
 }
 
@@ -167,7 +168,7 @@ impl Diagnostic {
         self
     }
 
-    pub fn for_object(mut self, object: &ObjectRef) -> Self {
+    pub fn for_object(mut self, object: &Arc<ObjectRef>) -> Self {
         self.object = Some(object.clone());
         self
     }

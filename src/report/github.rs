@@ -22,6 +22,19 @@ pub fn render(diagnostics: &[Diagnostic], summary: &Summary, paths: &RepoPaths) 
     out
 }
 
+/// [`render`] written to `out` a command at a time.
+pub fn write(
+    diagnostics: &[Diagnostic],
+    summary: &Summary,
+    paths: &RepoPaths,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    for d in diagnostics {
+        writeln!(out, "{}", command(d, paths))?;
+    }
+    writeln!(out, "{}", super::summary_line(summary))
+}
+
 /// The workflow command for one diagnostic.
 pub fn command(d: &Diagnostic, paths: &RepoPaths) -> String {
     let name = match d.severity {

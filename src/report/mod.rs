@@ -43,8 +43,8 @@ pub fn render(
     }
 }
 
-/// Writes diagnostics and the summary in `format` to `out`; JSON and SARIF are
-/// streamed one diagnostic at a time (same bytes as [`render`]).
+/// Writes diagnostics and the summary in `format` to `out`, one diagnostic at a time
+/// (same bytes as [`render`]).
 pub fn write(
     format: Format,
     diagnostics: &[Diagnostic],
@@ -55,7 +55,11 @@ pub fn write(
     match format {
         Format::Json => json::write(out, diagnostics, summary),
         Format::Sarif => sarif::write(out, diagnostics, &location::RepoPaths::from_env()),
-        _ => out.write_all(render(format, diagnostics, summary, color).as_bytes()),
+        Format::Human => human::write(diagnostics, summary, color, out),
+        Format::Short => short::write(diagnostics, summary, out),
+        Format::Github => {
+            github::write(diagnostics, summary, &location::RepoPaths::from_env(), out)
+        }
     }
 }
 
@@ -75,4 +79,58 @@ pub fn summary_line(summary: &Summary) -> String {
         plural(summary.errors, "error", "errors"),
         plural(summary.warnings, "warning", "warnings"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{SourceFile, Span};
+
+    #[test]
+    fn every_format_writes_the_bytes_it_renders() {
+        let file = SourceFile::new(
+            "a.yaml",
+            "kind: X\nspec:\n  a: 'multi\n    line'\n".to_string(),
+        );
+        let summary = Summary {
+            files: 1,
+            documents: 1,
+            crds: 0,
+            resources: 1,
+            errors: 2,
+            warnings: 1,
+        };
+        let snippet = Diagnostic::error("schema-violation", "spec.a: Invalid value")
+            .in_file(&file)
+            .with_span(Span::new(8, 30))
+            .with_field("spec.a".to_string())
+            .with_help("fix it");
+        let whole_file = Diagnostic::error("yaml-syntax", "bad\nfile").in_file(&file);
+        let no_file = Diagnostic::warning("missing-crd", "no CRD");
+        let all = [snippet, whole_file, no_file];
+        for format in [
+            Format::Human,
+            Format::Short,
+            Format::Json,
+            Format::Sarif,
+            Format::Github,
+        ] {
+            for color in [false, true] {
+                for diagnostics in [&all[..0], &all[..1], &all[..]] {
+                    let mut written = Vec::new();
+                    write(format, diagnostics, &summary, color, &mut written).unwrap();
+                    let rendered = render(format, diagnostics, &summary, color);
+                    assert_eq!(
+                        String::from_utf8(written).unwrap(),
+                        rendered,
+                        "{format:?}, color {color}, {} findings",
+                        diagnostics.len()
+                    );
+                    if !diagnostics.is_empty() {
+                        assert!(rendered.contains("Invalid value"), "{format:?}: {rendered}");
+                    }
+                }
+            }
+        }
+    }
 }

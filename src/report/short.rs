@@ -14,6 +14,18 @@ pub fn render(diagnostics: &[Diagnostic], summary: &Summary) -> String {
     out
 }
 
+/// [`render`] written to `out` a line at a time.
+pub fn write(
+    diagnostics: &[Diagnostic],
+    summary: &Summary,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    for d in diagnostics {
+        writeln!(out, "{}", line(d))?;
+    }
+    writeln!(out, "{}", super::summary_line(summary))
+}
+
 /// The location prefix: `path:line:col`, or just `path` for whole-file findings.
 pub fn location(d: &Diagnostic) -> String {
     match (&d.file, d.span) {
