@@ -292,6 +292,15 @@ def cel_rules_deep(n):
             "x-kubernetes-validations: [" + ", ".join(f"{{rule: 'self.a > {i}'}}" for i in range(rules)) + "]"]
     return {"c.yaml": block_chain(depth, leaf)}, ["check", "c.yaml"]
 @fam
+def cel_compile_errors_deep(n):
+    depth, rules = max(1, n // 100), n
+    leaf = ["type: object", "properties: {a: {type: integer}}",
+            "x-kubernetes-validations: [" + ", ".join(f"{{rule: 'self.b > {i}'}}" for i in range(rules)) + "]"]
+    return {"c.yaml": block_chain(depth, leaf)}, ["check", "c.yaml"]
+@fam
+def untyped_docs(n):
+    return {"r.yaml": "a: 1\n---\n" * n}, ["check", "r.yaml"]
+@fam
 def explain_required(n):
     props = {f"p{i}": {"type": "string"} for i in range(n)}
     return {"c.json": crd(root(obj(props, required=list(props))))}, ["explain", "--crds", "c.json", "widgets.spec"]
@@ -396,7 +405,8 @@ N0 = {"deep_props": 50, "cost_many": 8000, "cel_rules_many": 8000, "cel_required
       "cost_search_wide": 5000, "cel_rules_deep": 10000, "explain_required": 20000,
       "unique_items": 40000, "update_top_level_fields": 30000, "update_stored_versions": 20000,
       "update_storage_versions": 16000, "update_unknown_formats": 10000, "update_ratchet_deep": 10000,
-      "cr_enum_obj": 8000, "defaults_many": 8000}
+      "cr_enum_obj": 8000, "defaults_many": 8000,
+      "cel_compile_errors_deep": 10000, "untyped_docs": 100000}
 
 if __name__ == "__main__":
     main()

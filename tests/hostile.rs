@@ -1906,6 +1906,61 @@ fn a_long_enum_of_maps_checks_each_value_in_constant_time() {
     );
 }
 
+/// CEL compile errors repeat the node's path twice and the rule: under a property
+/// named with 50,000 characters, 20,000 rules that do not compile (a 560 KB CRD)
+/// asked for more than 2 GiB and aborted crdlint. They are charged to the CRD's
+/// findings now, and the rules left are not compiled once those pass the limit.
+#[test]
+fn cel_compile_errors_under_a_long_path_stop_at_the_findings_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "p".repeat(50_000);
+    let rules: Vec<String> = (0..20_000)
+        .map(|i| format!("{{rule: 'self.b > {i}'}}"))
+        .collect();
+    // An explicit key: an implicit one may not be longer than 1,024 characters.
+    let crd = crd_with_properties(&format!(
+        "              ? {name}\n              : type: object\n                properties: {{a: {{type: integer}}}}\n                x-kubernetes-validations: [{}]\n",
+        rules.join(", ")
+    ));
+    let path = write(dir.path(), "crd.yaml", crd);
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    assert_eq!(status, 1);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "{path}:1:1: error[findings-limit]: crdlint stopped checking this object: its findings passed 64 MiB (the server would list more)"
+        )
+    );
+    let errors: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.contains("error[cel-compile-error]"))
+        .collect();
+    assert_eq!(errors.len(), 666);
+    let field = |i: usize| {
+        format!(
+            "spec.validation.openAPIV3Schema.properties[spec].properties[{name}].x-kubernetes-validations[{i}].rule"
+        )
+    };
+    for (i, line) in errors.iter().enumerate() {
+        let rule = format!(
+            "{{\"Rule\":\"self.b \\u003e {i}\",\"Message\":\"\",\"MessageExpression\":\"\",\"Reason\":null,\"FieldPath\":\"\",\"OptionalOldSelf\":null}}"
+        );
+        let column = 56 + rules[..i].iter().map(|r| r.len() + 2).sum::<usize>();
+        assert_eq!(
+            **line,
+            format!(
+                "{path}:23:{column}: error[cel-compile-error]: {}: Invalid value: {rule}: compilation failed: ERROR: <input>:1:5: undefined field 'b'",
+                field(i)
+            )
+        );
+    }
+    assert_eq!(
+        *lines.last().unwrap(),
+        "1 file, 1 document (1 CRD, 0 custom resources): 667 errors, 0 warnings"
+    );
+}
+
 /// `--old` with 6,000 stored versions, none in a new CRD whose 6,000 versions all claim
 /// storage: the server's error for each storage version quotes the whole stored list,
 /// so the errors grow with the square of the count. They were built in full (with a
