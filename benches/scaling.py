@@ -298,6 +298,10 @@ def cel_compile_errors_deep(n):
             "x-kubernetes-validations: [" + ", ".join(f"{{rule: 'self.b > {i}'}}" for i in range(rules)) + "]"]
     return {"c.yaml": block_chain(depth, leaf)}, ["check", "c.yaml"]
 @fam
+def crd_type_errors_deep(n):
+    leaf = ["type: object", "properties: {" + ", ".join(f"p{i}: {{type: 5}}" for i in range(n)) + "}"]
+    return {"c.yaml": block_chain(400, leaf)}, ["check", "c.yaml"]
+@fam
 def untyped_docs(n):
     return {"r.yaml": "a: 1\n---\n" * n}, ["check", "r.yaml"]
 @fam
@@ -406,7 +410,8 @@ N0 = {"deep_props": 50, "cost_many": 8000, "cel_rules_many": 8000, "cel_required
       "unique_items": 40000, "update_top_level_fields": 30000, "update_stored_versions": 20000,
       "update_storage_versions": 16000, "update_unknown_formats": 10000, "update_ratchet_deep": 10000,
       "cr_enum_obj": 8000, "defaults_many": 8000,
-      "cel_compile_errors_deep": 10000, "untyped_docs": 100000}
+      "cel_compile_errors_deep": 10000, "untyped_docs": 100000,
+      "crd_type_errors_deep": 15000}
 
 if __name__ == "__main__":
     main()
