@@ -302,6 +302,11 @@ def crd_type_errors_deep(n):
     leaf = ["type: object", "properties: {" + ", ".join(f"p{i}: {{type: 5}}" for i in range(n)) + "}"]
     return {"c.yaml": block_chain(400, leaf)}, ["check", "c.yaml"]
 @fam
+def cel_rule_nodes_deep(n):
+    leaf = ["type: object", "properties: {" + ", ".join(
+        f"p{i}: {{type: string, x-kubernetes-validations: [{{rule: 'self.size() > 1'}}]}}" for i in range(n)) + "}"]
+    return {"c.yaml": block_chain(400, leaf)}, ["check", "c.yaml"]
+@fam
 def untyped_docs(n):
     return {"r.yaml": "a: 1\n---\n" * n}, ["check", "r.yaml"]
 @fam
@@ -411,7 +416,7 @@ N0 = {"deep_props": 50, "cost_many": 8000, "cel_rules_many": 8000, "cel_required
       "update_storage_versions": 16000, "update_unknown_formats": 10000, "update_ratchet_deep": 10000,
       "cr_enum_obj": 8000, "defaults_many": 8000,
       "cel_compile_errors_deep": 10000, "untyped_docs": 100000,
-      "crd_type_errors_deep": 15000}
+      "crd_type_errors_deep": 15000, "cel_rule_nodes_deep": 5000}
 
 if __name__ == "__main__":
     main()

@@ -71,6 +71,27 @@ impl FieldPath {
         self.bracketed(key)
     }
 
+    /// [`Self::child`] in place: a walk that extends one path step by step copies it
+    /// once, not once per step.
+    pub fn push_child(&mut self, name: &str) {
+        if !self.0.is_empty() {
+            self.0.push('.');
+        }
+        self.0.push_str(name);
+    }
+
+    /// [`Self::key`] in place.
+    pub fn push_key(&mut self, key: &str) {
+        self.0.push('[');
+        self.0.push_str(key);
+        self.0.push(']');
+    }
+
+    /// [`Self::index`] in place.
+    pub fn push_index(&mut self, index: usize) {
+        push_index(&mut self.0, index);
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -223,13 +244,31 @@ pub enum LazyPath<'p> {
 }
 
 impl LazyPath<'_> {
+    /// The path, built in one buffer: built recursively, each level copied the path
+    /// above it (D levels cost D² bytes; 20,000 rules 400 levels deep took 1.5 s).
     pub fn to_path(&self) -> FieldPath {
-        match self {
-            LazyPath::Root => FieldPath::empty(),
-            LazyPath::At(path) => (*path).clone(),
-            LazyPath::Child(parent, name) => parent.to_path().child(name),
-            LazyPath::Key(parent, key) => parent.to_path().key(key),
-            LazyPath::Index(parent, i) => parent.to_path().index(*i),
+        let mut below = Vec::new();
+        let mut cur = self;
+        let mut path = loop {
+            match cur {
+                LazyPath::Root => break FieldPath::empty(),
+                LazyPath::At(path) => break (*path).clone(),
+                LazyPath::Child(parent, _)
+                | LazyPath::Key(parent, _)
+                | LazyPath::Index(parent, _) => {
+                    below.push(cur);
+                    cur = parent;
+                }
+            }
+        };
+        for step in below.into_iter().rev() {
+            match step {
+                LazyPath::Child(_, name) => path.push_child(name),
+                LazyPath::Key(_, key) => path.push_key(key),
+                LazyPath::Index(_, i) => path.push_index(*i),
+                LazyPath::Root | LazyPath::At(_) => {}
+            }
         }
+        path
     }
 }

@@ -511,12 +511,14 @@ pub(crate) fn node_context_cached<'a>(
         let (child, from_parent): (&Structural, Option<DeclRef>) = match step {
             SchemaStep::Property(name) => {
                 let child = parent.property(name)?;
-                path = path.child("properties").key(name);
-                if data.is_empty() {
-                    data = name.clone();
-                } else {
-                    data = format!("{data}.{name}");
+                // Extended in place: copied per step, the paths of a node D levels
+                // deep cost D² bytes (20,000 rules 400 levels deep: 1.2 s).
+                path.push_child("properties");
+                path.push_key(name);
+                if !data.is_empty() {
+                    data.push('.');
                 }
+                data.push_str(name);
                 let d = decl.as_ref().and_then(|d| {
                     if parent.properties.is_empty() {
                         return None;
@@ -537,8 +539,8 @@ pub(crate) fn node_context_cached<'a>(
                         .and_then(|v| v.max_items)
                         .map(|n| n.max(0) as u64),
                 });
-                path = path.child("items");
-                data = format!("{}[*]", display_data(&data));
+                path.push_child("items");
+                push_all_elements(&mut data);
                 (child, decl.as_ref().and_then(|d| d.down(DeclHop::Elem)))
             }
             SchemaStep::AdditionalProperties => {
@@ -556,8 +558,8 @@ pub(crate) fn node_context_cached<'a>(
                         .and_then(|v| v.max_properties)
                         .map(|n| n.max(0) as u64),
                 });
-                path = path.child("additionalProperties");
-                data = format!("{}[*]", display_data(&data));
+                path.push_child("additionalProperties");
+                push_all_elements(&mut data);
                 (child, decl.as_ref().and_then(|d| d.down(DeclHop::Elem)))
             }
             // Rules inside allOf are never compiled (or costed) when a CRD is created.
@@ -589,6 +591,14 @@ pub(crate) fn node_context_cached<'a>(
 
 fn display_data(d: &str) -> &str {
     if d.is_empty() { "<root>" } else { d }
+}
+
+/// `data` becomes the path of its elements (`spec.rules[*]`, `<root>[*]`).
+fn push_all_elements(data: &mut String) {
+    if data.is_empty() {
+        data.push_str("<root>");
+    }
+    data.push_str("[*]");
 }
 
 #[cfg(test)]
