@@ -1906,6 +1906,62 @@ fn a_long_enum_of_maps_checks_each_value_in_constant_time() {
     );
 }
 
+/// A CRD whose `spec` has one object property named `name` (given as an explicit key:
+/// an implicit one may not be longer than 1,024 characters), `body` its other keys.
+fn crd_with_property_named(name: &str, body: &str) -> String {
+    crd_with_properties(&format!(
+        "              ? {name}\n              : type: object\n                {body}\n"
+    ))
+}
+
+/// The findings-limit line of `path` and the findings of one code in `out` (`-o short`).
+fn findings_past_the_limit<'o>(out: &'o str, path: &str, code: &str) -> Vec<&'o str> {
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "{path}:1:1: error[findings-limit]: crdlint stopped checking this object: its findings passed 64 MiB (the server would list more)"
+        )
+    );
+    lines
+        .into_iter()
+        .filter(|l| l.contains(&format!("error[{code}]")))
+        .collect()
+}
+
+/// Invalid defaults were charged to the CRD's findings without the path they are
+/// placed under: 30,000 of them under a property named with 50,000 characters (a
+/// 1 MB CRD) asked for more than 2 GiB and aborted crdlint.
+#[test]
+fn invalid_defaults_under_a_long_path_stop_at_the_findings_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "p".repeat(50_000);
+    let properties: Vec<String> = (0..30_000)
+        .map(|i| format!("d{i}: {{type: integer, default: x}}"))
+        .collect();
+    let crd = crd_with_property_named(&name, &format!("properties: {{{}}}", properties.join(", ")));
+    let path = write(dir.path(), "crd.yaml", crd);
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    assert_eq!(status, 1);
+    let errors = findings_past_the_limit(&out, &path, "schema-invalid-default");
+    assert_eq!(errors.len(), 666);
+    for (i, line) in errors.iter().enumerate() {
+        // The default is the item's last value (`x}`).
+        let start = 30 + properties[..i].iter().map(|p| p.len() + 2).sum::<usize>();
+        let column = start + properties[i].len() - 2;
+        assert_eq!(
+            *line,
+            format!(
+                "{path}:22:{column}: error[schema-invalid-default]: spec.validation.openAPIV3Schema.properties[spec].properties[{name}].properties[d{i}].default: Invalid value: \"string\":  in body must be of type integer: \"string\""
+            )
+        );
+    }
+    assert_eq!(
+        out.lines().last().unwrap(),
+        "1 file, 1 document (1 CRD, 0 custom resources): 667 errors, 0 warnings"
+    );
+}
+
 /// CEL compile errors repeat the node's path twice and the rule: under a property
 /// named with 50,000 characters, 20,000 rules that do not compile (a 560 KB CRD)
 /// asked for more than 2 GiB and aborted crdlint. They are charged to the CRD's
@@ -1917,25 +1973,17 @@ fn cel_compile_errors_under_a_long_path_stop_at_the_findings_limit() {
     let rules: Vec<String> = (0..20_000)
         .map(|i| format!("{{rule: 'self.b > {i}'}}"))
         .collect();
-    // An explicit key: an implicit one may not be longer than 1,024 characters.
-    let crd = crd_with_properties(&format!(
-        "              ? {name}\n              : type: object\n                properties: {{a: {{type: integer}}}}\n                x-kubernetes-validations: [{}]\n",
-        rules.join(", ")
-    ));
+    let crd = crd_with_property_named(
+        &name,
+        &format!(
+            "properties: {{a: {{type: integer}}}}\n                x-kubernetes-validations: [{}]",
+            rules.join(", ")
+        ),
+    );
     let path = write(dir.path(), "crd.yaml", crd);
     let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
     assert_eq!(status, 1);
-    let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(
-        lines[0],
-        format!(
-            "{path}:1:1: error[findings-limit]: crdlint stopped checking this object: its findings passed 64 MiB (the server would list more)"
-        )
-    );
-    let errors: Vec<&&str> = lines
-        .iter()
-        .filter(|l| l.contains("error[cel-compile-error]"))
-        .collect();
+    let errors = findings_past_the_limit(&out, &path, "cel-compile-error");
     assert_eq!(errors.len(), 666);
     let field = |i: usize| {
         format!(
@@ -1948,7 +1996,7 @@ fn cel_compile_errors_under_a_long_path_stop_at_the_findings_limit() {
         );
         let column = 56 + rules[..i].iter().map(|r| r.len() + 2).sum::<usize>();
         assert_eq!(
-            **line,
+            *line,
             format!(
                 "{path}:23:{column}: error[cel-compile-error]: {}: Invalid value: {rule}: compilation failed: ERROR: <input>:1:5: undefined field 'b'",
                 field(i)
@@ -1956,7 +2004,7 @@ fn cel_compile_errors_under_a_long_path_stop_at_the_findings_limit() {
         );
     }
     assert_eq!(
-        *lines.last().unwrap(),
+        out.lines().last().unwrap(),
         "1 file, 1 document (1 CRD, 0 custom resources): 667 errors, 0 warnings"
     );
 }

@@ -173,6 +173,16 @@ pub fn charge(text_bytes: usize) {
     });
 }
 
+/// Charges `text_bytes` more to a finding charged already (text added to it later, as
+/// the path a relative error is placed under).
+pub fn charge_more(text_bytes: usize) {
+    SPENT.with(|spent| {
+        if let Some(n) = spent.get() {
+            spent.set(Some(n.saturating_add(text_bytes)));
+        }
+    });
+}
+
 /// Whether the object being checked has used up its budget, or its run has:
 /// validators stop.
 pub fn exhausted() -> bool {
