@@ -33,7 +33,10 @@ pub const SUPPORTED_REASONS: &[&str] = &[
 /// One step from a schema node to a child.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SchemaStep {
-    Property(String),
+    /// A property name, shared by the paths of every node below it (a `String` per
+    /// step and node was D strings per node with rules: 20,000 of them 400 levels
+    /// deep held 590 MB).
+    Property(Arc<str>),
     Items,
     AdditionalProperties,
     /// The `allOf[i]` entry of the current schema: same value, other rules (only at
@@ -506,7 +509,7 @@ impl Walker<'_> {
                 // Fields of unknown type are left out of CEL validation entirely.
                 continue;
             }
-            steps.push(SchemaStep::Property(name.clone()));
+            steps.push(SchemaStep::Property(name.as_str().into()));
             self.node(
                 prop,
                 &path.child("properties").key(name),
@@ -604,7 +607,7 @@ impl Walker<'_> {
                     None => continue,
                 },
             };
-            steps.push(SchemaStep::Property(name.clone()));
+            steps.push(SchemaStep::Property(name.as_str().into()));
             self.nested(
                 np,
                 sp,

@@ -294,7 +294,7 @@ fn untyped_rules(
         steps.pop();
     }
     for (name, prop) in &node.properties {
-        steps.push(SchemaStep::Property(name.clone()));
+        steps.push(SchemaStep::Property(name.as_str().into()));
         if let Some(t) = property_type_of(ty, name, prop) {
             untyped_rules(prop, Some(t), steps, out, depth + 1);
         }

@@ -83,7 +83,7 @@ impl RuleTree {
                     Ok(at) => at,
                     Err(at) => {
                         self.properties
-                            .insert(at, (name.clone(), RuleTree::default()));
+                            .insert(at, (name.to_string(), RuleTree::default()));
                         at
                     }
                 };

@@ -270,7 +270,7 @@ fn value_steps(node: &Structural, path: &[String]) -> Option<Vec<SchemaStep>> {
                     super::super::schema_types::escape(p).as_deref() == Some(field)
                 })?;
                 cur = s;
-                out.push(SchemaStep::Property(prop.clone()));
+                out.push(SchemaStep::Property(prop.as_str().into()));
             }
         }
     }
@@ -345,7 +345,7 @@ fn node_at_mut<'a>(root: &'a mut Structural, steps: &[SchemaStep]) -> Option<&'a
             SchemaStep::Property(n) => cur
                 .properties
                 .iter_mut()
-                .find(|(k, _)| k == n)
+                .find(|(k, _)| k.as_str() == &**n)
                 .map(|(_, v)| v)?,
             SchemaStep::Items => cur.items.as_deref_mut()?,
             SchemaStep::AdditionalProperties => match &mut cur.additional_properties {
@@ -368,7 +368,7 @@ pub fn describe(root: &Structural, steps: &[SchemaStep], base: &FieldPath) -> (F
             SchemaStep::Property(n) => {
                 path = path.child("properties").key(n);
                 if data.is_empty() {
-                    data = n.clone();
+                    data = n.to_string();
                 } else {
                     data = format!("{data}.{n}");
                 }
