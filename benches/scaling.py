@@ -285,18 +285,17 @@ def cost_search_wide(n):
     props = {f"p{i}": {"type": "array", "items": {"type": "string"}} for i in range(n // 10)}
     rule = "[" + ", ".join(f"self.p{i}.all(x, x != '')" for i in range(n // 10)) + "].all(b, b)"
     return {"c.json": crd(root(obj(props, **{XV: [{"rule": rule}]})))}, ["cost", "c.json"]
+def rules_at_depth(n, field):
+    """n rules `self.<field> > i` on one node n/100 levels deep (field `a` exists)."""
+    leaf = ["type: object", "properties: {a: {type: integer}}",
+            "x-kubernetes-validations: [" + ", ".join(f"{{rule: 'self.{field} > {i}'}}" for i in range(n)) + "]"]
+    return {"c.yaml": block_chain(max(1, n // 100), leaf)}, ["check", "c.yaml"]
 @fam
 def cel_rules_deep(n):
-    depth, rules = max(1, n // 100), n
-    leaf = ["type: object", "properties: {a: {type: integer}}",
-            "x-kubernetes-validations: [" + ", ".join(f"{{rule: 'self.a > {i}'}}" for i in range(rules)) + "]"]
-    return {"c.yaml": block_chain(depth, leaf)}, ["check", "c.yaml"]
+    return rules_at_depth(n, "a")
 @fam
 def cel_compile_errors_deep(n):
-    depth, rules = max(1, n // 100), n
-    leaf = ["type: object", "properties: {a: {type: integer}}",
-            "x-kubernetes-validations: [" + ", ".join(f"{{rule: 'self.b > {i}'}}" for i in range(rules)) + "]"]
-    return {"c.yaml": block_chain(depth, leaf)}, ["check", "c.yaml"]
+    return rules_at_depth(n, "b")
 @fam
 def crd_type_errors_deep(n):
     leaf = ["type: object", "properties: {" + ", ".join(f"p{i}: {{type: 5}}" for i in range(n)) + "}"]

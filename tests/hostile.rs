@@ -1914,8 +1914,17 @@ fn crd_with_property_named(name: &str, body: &str) -> String {
     ))
 }
 
-/// The findings-limit line of `path` and the findings of one code in `out` (`-o short`).
-fn findings_past_the_limit<'o>(out: &'o str, path: &str, code: &str) -> Vec<&'o str> {
+/// Checks `crd` (`-o short`) within [`SMALL_MIB`]: it stops at the findings limit
+/// after 666 findings of `code`, the `i`th of which is `expected(path, i)`.
+fn assert_stops_at_the_findings_limit(
+    crd: String,
+    code: &str,
+    expected: impl Fn(&str, usize) -> String,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "crd.yaml", crd);
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    assert_eq!(status, 1);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
         lines[0],
@@ -1923,10 +1932,19 @@ fn findings_past_the_limit<'o>(out: &'o str, path: &str, code: &str) -> Vec<&'o 
             "{path}:1:1: error[findings-limit]: crdlint stopped checking this object: its findings passed 64 MiB (the server would list more)"
         )
     );
-    lines
-        .into_iter()
+    let errors: Vec<&str> = lines
+        .iter()
+        .copied()
         .filter(|l| l.contains(&format!("error[{code}]")))
-        .collect()
+        .collect();
+    assert_eq!(errors.len(), 666);
+    for (i, line) in errors.iter().enumerate() {
+        assert_eq!(*line, expected(&path, i));
+    }
+    assert_eq!(
+        lines.last().copied(),
+        Some("1 file, 1 document (1 CRD, 0 custom resources): 667 errors, 0 warnings")
+    );
 }
 
 /// Invalid defaults were charged to the CRD's findings without the path they are
@@ -1934,32 +1952,19 @@ fn findings_past_the_limit<'o>(out: &'o str, path: &str, code: &str) -> Vec<&'o 
 /// 1 MB CRD) asked for more than 2 GiB and aborted crdlint.
 #[test]
 fn invalid_defaults_under_a_long_path_stop_at_the_findings_limit() {
-    let dir = tempfile::tempdir().unwrap();
     let name = "p".repeat(50_000);
     let properties: Vec<String> = (0..30_000)
         .map(|i| format!("d{i}: {{type: integer, default: x}}"))
         .collect();
     let crd = crd_with_property_named(&name, &format!("properties: {{{}}}", properties.join(", ")));
-    let path = write(dir.path(), "crd.yaml", crd);
-    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
-    assert_eq!(status, 1);
-    let errors = findings_past_the_limit(&out, &path, "schema-invalid-default");
-    assert_eq!(errors.len(), 666);
-    for (i, line) in errors.iter().enumerate() {
+    assert_stops_at_the_findings_limit(crd, "schema-invalid-default", |path, i| {
         // The default is the item's last value (`x}`).
         let start = 30 + properties[..i].iter().map(|p| p.len() + 2).sum::<usize>();
         let column = start + properties[i].len() - 2;
-        assert_eq!(
-            *line,
-            format!(
-                "{path}:22:{column}: error[schema-invalid-default]: spec.validation.openAPIV3Schema.properties[spec].properties[{name}].properties[d{i}].default: Invalid value: \"string\":  in body must be of type integer: \"string\""
-            )
-        );
-    }
-    assert_eq!(
-        out.lines().last().unwrap(),
-        "1 file, 1 document (1 CRD, 0 custom resources): 667 errors, 0 warnings"
-    );
+        format!(
+            "{path}:22:{column}: error[schema-invalid-default]: spec.validation.openAPIV3Schema.properties[spec].properties[{name}].properties[d{i}].default: Invalid value: \"string\":  in body must be of type integer: \"string\""
+        )
+    });
 }
 
 /// CEL compile errors repeat the node's path twice and the rule: under a property
@@ -1968,7 +1973,6 @@ fn invalid_defaults_under_a_long_path_stop_at_the_findings_limit() {
 /// findings now, and the rules left are not compiled once those pass the limit.
 #[test]
 fn cel_compile_errors_under_a_long_path_stop_at_the_findings_limit() {
-    let dir = tempfile::tempdir().unwrap();
     let name = "p".repeat(50_000);
     let rules: Vec<String> = (0..20_000)
         .map(|i| format!("{{rule: 'self.b > {i}'}}"))
@@ -1980,33 +1984,15 @@ fn cel_compile_errors_under_a_long_path_stop_at_the_findings_limit() {
             rules.join(", ")
         ),
     );
-    let path = write(dir.path(), "crd.yaml", crd);
-    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
-    assert_eq!(status, 1);
-    let errors = findings_past_the_limit(&out, &path, "cel-compile-error");
-    assert_eq!(errors.len(), 666);
-    let field = |i: usize| {
-        format!(
-            "spec.validation.openAPIV3Schema.properties[spec].properties[{name}].x-kubernetes-validations[{i}].rule"
-        )
-    };
-    for (i, line) in errors.iter().enumerate() {
+    assert_stops_at_the_findings_limit(crd, "cel-compile-error", |path, i| {
         let rule = format!(
             "{{\"Rule\":\"self.b \\u003e {i}\",\"Message\":\"\",\"MessageExpression\":\"\",\"Reason\":null,\"FieldPath\":\"\",\"OptionalOldSelf\":null}}"
         );
         let column = 56 + rules[..i].iter().map(|r| r.len() + 2).sum::<usize>();
-        assert_eq!(
-            *line,
-            format!(
-                "{path}:23:{column}: error[cel-compile-error]: {}: Invalid value: {rule}: compilation failed: ERROR: <input>:1:5: undefined field 'b'",
-                field(i)
-            )
-        );
-    }
-    assert_eq!(
-        out.lines().last().unwrap(),
-        "1 file, 1 document (1 CRD, 0 custom resources): 667 errors, 0 warnings"
-    );
+        format!(
+            "{path}:23:{column}: error[cel-compile-error]: spec.validation.openAPIV3Schema.properties[spec].properties[{name}].x-kubernetes-validations[{i}].rule: Invalid value: {rule}: compilation failed: ERROR: <input>:1:5: undefined field 'b'"
+        )
+    });
 }
 
 /// `--old` with 6,000 stored versions, none in a new CRD whose 6,000 versions all claim

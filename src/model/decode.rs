@@ -196,21 +196,13 @@ impl<'a> At<'a> {
     /// Where the value comes in the JSON kubectl sends: it re-encodes the manifest from
     /// a Go map, so every object's keys are in byte order, whatever the file's order.
     fn order(&self) -> Vec<OrderStep> {
-        let mut steps = Vec::new();
-        let mut cur = Some(self);
-        while let Some(step) = cur {
-            match &step.kind {
-                StepKind::Root => {}
-                StepKind::Base(_) => break,
-                StepKind::Field(name) | StepKind::Key(name) => {
-                    steps.push(OrderStep::Key((*name).into()))
-                }
-                StepKind::Index(i) => steps.push(OrderStep::Index(*i)),
-            }
-            cur = step.parent;
-        }
-        steps.reverse();
-        steps
+        self.order_refs()
+            .into_iter()
+            .map(|step| match step {
+                OrderRef::Key(name) => OrderStep::Key(name.into()),
+                OrderRef::Index(i) => OrderStep::Index(i),
+            })
+            .collect()
     }
 
     /// Whether this value comes before `order` in the sent JSON ([`Self::order`] `<`
@@ -218,23 +210,28 @@ impl<'a> At<'a> {
     /// type 400 levels deep spelled out and ordered every one of them (2.5 s), to keep
     /// the first.
     fn precedes(&self, order: &[OrderStep]) -> bool {
-        let mut mine = Vec::new();
+        let theirs = order.iter().map(|step| match step {
+            OrderStep::Key(name) => OrderRef::Key(name),
+            OrderStep::Index(i) => OrderRef::Index(*i),
+        });
+        self.order_refs().into_iter().lt(theirs)
+    }
+
+    /// [`Self::order`], borrowed from the steps.
+    fn order_refs(&self) -> Vec<OrderRef<'_>> {
+        let mut steps = Vec::new();
         let mut cur = Some(self);
         while let Some(step) = cur {
             match &step.kind {
                 StepKind::Root => {}
                 StepKind::Base(_) => break,
-                StepKind::Field(name) | StepKind::Key(name) => mine.push(OrderRef::Key(name)),
-                StepKind::Index(i) => mine.push(OrderRef::Index(*i)),
+                StepKind::Field(name) | StepKind::Key(name) => steps.push(OrderRef::Key(name)),
+                StepKind::Index(i) => steps.push(OrderRef::Index(*i)),
             }
             cur = step.parent;
         }
-        mine.reverse();
-        let theirs = order.iter().map(|step| match step {
-            OrderStep::Key(name) => OrderRef::Key(name),
-            OrderStep::Index(i) => OrderRef::Index(*i),
-        });
-        mine.into_iter().lt(theirs)
+        steps.reverse();
+        steps
     }
 }
 
