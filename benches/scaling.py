@@ -305,6 +305,29 @@ def cel_rule_nodes_deep(n):
     leaf = ["type: object", "properties: {" + ", ".join(
         f"p{i}: {{type: string, x-kubernetes-validations: [{{rule: 'self.size() > 1'}}]}}" for i in range(n)) + "}"]
     return {"c.yaml": block_chain(400, leaf)}, ["check", "c.yaml"]
+def resource_at_depth(leaf_schema, leaf_value, depth=400):
+    """A CRD whose spec is a chain `depth` objects deep and a resource with leaf_value at its end."""
+    # Block YAML: a JSON document this deep would pass the flow-nesting limit (255).
+    lines = ["apiVersion: ex.com/v1", "kind: Widget", "metadata: {name: w, namespace: default}", "spec:"]
+    lines += [" " * (i + 1) + "c:" for i in range(depth)]
+    lines += [" " * (depth + 1) + f"{k}: {json.dumps(v)}" for k, v in leaf_value.items()]
+    return ({"c.yaml": block_chain(depth, leaf_schema), "r.yaml": "\n".join(lines) + "\n"},
+            ["check", "c.yaml", "r.yaml"])
+@fam
+def cr_item_errors_deep(n):
+    return resource_at_depth(["type: object", "properties: {l: {type: array, items: {type: string, maxLength: 1}}}"],
+                             {"l": ["xx"] * n})
+@fam
+def cr_item_rules_deep(n):
+    return resource_at_depth(["type: object", "properties: {l: {type: array, maxItems: 1000000, items: "
+                              "{type: string, maxLength: 5, x-kubernetes-validations: [{rule: 'self.size() < 2'}]}}}"],
+                             {"l": ["xx"] * n})
+@fam
+def cr_unknown_deep(n):
+    return resource_at_depth(["type: object", "properties: {a: {type: string}}"], {f"u{i}": i for i in range(n)})
+@fam
+def cr_map_errors_deep(n):
+    return resource_at_depth(["type: object", "additionalProperties: {type: integer}"], {f"k{i}": "s" for i in range(n)})
 @fam
 def untyped_docs(n):
     return {"r.yaml": "a: 1\n---\n" * n}, ["check", "r.yaml"]
@@ -415,7 +438,9 @@ N0 = {"deep_props": 50, "cost_many": 8000, "cel_rules_many": 8000, "cel_required
       "update_storage_versions": 16000, "update_unknown_formats": 10000, "update_ratchet_deep": 10000,
       "cr_enum_obj": 8000, "defaults_many": 8000,
       "cel_compile_errors_deep": 10000, "untyped_docs": 100000,
-      "crd_type_errors_deep": 15000, "cel_rule_nodes_deep": 5000}
+      "crd_type_errors_deep": 15000, "cel_rule_nodes_deep": 5000,
+      "cr_item_errors_deep": 15000, "cr_item_rules_deep": 10000, "cr_unknown_deep": 15000,
+      "cr_map_errors_deep": 15000}
 
 if __name__ == "__main__":
     main()

@@ -2316,3 +2316,50 @@ fn object_equality_that_compares_far_more_than_it_costs_is_not_evaluated() {
     want.push_str("4 files, 4 documents (2 CRDs, 2 custom resources): 1 error, 1 warning\n");
     assert_eq!(out, want);
 }
+
+/// Unknown fields were not charged to the object's findings: each kept its path four
+/// times (the pruner's record, the message, the detail, the field). 30,000 of them
+/// under a property named with 50,000 characters (a 1.3 MB resource) asked for more
+/// than 2 GiB and aborted crdlint.
+#[test]
+fn unknown_fields_under_a_long_path_stop_at_the_findings_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "p".repeat(50_000);
+    let crd = write(
+        dir.path(),
+        "crd.yaml",
+        crd_with_property_named(&name, "properties: {a: {type: integer}}"),
+    );
+    let fields: Vec<String> = (0..30_000).map(|i| format!("u{i}: 0")).collect();
+    let path = write(
+        dir.path(),
+        "unknown.yaml",
+        format!(
+            "apiVersion: example.com/v1\nkind: Thing\nmetadata: {{name: t}}\nspec:\n  ? {name}\n  : {{{}}}\n",
+            fields.join(", ")
+        ),
+    );
+    let (out, status) = check_bounded("short", &["--crds", &crd, &path], SMALL_MIB);
+    assert_eq!(status, 1, "{}", &out[..out.len().min(300)]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "{path}:1:1: error[findings-limit]: crdlint stopped checking this object: its findings passed 64 MiB (the server would list more)"
+        )
+    );
+    let (summary, errors) = lines[1..].split_last().unwrap();
+    // The first fields of the file until the limit, each at its key.
+    assert_eq!(errors.len(), 447);
+    for (i, line) in errors.iter().enumerate() {
+        let column = 6 + fields[..i].iter().map(|f| f.len() + 2).sum::<usize>();
+        assert_eq!(
+            *line,
+            format!("{path}:6:{column}: error[unknown-field]: unknown field \"spec.{name}.u{i}\"")
+        );
+    }
+    assert_eq!(
+        *summary,
+        "1 file, 1 document (0 CRDs, 1 custom resource): 448 errors, 0 warnings"
+    );
+}

@@ -706,11 +706,14 @@ impl Context<'_> {
     fn file(&self, source: &Source, text: Option<String>) -> Outcome {
         let loaded = match text {
             Some(text) => load::parse_text(&source.input, text, &self.options.limits),
-            None => load::load(
-                &source.input,
-                self.options.max_file_size,
-                &self.options.limits,
-            ),
+            // Read again (it was over the kept-text budget) into this thread's spare
+            // buffer: the scan's buffer for the same text is not kept twice.
+            None => match load::read_reusing(&source.input, self.options.max_file_size) {
+                Ok(text) => {
+                    load::parse_text(&source.input, load::fitted(text), &self.options.limits)
+                }
+                Err(unreadable) => *unreadable,
+            },
         };
         let mut out = Outcome {
             io_error: loaded.io_error,

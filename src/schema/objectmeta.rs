@@ -114,10 +114,10 @@ pub fn decode(metadata: &Node, prefix: &str) -> MetaDecode {
             .strip_prefix("unknown field \"")
             .and_then(|s| s.strip_suffix('"'))
             .unwrap_or(detail);
-        out.unknown.push(UnknownField {
-            path: format!("{prefix}.{strict}"),
-            key_span: d.span.unwrap_or(metadata.span),
-        });
+        out.unknown.push(UnknownField::new(
+            format!("{prefix}.{strict}"),
+            d.span.unwrap_or(metadata.span),
+        ));
     }
     out
 }

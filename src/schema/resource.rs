@@ -319,7 +319,7 @@ impl CompiledCrd {
             }
         }
         if !self.preserve_unknown_fields {
-            prune::prune(&mut obj, schema, true);
+            prune::prune_unreported(&mut obj, schema, true);
             prune::prune_nulls(&mut obj, Some(schema));
         }
         let _ = objectmeta::coerce_embedded(&mut obj, schema);
@@ -541,7 +541,11 @@ impl Checker<'_> {
             meta = decoded.meta;
         }
         if !self.crd.preserve_unknown_fields {
-            unknown.extend(prune::prune(&mut obj, schema, true));
+            if self.options.unknown_fields == UnknownFields::Ignore {
+                prune::prune_unreported(&mut obj, schema, true);
+            } else {
+                unknown.extend(prune::prune(&mut obj, schema, true));
+            }
             prune::prune_nulls(&mut obj, Some(schema));
         }
         let coerced = objectmeta::coerce_embedded(&mut obj, schema);
@@ -550,7 +554,7 @@ impl Checker<'_> {
             self.push(self.undecodable(&version.name, &e));
             return self.out;
         }
-        self.report_unknown(&unknown);
+        self.report_unknown(unknown);
         match default_and_coerce(&mut obj, schema, self.crd.preserve_unknown_fields) {
             Ok(()) => {}
             Err(DefaultingStop::Undecodable(e)) => {
@@ -587,9 +591,9 @@ impl Checker<'_> {
 
         // Validation, in the strategy's order.
         let mut blocking = false;
-        let mut note = |d: &Diagnostic, e: &SchemaError| {
+        let mut note = |code: &'static str, e: &SchemaError| {
             blocking |= validate::blocks_cel(e.error.error_type);
-            d.clone()
+            diag(code, e)
         };
         let mut found = Vec::new();
         let metadata_path = FieldPath::root("metadata");
@@ -613,7 +617,7 @@ impl Checker<'_> {
             ),
         };
         for e in meta_errors {
-            found.push(note(&diag(INVALID_METADATA, &e), &e));
+            found.push(note(INVALID_METADATA, &e));
         }
         if let Some(validator) = &version.validator {
             let errors = match &old {
@@ -621,16 +625,16 @@ impl Checker<'_> {
                 None => validator.validate_following(&obj, schema),
             };
             for e in errors {
-                found.push(note(&diag(SCHEMA_VIOLATION, &e), &e));
+                found.push(note(SCHEMA_VIOLATION, &e));
             }
         }
         if let Some(scale) = &version.scale {
             for e in validate_scale(&obj, scale) {
-                found.push(note(&diag(INVALID_SCALE_REPLICAS, &e), &e));
+                found.push(note(INVALID_SCALE_REPLICAS, &e));
             }
         }
         for e in objectmeta::validate_embedded(schema, &obj) {
-            found.push(note(&diag(INVALID_EMBEDDED_RESOURCE, &e), &e));
+            found.push(note(INVALID_EMBEDDED_RESOURCE, &e));
         }
         // On update, list uniqueness is enforced only when the old object satisfied it.
         let old_lists_valid = old
@@ -638,7 +642,7 @@ impl Checker<'_> {
             .is_none_or(|o| super::listtype::validate(schema, &o.obj).is_empty());
         if old_lists_valid {
             for e in super::listtype::validate(schema, &obj) {
-                found.push(note(&diag(DUPLICATE_LIST_ITEM, &e), &e));
+                found.push(note(DUPLICATE_LIST_ITEM, &e));
             }
         }
         for d in &mut found {
@@ -881,7 +885,7 @@ impl Checker<'_> {
             return;
         };
         if !self.crd.preserve_unknown_fields {
-            prune::prune(obj, schema, true);
+            prune::prune_unreported(obj, schema, true);
             prune::prune_nulls(obj, Some(schema));
         }
         // An error here would fail the server's storage conversion; the request
@@ -904,17 +908,18 @@ impl Checker<'_> {
         }
     }
 
-    fn report_unknown(&mut self, unknown: &[UnknownField]) {
+    fn report_unknown(&mut self, unknown: Vec<UnknownField>) {
         let severity = match self.options.unknown_fields {
             UnknownFields::Error => Severity::Error,
             UnknownFields::Warn => Severity::Warning,
             UnknownFields::Ignore => return,
         };
+        // Each was charged to the findings budget when found (`UnknownField::new`).
         for u in unknown {
             let message = format!("unknown field {}", go_q(&u.path));
             self.push(
                 Diagnostic::new(UNKNOWN_FIELD, severity, message.clone())
-                    .with_field(u.path.clone())
+                    .with_field(u.path)
                     .with_detail(message)
                     .with_span(u.key_span)
                     .with_help(
@@ -1265,7 +1270,7 @@ fn default_and_coerce(
         return Ok(());
     }
     if !preserve_unknown_fields {
-        prune::prune(obj, schema, true);
+        prune::prune_unreported(obj, schema, true);
         prune::prune_nulls(obj, Some(schema));
     }
     match objectmeta::coerce_embedded(obj, schema).error {
