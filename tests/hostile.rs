@@ -2363,3 +2363,48 @@ fn unknown_fields_under_a_long_path_stop_at_the_findings_limit() {
         "1 file, 1 document (0 CRDs, 1 custom resource): 448 errors, 0 warnings"
     );
 }
+
+/// A CRD's warnings were not charged to its findings either: 30,000 unknown formats
+/// under a property named with 50,000 characters (a 1 MB CRD) asked for more than
+/// 2 GiB. Warnings come after every check, so when they alone pass the limit the
+/// verdict is complete: the limit is a warning and the exit status stays 0.
+#[test]
+fn warnings_under_a_long_path_stop_at_the_findings_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "p".repeat(50_000);
+    let properties: Vec<String> = (0..30_000)
+        .map(|i| format!("f{i}: {{type: string, format: x{i}}}"))
+        .collect();
+    let path = write(
+        dir.path(),
+        "crd.yaml",
+        crd_with_property_named(&name, &format!("properties: {{{}}}", properties.join(", "))),
+    );
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    assert_eq!(status, 0, "{}", &out[..out.len().min(300)]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "{path}:1:1: warning[findings-limit]: crdlint stopped listing this object's warnings: its findings passed 64 MiB (the server would list more)"
+        )
+    );
+    let (summary, warnings) = lines[1..].split_last().unwrap();
+    // The first formats of the file until the limit, each at its value.
+    assert_eq!(warnings.len(), 1333);
+    for (i, line) in warnings.iter().enumerate() {
+        let column = 30
+            + properties[..i].iter().map(|p| p.len() + 2).sum::<usize>()
+            + format!("f{i}: {{type: string, format: ").len();
+        assert_eq!(
+            *line,
+            format!(
+                "{path}:22:{column}: warning[schema-unknown-format]: unrecognized format \"x{i}\""
+            )
+        );
+    }
+    assert_eq!(
+        *summary,
+        "1 file, 1 document (1 CRD, 0 custom resources): 0 errors, 1334 warnings"
+    );
+}

@@ -111,6 +111,9 @@ pub fn validate_decoded(
     let server_paths = server_paths::ServerPaths::new(crd, hoisted);
     let has_errors = findings.has_errors();
     let mut out = findings.into_diagnostics(root);
+    // Warnings come last, and only without errors: when they alone pass the findings
+    // limit, every check was done and the limit is a warning.
+    let checked_to_the_end = !has_errors && !findings_budget.exhausted();
     if !has_errors {
         let mut warnings = create_warnings_at(crd, options.kube_version);
         if let Some(old) = options.old {
@@ -134,7 +137,11 @@ pub fn validate_decoded(
         server_paths.apply(d);
     }
     if findings_budget.exhausted() {
-        out.push(budget::findings_limit(root.span));
+        out.push(if checked_to_the_end {
+            budget::warnings_limit(root.span)
+        } else {
+            budget::findings_limit(root.span)
+        });
     }
     out
 }

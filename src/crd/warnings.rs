@@ -2,7 +2,7 @@
 //! `WarningsOnCreate`): unrecognized formats and non-scalar `set` lists.
 
 use crate::cel::KubeVersion;
-use crate::diag::{Diagnostic, FieldPath, LazyPath};
+use crate::diag::{Diagnostic, FieldPath, LazyPath, budget};
 use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 
 use super::{SCHEMA_LIST_SET_NON_SCALAR, SCHEMA_PATTERN_NOT_EVALUATED, SCHEMA_UNKNOWN_FORMAT};
@@ -136,7 +136,15 @@ pub fn any_node(
         || s.rare().definitions.iter().flatten().any(|(_, p)| any(p))
 }
 
-/// The warnings for one version schema at `path` (`…openAPIV3Schema`).
+/// Adds a warning, charged to the CRD's findings: its path is as long as its node is
+/// deep (60,000 unknown formats 400 levels deep were 480 MB of warnings).
+fn push_charged(out: &mut Vec<Diagnostic>, warning: Diagnostic) {
+    budget::charge(warning.message.len() + warning.field.as_ref().map_or(0, String::len));
+    out.push(warning);
+}
+
+/// The warnings for one version schema at `path` (`…openAPIV3Schema`); none once the
+/// CRD's findings budget is spent.
 pub fn schema_warnings(
     schema: &SchemaProps,
     path: &FieldPath,
@@ -151,38 +159,43 @@ pub fn schema_warnings(
         schema,
         &LazyPath::At(path),
         &mut |s, p| {
+            if budget::exhausted() {
+                return;
+            }
             let ty = s.type_.as_deref().unwrap_or("");
             if let Some(format) = s.format.as_deref()
                 && is_unrecognized_format_at(ty, format, version)
             {
-                out.push(
-                Diagnostic::warning(
+                let typed = if ty.is_empty() || ty == "string" {
+                    ""
+                } else {
+                    " (integers take int32/int64, numbers float/double)"
+                };
+                let warning = Diagnostic::warning(
                     SCHEMA_UNKNOWN_FORMAT,
                     format!("unrecognized format {}", crate::diag::gofmt::quote(format)),
                 )
                 .with_field(p.to_path().child("format").to_string())
                 .with_span(s.value_span("format"))
                 .with_help(format!(
-                    "the server ignores this format when validating{}; use a supported format or remove it",
-                    if ty.is_empty() || ty == "string" { "" } else { " (integers take int32/int64, numbers float/double)" }
-                )),
-            );
+                    "the server ignores this format when validating{typed}; use a supported format or remove it",
+                ));
+                push_charged(&mut out, warning);
             }
             if let Some(pattern) = s.pattern.as_deref()
                 && crate::schema::regex::too_large_to_match(pattern)
             {
-                out.push(
-                    Diagnostic::warning(
-                        SCHEMA_PATTERN_NOT_EVALUATED,
-                        format!(
-                            "{}, so values are not checked against this pattern",
-                            crate::schema::regex::RegexError::TooLargeToMatch
-                        ),
-                    )
-                    .with_field(p.to_path().child("pattern").to_string())
-                    .with_span(s.value_span("pattern"))
-                    .with_help("the server accepts the pattern and checks values against it; raise --max-regex-size (MiB) to have crdlint check them too"),
-                );
+                let warning = Diagnostic::warning(
+                    SCHEMA_PATTERN_NOT_EVALUATED,
+                    format!(
+                        "{}, so values are not checked against this pattern",
+                        crate::schema::regex::RegexError::TooLargeToMatch
+                    ),
+                )
+                .with_field(p.to_path().child("pattern").to_string())
+                .with_span(s.value_span("pattern"))
+                .with_help("the server accepts the pattern and checks values against it; raise --max-regex-size (MiB) to have crdlint check them too");
+                push_charged(&mut out, warning);
             }
             if set_warnings
                 && s.x_list_type.as_deref() == Some("set")
@@ -195,12 +208,11 @@ pub fn schema_warnings(
                 );
                 if !seen_sets.contains(&msg) {
                     seen_sets.push(msg.clone());
-                    out.push(
-                    Diagnostic::warning(SCHEMA_LIST_SET_NON_SCALAR, msg)
+                    let warning = Diagnostic::warning(SCHEMA_LIST_SET_NON_SCALAR, msg)
                         .with_field(p.to_path().child("x-kubernetes-list-type").to_string())
                         .with_span(s.value_span("x-kubernetes-list-type"))
-                        .with_help("use x-kubernetes-list-type: map with x-kubernetes-list-map-keys for lists of objects"),
-                );
+                        .with_help("use x-kubernetes-list-type: map with x-kubernetes-list-map-keys for lists of objects");
+                    push_charged(&mut out, warning);
                 }
             }
         },

@@ -35,7 +35,8 @@ pub const MAX_RUN_FINDING_BYTES: usize = 256 << 20;
 
 thread_local! {
     /// Bytes charged to the object being checked on this thread; `None` outside
-    /// [`ObjectBudget`] (CRD checks, defaults, tests), where nothing is counted.
+    /// [`ObjectBudget`] (unit tests, library calls on parts of an object), where
+    /// nothing is counted.
     static SPENT: Cell<Option<usize>> = const { Cell::new(None) };
     /// The run the object being checked on this thread belongs to (see [`RunBudget::enter`]).
     static RUN: RefCell<Option<RunBudget>> = const { RefCell::new(None) };
@@ -159,6 +160,27 @@ pub fn findings_limit(span: Span) -> Diagnostic {
     Diagnostic::error(FINDINGS_LIMIT, message)
         .with_span(span)
         .with_help("fix the findings reported, which repeat one problem, and check again")
+}
+
+/// What the caller reports when an object's findings passed the limit while its
+/// warnings were listed, all its checks done without an error: a warning, as the
+/// verdict is complete.
+pub fn warnings_limit(span: Span) -> Diagnostic {
+    let object = SPENT.get().is_some_and(|n| n > MAX_FINDING_BYTES);
+    let message = if object {
+        format!(
+            "crdlint stopped listing this object's warnings: its findings passed {} MiB (the server would list more)",
+            MAX_FINDING_BYTES >> 20
+        )
+    } else {
+        format!(
+            "crdlint stopped listing this object's warnings: the findings of this run passed {} MiB",
+            MAX_RUN_FINDING_BYTES >> 20
+        )
+    };
+    Diagnostic::warning(FINDINGS_LIMIT, message)
+        .with_span(span)
+        .with_help("the object has no errors; fix the warnings reported, which repeat one problem")
 }
 
 /// Charges a finding with `text_bytes` of text to the object being checked, if any.
