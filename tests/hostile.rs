@@ -2408,3 +2408,29 @@ fn warnings_under_a_long_path_stop_at_the_findings_limit() {
         "1 file, 1 document (1 CRD, 0 custom resources): 0 errors, 1334 warnings"
     );
 }
+
+/// The error of a node whose rules have no CEL type was not charged to the CRD's
+/// findings, and nodes past the limit were still compiled: 20,000 such nodes under a
+/// property named with 50,000 characters asked for more than 2 GiB.
+#[test]
+fn untyped_rule_nodes_under_a_long_path_stop_at_the_findings_limit() {
+    let name = "p".repeat(50_000);
+    let properties: Vec<String> = (0..20_000)
+        .map(|i| {
+            format!("u{i}: {{x-kubernetes-preserve-unknown-fields: true, x-kubernetes-validations: [{{rule: 'true'}}]}}")
+        })
+        .collect();
+    let crd = crd_with_property_named(&name, &format!("properties: {{{}}}", properties.join(", ")));
+    let column = |i: usize| {
+        30 + properties[..i].iter().map(|p| p.len() + 2).sum::<usize>() + format!("u{i}: ").len()
+    };
+    assert_stops_at_the_findings_limit(crd, "cel-untyped-node", |path, i| {
+        let list = format!(
+            "spec.validation.openAPIV3Schema.properties[spec].properties[{name}].properties[u{i}].x-kubernetes-validations"
+        );
+        format!(
+            "{path}:22:{}: error[cel-untyped-node]: {list}: Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations",
+            column(i)
+        )
+    });
+}

@@ -704,6 +704,11 @@ impl Walker<'_> {
         reach: TypeReach,
         uncorrelatable: Option<&FieldPath>,
     ) {
+        // Past the CRD's findings limit no more rules are compiled (the CRD check says
+        // it stopped).
+        if crate::diag::budget::exhausted() {
+            return;
+        }
         let list_path = path.child("x-kubernetes-validations");
         let shared_list = Arc::new(list_path.clone());
         let mut schema_errors = false;
@@ -736,6 +741,7 @@ impl Walker<'_> {
                         .with_detail(format!("{list_path}: {NIL_SCHEMA_PANIC}"))
                         .with_span(s.span)
                         .with_help("the server crashes looking up this node's CEL type in its parent's, which has none (an ancestor is x-kubernetes-int-or-string and has items or additionalProperties); move the rules to the int-or-string node or drop x-kubernetes-int-or-string");
+                    crate::diag::budget::charge_finding(&d);
                     if let Some(first) = results.first_mut() {
                         first.diagnostics.push(d);
                     }
@@ -753,6 +759,7 @@ impl Walker<'_> {
                         )
                     };
                     let d = untyped_node_error(&list_path, detail, s.span, help);
+                    crate::diag::budget::charge_finding(&d);
                     if let Some(first) = results.first_mut() {
                         first.diagnostics.push(d);
                     }

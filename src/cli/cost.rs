@@ -398,7 +398,7 @@ fn rule_json(file: &SourceFile, r: &RuleCost, search: &Search) -> Json {
         "rule": r.rule,
         "line": pos.line,
         "column": pos.column,
-        "node": &*r.data_path,
+        "node": r.data_path(),
         "compiled": r.compiled,
         "maxCost": r.max_cost,
         "ruleMaxCardinality": r.rule_max_cardinality,
@@ -485,7 +485,7 @@ fn chain_text(r: &RuleCost) -> String {
         None => format!(
             "unbounded → the server assumes 3 MiB / ({} + 1 bytes per {}) = {}",
             r.min_serialized_size,
-            r.data_path,
+            r.data_path(),
             grouped(r.rule_max_cardinality)
         ),
     };
@@ -555,7 +555,7 @@ fn render_human(reports: &[CrdReport], color: bool) -> String {
                     "  {} {:>7}  {}  {}\n",
                     bar(sh, color),
                     percent(sh),
-                    bold(&r.data_path),
+                    bold(&r.data_path()),
                     dim(&format!("{}:{}:{}", c.file.path, pos.line, pos.column)),
                 ));
                 out.push_str(&format!(

@@ -195,6 +195,13 @@ pub fn charge(text_bytes: usize) {
     });
 }
 
+/// Charges a finding built as a [`Diagnostic`] (not from a `FieldError`, which is
+/// charged when built): its message, field path and detail.
+pub fn charge_finding(finding: &Diagnostic) {
+    let text = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    charge(finding.message.len() + text(&finding.field) + text(&finding.detail));
+}
+
 /// Charges `text_bytes` more to a finding charged already (text added to it later, as
 /// the path a relative error is placed under).
 pub fn charge_more(text_bytes: usize) {

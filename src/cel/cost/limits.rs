@@ -85,7 +85,7 @@ pub fn cardinality_note(r: &RuleCost) -> String {
                 "cardinality {} = 3 MiB / ({} bytes, the smallest {} + 1) because {} bounds it",
                 grouped(r.rule_max_cardinality),
                 r.min_serialized_size,
-                r.data_path,
+                r.data_path(),
                 if unset.is_empty() {
                     "nothing".to_string()
                 } else {

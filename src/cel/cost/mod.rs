@@ -76,8 +76,6 @@ pub struct RuleCost {
     pub rule: String,
     /// The rule string in the file.
     pub span: Span,
-    /// The data path of the node the rule validates (`spec.rules[*]`).
-    pub data_path: Arc<str>,
     /// Whether the rule compiled (rules that do not compile cost 0).
     pub compiled: bool,
     /// Worst-case cost of one evaluation (`MaxCost`).
@@ -95,6 +93,34 @@ pub struct RuleCost {
     /// The messageExpression's worst-case cost (not multiplied by cardinality, as the
     /// server does), when there is one that compiled.
     pub message_expression: Option<MessageExpressionCost>,
+}
+
+impl RuleCost {
+    /// The data path of the node the rule validates (`spec.rules[*]`), made from its
+    /// steps when asked for: kept per node, it was as long as the node is deep (20,000
+    /// nodes with rules under a 50,000-character property name: 1 GB).
+    pub fn data_path(&self) -> String {
+        let mut data = String::new();
+        for step in self.node.iter() {
+            match step {
+                SchemaStep::Property(name) => {
+                    if !data.is_empty() {
+                        data.push('.');
+                    }
+                    data.push_str(name);
+                }
+                SchemaStep::Items | SchemaStep::AdditionalProperties => {
+                    push_all_elements(&mut data)
+                }
+                // (Rules under allOf have no cost entry.)
+                SchemaStep::AllOf(_) => {}
+            }
+        }
+        if data.is_empty() {
+            data.push_str("<root>");
+        }
+        data
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -176,7 +202,6 @@ pub fn estimate_compiled(
         if !same_node {
             let shared =
                 node_context_cached(root, &r.node, base, &cache).map(|ctx| SharedContext {
-                    data_path: ctx.data_path.as_str().into(),
                     chain: ctx.chain.as_slice().into(),
                     ctx,
                 });
@@ -221,7 +246,6 @@ pub fn estimate_compiled(
             field: r.field.clone(),
             rule: rule.rule.clone(),
             span: rule.rule_node.as_ref().map(|n| n.span).unwrap_or(rule.span),
-            data_path: shared.data_path.clone(),
             compiled: r.program.is_some(),
             max_cost,
             rule_max_cardinality,
@@ -238,7 +262,6 @@ pub fn estimate_compiled(
 /// A node's [`NodeContext`] and the parts of it that its rules' costs share.
 struct SharedContext<'a> {
     ctx: NodeContext<'a>,
-    data_path: Arc<str>,
     chain: Arc<[CardinalityStep]>,
 }
 
@@ -270,10 +293,11 @@ fn estimated(program: &RuleProgram, decl: &DeclType, model: estimator::CostModel
 impl SchemaCost {
     /// Keeps the rules (and their messageExpressions) of the nodes `keep` accepts and
     /// recomputes the total as the server adds it up: only for nodes it compiles.
-    pub fn retain(&mut self, keep: impl Fn(&RuleCost) -> bool) {
+    pub fn retain(&mut self, mut keep: impl FnMut(&RuleCost) -> bool) {
         let rules = std::mem::take(&mut self.rules);
         self.total = 0;
         self.most_expensive.clear();
+        // `keep` sees each rule once, in order.
         for r in rules.into_iter().filter(|r| keep(r)) {
             observe(self, &r.field, r.estimated_cost);
             if let Some(me) = &r.message_expression {
@@ -377,7 +401,6 @@ pub(crate) struct NodeContext<'a> {
     /// `CELSchemaContext.MaxCardinality`.
     pub cardinality: Option<u64>,
     pub chain: Vec<CardinalityStep>,
-    pub data_path: String,
 }
 
 impl NodeContext<'_> {
@@ -581,11 +604,6 @@ pub(crate) fn node_context_cached<'a>(
         decl,
         cardinality: card,
         chain,
-        data_path: if data.is_empty() {
-            "<root>".to_string()
-        } else {
-            data
-        },
     })
 }
 

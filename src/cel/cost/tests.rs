@@ -328,7 +328,7 @@ fn docs_example_search(budget: &suggest::SearchBudget) -> suggest::Search {
     let r = cost
         .rules
         .iter()
-        .find(|r| &*r.data_path == "spec.unbounded")
+        .find(|r| r.data_path() == "spec.unbounded")
         .unwrap();
     let program = compiled
         .iter()
