@@ -182,6 +182,7 @@ fn walk_rules(
         all_of: false,
         entry_checks_gate,
         crashed: false,
+        base: Arc::new(base.clone()),
     };
     let scope = !root.x_validations.is_empty();
     let mut with_rules = HashSet::new();
@@ -229,6 +230,7 @@ pub fn compile_all_of_rules(
         all_of: true,
         entry_checks_gate: true,
         crashed: false,
+        base: Arc::new(base.clone()),
     };
     walker.node(
         root,
@@ -343,6 +345,8 @@ struct Walker<'a> {
     /// A node's rules are not compiled when one of its entries is invalid, as in the
     /// server's CRD validation (see [`compile_rules_at`]).
     entry_checks_gate: bool,
+    /// The schema's path, shared by its rules' field paths.
+    base: Arc<FieldPath>,
 }
 
 /// Whether `s` or a node below it has rules; such nodes are added to `set`.
@@ -646,13 +650,12 @@ impl Walker<'_> {
         decl: Option<&DeclType>,
     ) {
         let list_path = path.child("x-kubernetes-validations");
-        let shared_list = Arc::new(list_path.clone());
         let node_steps: Arc<[SchemaStep]> = steps.into();
         let Some(decl) = decl else {
             self.out.push(RuleCompileResult {
+                field: RuleFieldPath::new(self.base.clone(), node_steps.clone(), 0, "rule"),
                 node: node_steps,
                 index: 0,
-                field: RuleFieldPath::new(shared_list, 0, "rule"),
                 program: None,
                 diagnostics: Vec::new(),
                 error_offset: None,
@@ -673,7 +676,7 @@ impl Walker<'_> {
             let mut r = RuleCompileResult {
                 node: node_steps.clone(),
                 index: i,
-                field: RuleFieldPath::new(shared_list.clone(), i, "rule"),
+                field: RuleFieldPath::new(self.base.clone(), node_steps.clone(), i, "rule"),
                 program: None,
                 diagnostics: Vec::new(),
                 error_offset: None,
@@ -710,7 +713,6 @@ impl Walker<'_> {
             return;
         }
         let list_path = path.child("x-kubernetes-validations");
-        let shared_list = Arc::new(list_path.clone());
         let mut schema_errors = false;
         let mut results: Vec<RuleCompileResult> = Vec::new();
         let node_steps: Arc<[SchemaStep]> = steps.into();
@@ -719,7 +721,7 @@ impl Walker<'_> {
             let mut r = RuleCompileResult {
                 node: node_steps.clone(),
                 index: i,
-                field: RuleFieldPath::new(shared_list.clone(), i, "rule"),
+                field: RuleFieldPath::new(self.base.clone(), node_steps.clone(), i, "rule"),
                 program: None,
                 diagnostics: Vec::new(),
                 error_offset: None,

@@ -32,7 +32,7 @@ pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> SchemaCelFindings {
         if r.diagnostics.is_empty() {
             continue;
         }
-        let node_path = node_path(input.path, &r.node);
+        let node_path = crate::diag::path::schema_node_path(input.path, &r.node);
         let rule_schema = node_at(input.structural, &r.node);
         let diagnostics = r
             .diagnostics
@@ -72,16 +72,6 @@ pub fn cost_limit_findings(
             severity: Severity::Error,
         })
         .collect()
-}
-
-/// The field path of the schema node reached by `steps` from `base`.
-fn node_path(base: &FieldPath, steps: &[SchemaStep]) -> FieldPath {
-    steps.iter().fold(base.clone(), |p, step| match step {
-        SchemaStep::Property(name) => p.child("properties").key(name),
-        SchemaStep::Items => p.child("items"),
-        SchemaStep::AdditionalProperties => p.child("additionalProperties"),
-        SchemaStep::AllOf(i) => p.child("allOf").index(*i),
-    })
 }
 
 fn node_at<'s>(root: &'s Structural, steps: &[SchemaStep]) -> Option<&'s Structural> {

@@ -236,22 +236,26 @@ pub fn validate(
                 .extend(node.diagnostics);
         }
     }
-    // The rules of each node, by the node's path borrowed from the rules' shared list
-    // path: a set of node paths of its own held a copy per node (20,000 nodes with rules
-    // under a 50,000-character property name: 1 GB).
-    let mut rule_nodes: std::collections::HashMap<&str, Vec<usize>> =
+    // The rules of each node (runs of rules sharing their node's steps), found by a
+    // hash of the node's path and confirmed by building it: a set of node paths held
+    // a copy per node (20,000 nodes with rules under a 50,000-character property name:
+    // 1 GB).
+    let cost_rules = cost.as_ref().map_or(&[][..], |c| c.rules.as_slice());
+    let mut rule_nodes: std::collections::HashMap<u64, Vec<std::ops::Range<usize>>> =
         std::collections::HashMap::new();
-    let mut keep_cost = Vec::new();
-    for (i, r) in cost.iter().flat_map(|c| c.rules.iter()).enumerate() {
-        let node = r
-            .field
-            .list()
-            .as_str()
-            .strip_suffix(".x-kubernetes-validations");
-        if let Some(node) = node {
-            rule_nodes.entry(node).or_default().push(i);
+    let mut run_start = 0;
+    for (i, r) in cost_rules.iter().enumerate() {
+        let last_of_node = cost_rules
+            .get(i + 1)
+            .is_none_or(|next| !std::sync::Arc::ptr_eq(&next.node, &r.node));
+        if last_of_node {
+            let node = r.field.node_path();
+            rule_nodes
+                .entry(path_hash(node.as_str()))
+                .or_default()
+                .push(run_start..i + 1);
+            run_start = i + 1;
         }
-        keep_cost.push(node.is_none());
     }
     let mut walker = Walker {
         f,
@@ -259,7 +263,8 @@ pub fn validate(
         compiled,
         cel_out: Vec::new(),
         rule_nodes: &rule_nodes,
-        keep_cost,
+        cost_rules,
+        keep_cost: vec![false; cost_rules.len()],
     };
     let ssv = Ssv {
         allow_defaults: true,
@@ -269,6 +274,7 @@ pub fn validate(
     walker.walk(schema, &LazyPath::At(&root_path), &ssv, true, 0);
     let cel_out = std::mem::take(&mut walker.cel_out);
     let keep_cost = std::mem::take(&mut walker.keep_cost);
+    drop(walker);
     drop(rule_nodes);
     f.prebuilt.extend(cel_out);
 
@@ -373,11 +379,21 @@ struct Walker<'f> {
     /// CEL findings by schema node path, reported when the node has no schema errors.
     compiled: std::collections::HashMap<String, Vec<crate::diag::Diagnostic>>,
     cel_out: Vec<crate::diag::Diagnostic>,
-    /// The indices of each node's rules in the cost estimate.
-    rule_nodes: &'f std::collections::HashMap<&'f str, Vec<usize>>,
+    /// The indices of each node's rules in the cost estimate, by [`path_hash`] of the
+    /// node's path.
+    rule_nodes: &'f std::collections::HashMap<u64, Vec<std::ops::Range<usize>>>,
+    cost_rules: &'f [crate::cel::cost::RuleCost],
     /// By index in the cost estimate: the rule's node has no schema errors at or below
     /// it (the server compiles its rules).
     keep_cost: Vec<bool>,
+}
+
+/// A hash of a schema node's path, to find the node's rules without keeping the path.
+fn path_hash(path: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    path.hash(&mut h);
+    h.finish()
 }
 
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
@@ -652,9 +668,11 @@ impl Walker<'_> {
         // (Most schemas compile cleanly and have no rules: no path to make.)
         if !schema_errors_here && (has_rules || !self.compiled.is_empty()) {
             let here = path.to_path();
-            if has_rules && let Some(rules) = self.rule_nodes.get(here.as_str()) {
-                for &i in rules {
-                    self.keep_cost[i] = true;
+            if has_rules && let Some(runs) = self.rule_nodes.get(&path_hash(here.as_str())) {
+                for run in runs {
+                    if self.cost_rules[run.start].field.node_path() == here {
+                        self.keep_cost[run.clone()].fill(true);
+                    }
                 }
             }
             if let Some(found) = self.compiled.remove(here.as_str()) {

@@ -3,7 +3,7 @@
 //! estimate, the limit and the cardinality behind each breach.
 
 use super::{PER_RULE_LIMIT, PER_SCHEMA_LIMIT, RuleCost, SchemaCost};
-use crate::diag::{FieldError, FieldPath};
+use crate::diag::FieldError;
 use crate::source::Span;
 
 crate::declare_codes! {
@@ -150,8 +150,8 @@ pub fn total_findings(cost: &SchemaCost) -> Vec<LimitFinding> {
     if cost.total <= PER_SCHEMA_LIMIT {
         return out;
     }
-    for (path, c) in &cost.most_expensive {
-        let span = span_of(cost, path);
+    for (path, c, span) in &cost.most_expensive {
+        let span = Some(*span);
         out.push(LimitFinding {
             code: CEL_COST_TOTAL,
             error: FieldError::forbidden(
@@ -185,17 +185,4 @@ pub fn total_findings(cost: &SchemaCost) -> Vec<LimitFinding> {
         ),
     });
     out
-}
-
-fn span_of(cost: &SchemaCost, path: &FieldPath) -> Option<Span> {
-    cost.rules.iter().find_map(|r| {
-        if r.field.is(path) {
-            Some(r.span)
-        } else {
-            r.message_expression
-                .as_ref()
-                .filter(|m| m.field.is(path))
-                .map(|m| m.span)
-        }
-    })
 }

@@ -148,8 +148,9 @@ pub struct SchemaCost {
     /// The sum the server compares with [`PER_SCHEMA_LIMIT`] (rules and messageExpressions).
     pub total: u64,
     /// The (at most 4) costliest contributions of at least 1% of the schema limit,
-    /// costliest first: what the server names when the total is over.
-    pub most_expensive: Vec<(FieldPath, u64)>,
+    /// costliest first: what the server names when the total is over, with the span
+    /// of the rule or messageExpression.
+    pub most_expensive: Vec<(FieldPath, u64, Span)>,
 }
 
 /// Compiles every rule under `root` and estimates its cost as the server does.
@@ -236,16 +237,17 @@ pub fn estimate_compiled(
         let rule_max_cardinality = max_cardinality(min_size);
         let card = ctx.cardinality.unwrap_or(rule_max_cardinality);
         let estimated_cost = multiply_with_overflow_guard(max_cost, card);
-        observe(&mut out, &r.field, estimated_cost);
+        let rule_span = rule.rule_node.as_ref().map(|n| n.span).unwrap_or(rule.span);
+        observe(&mut out, &r.field, estimated_cost, rule_span);
         if let Some(me) = &me {
-            observe(&mut out, &me.field, me.max_cost);
+            observe(&mut out, &me.field, me.max_cost, me.span);
         }
         out.rules.push(RuleCost {
             node: first.node.clone(),
             index: r.index,
             field: r.field.clone(),
             rule: rule.rule.clone(),
-            span: rule.rule_node.as_ref().map(|n| n.span).unwrap_or(rule.span),
+            span: rule_span,
             compiled: r.program.is_some(),
             max_cost,
             rule_max_cardinality,
@@ -299,9 +301,9 @@ impl SchemaCost {
         self.most_expensive.clear();
         // `keep` sees each rule once, in order.
         for r in rules.into_iter().filter(|r| keep(r)) {
-            observe(self, &r.field, r.estimated_cost);
+            observe(self, &r.field, r.estimated_cost, r.span);
             if let Some(me) = &r.message_expression {
-                observe(self, &me.field, me.max_cost);
+                observe(self, &me.field, me.max_cost, me.span);
             }
             self.rules.push(r);
         }
@@ -357,7 +359,7 @@ fn server_order(compiled: &[RuleCompileResult]) -> Vec<&RuleCompileResult> {
 }
 
 /// `TotalCost.ObserveExpressionCost`.
-fn observe(out: &mut SchemaCost, path: &RuleFieldPath, cost: u64) {
+fn observe(out: &mut SchemaCost, path: &RuleFieldPath, cost: u64, span: Span) {
     out.total = out.total.saturating_add(cost);
     if cost < PER_SCHEMA_LIMIT / 100 {
         return;
@@ -367,9 +369,13 @@ fn observe(out: &mut SchemaCost, path: &RuleFieldPath, cost: u64) {
     let pos = out
         .most_expensive
         .iter()
-        .position(|(_, c)| *c < cost)
+        .position(|(_, c, _)| *c < cost)
         .unwrap_or(out.most_expensive.len());
-    out.most_expensive.insert(pos, (path.to_path(), cost));
+    // (Past the fourth, not kept: the path is built only for the ones that are.)
+    if pos >= 4 {
+        return;
+    }
+    out.most_expensive.insert(pos, (path.to_path(), cost, span));
     out.most_expensive.truncate(4);
 }
 
