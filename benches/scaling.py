@@ -328,6 +328,17 @@ def cr_unknown_deep(n):
 @fam
 def cr_map_errors_deep(n):
     return resource_at_depth(["type: object", "additionalProperties: {type: integer}"], {f"k{i}": "s" for i in range(n)})
+def under_long_key(body):
+    """A CRD whose spec has one object property named with 50,000 characters."""
+    return crd(root(obj({"p" * 50_000: body})))
+@fam
+def cel_rule_nodes_long_key(n):
+    props = {f"f{i}": {"type": "string", "maxLength": 10, XV: [{"rule": "self.size() > 1"}]} for i in range(n)}
+    return {"c.json": under_long_key(obj(props))}, ["check", "c.json"]
+@fam
+def cr_unknown_long_key(n):
+    r = cr({"p" * 50_000: {f"u{i}": 0 for i in range(n)}})
+    return {"c.json": under_long_key(obj({"a": {"type": "integer"}})), "r.json": r}, ["check", "c.json", "r.json"]
 @fam
 def untyped_docs(n):
     return {"r.yaml": "a: 1\n---\n" * n}, ["check", "r.yaml"]
@@ -440,7 +451,7 @@ N0 = {"deep_props": 50, "cost_many": 8000, "cel_rules_many": 8000, "cel_required
       "cel_compile_errors_deep": 10000, "untyped_docs": 100000,
       "crd_type_errors_deep": 15000, "cel_rule_nodes_deep": 5000,
       "cr_item_errors_deep": 15000, "cr_item_rules_deep": 10000, "cr_unknown_deep": 15000,
-      "cr_map_errors_deep": 15000}
+      "cr_map_errors_deep": 15000, "cel_rule_nodes_long_key": 5000, "cr_unknown_long_key": 5000}
 
 if __name__ == "__main__":
     main()
