@@ -1914,6 +1914,30 @@ fn crd_with_property_named(name: &str, body: &str) -> String {
     ))
 }
 
+/// The property name of the long-path tests: 50,000 characters.
+fn long_name() -> String {
+    "p".repeat(50_000)
+}
+
+/// A CRD whose [`long_name`] property has the properties `entry(i)` for `i < n` (each
+/// `key: {...}`) in one flow mapping on line 22, and those entries.
+fn crd_with_long_named_properties(
+    n: usize,
+    entry: impl Fn(usize) -> String,
+) -> (String, Vec<String>) {
+    let entries: Vec<String> = (0..n).map(entry).collect();
+    let crd = crd_with_property_named(
+        &long_name(),
+        &format!("properties: {{{}}}", entries.join(", ")),
+    );
+    (crd, entries)
+}
+
+/// The column of the `i`th entry of [`crd_with_long_named_properties`] on line 22.
+fn entry_column(entries: &[String], i: usize) -> usize {
+    30 + entries[..i].iter().map(|e| e.len() + 2).sum::<usize>()
+}
+
 /// Checks `crd` (`-o short`) within [`SMALL_MIB`]: it stops at the findings limit
 /// after 666 findings of `code`, the `i`th of which is `expected(path, i)`.
 fn assert_stops_at_the_findings_limit(
@@ -1952,15 +1976,12 @@ fn assert_stops_at_the_findings_limit(
 /// 1 MB CRD) asked for more than 2 GiB and aborted crdlint.
 #[test]
 fn invalid_defaults_under_a_long_path_stop_at_the_findings_limit() {
-    let name = "p".repeat(50_000);
-    let properties: Vec<String> = (0..30_000)
-        .map(|i| format!("d{i}: {{type: integer, default: x}}"))
-        .collect();
-    let crd = crd_with_property_named(&name, &format!("properties: {{{}}}", properties.join(", ")));
+    let name = long_name();
+    let (crd, properties) =
+        crd_with_long_named_properties(30_000, |i| format!("d{i}: {{type: integer, default: x}}"));
     assert_stops_at_the_findings_limit(crd, "schema-invalid-default", |path, i| {
         // The default is the item's last value (`x}`).
-        let start = 30 + properties[..i].iter().map(|p| p.len() + 2).sum::<usize>();
-        let column = start + properties[i].len() - 2;
+        let column = entry_column(&properties, i) + properties[i].len() - 2;
         format!(
             "{path}:22:{column}: error[schema-invalid-default]: spec.validation.openAPIV3Schema.properties[spec].properties[{name}].properties[d{i}].default: Invalid value: \"string\":  in body must be of type integer: \"string\""
         )
@@ -1973,7 +1994,7 @@ fn invalid_defaults_under_a_long_path_stop_at_the_findings_limit() {
 /// findings now, and the rules left are not compiled once those pass the limit.
 #[test]
 fn cel_compile_errors_under_a_long_path_stop_at_the_findings_limit() {
-    let name = "p".repeat(50_000);
+    let name = long_name();
     let rules: Vec<String> = (0..20_000)
         .map(|i| format!("{{rule: 'self.b > {i}'}}"))
         .collect();
@@ -2324,7 +2345,7 @@ fn object_equality_that_compares_far_more_than_it_costs_is_not_evaluated() {
 #[test]
 fn unknown_fields_under_a_long_path_stop_at_the_findings_limit() {
     let dir = tempfile::tempdir().unwrap();
-    let name = "p".repeat(50_000);
+    let name = long_name();
     let crd = write(
         dir.path(),
         "crd.yaml",
@@ -2371,15 +2392,9 @@ fn unknown_fields_under_a_long_path_stop_at_the_findings_limit() {
 #[test]
 fn warnings_under_a_long_path_stop_at_the_findings_limit() {
     let dir = tempfile::tempdir().unwrap();
-    let name = "p".repeat(50_000);
-    let properties: Vec<String> = (0..30_000)
-        .map(|i| format!("f{i}: {{type: string, format: x{i}}}"))
-        .collect();
-    let path = write(
-        dir.path(),
-        "crd.yaml",
-        crd_with_property_named(&name, &format!("properties: {{{}}}", properties.join(", "))),
-    );
+    let (crd, properties) =
+        crd_with_long_named_properties(30_000, |i| format!("f{i}: {{type: string, format: x{i}}}"));
+    let path = write(dir.path(), "crd.yaml", crd);
     let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
     assert_eq!(status, 0, "{}", &out[..out.len().min(300)]);
     let lines: Vec<&str> = out.lines().collect();
@@ -2393,9 +2408,7 @@ fn warnings_under_a_long_path_stop_at_the_findings_limit() {
     // The first formats of the file until the limit, each at its value.
     assert_eq!(warnings.len(), 1333);
     for (i, line) in warnings.iter().enumerate() {
-        let column = 30
-            + properties[..i].iter().map(|p| p.len() + 2).sum::<usize>()
-            + format!("f{i}: {{type: string, format: ").len();
+        let column = entry_column(&properties, i) + format!("f{i}: {{type: string, format: ").len();
         assert_eq!(
             *line,
             format!(
@@ -2414,16 +2427,13 @@ fn warnings_under_a_long_path_stop_at_the_findings_limit() {
 /// property named with 50,000 characters asked for more than 2 GiB.
 #[test]
 fn untyped_rule_nodes_under_a_long_path_stop_at_the_findings_limit() {
-    let name = "p".repeat(50_000);
-    let properties: Vec<String> = (0..20_000)
-        .map(|i| {
-            format!("u{i}: {{x-kubernetes-preserve-unknown-fields: true, x-kubernetes-validations: [{{rule: 'true'}}]}}")
-        })
-        .collect();
-    let crd = crd_with_property_named(&name, &format!("properties: {{{}}}", properties.join(", ")));
-    let column = |i: usize| {
-        30 + properties[..i].iter().map(|p| p.len() + 2).sum::<usize>() + format!("u{i}: ").len()
-    };
+    let name = long_name();
+    let (crd, properties) = crd_with_long_named_properties(20_000, |i| {
+        format!(
+            "u{i}: {{x-kubernetes-preserve-unknown-fields: true, x-kubernetes-validations: [{{rule: 'true'}}]}}"
+        )
+    });
+    let column = |i: usize| entry_column(&properties, i) + format!("u{i}: ").len();
     assert_stops_at_the_findings_limit(crd, "cel-untyped-node", |path, i| {
         let list = format!(
             "spec.validation.openAPIV3Schema.properties[spec].properties[{name}].properties[u{i}].x-kubernetes-validations"
@@ -2443,17 +2453,12 @@ fn untyped_rule_nodes_under_a_long_path_stop_at_the_findings_limit() {
 #[test]
 fn rule_nodes_under_a_long_path_do_not_keep_their_paths() {
     let dir = tempfile::tempdir().unwrap();
-    let name = "p".repeat(50_000);
-    let properties: Vec<String> = (0..20_000)
-        .map(|i| {
-            format!("f{i}: {{type: string, maxLength: 10, x-kubernetes-validations: [{{rule: 'self.size() > 1'}}]}}")
-        })
-        .collect();
-    let path = write(
-        dir.path(),
-        "crd.yaml",
-        crd_with_property_named(&name, &format!("properties: {{{}}}", properties.join(", "))),
-    );
+    let (crd, _) = crd_with_long_named_properties(20_000, |i| {
+        format!(
+            "f{i}: {{type: string, maxLength: 10, x-kubernetes-validations: [{{rule: 'self.size() > 1'}}]}}"
+        )
+    });
+    let path = write(dir.path(), "crd.yaml", crd);
     let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
     assert_eq!(status, 0, "{}", &out[..out.len().min(300)]);
     assert_eq!(
