@@ -142,11 +142,16 @@ pub fn charge_defaults(bytes: usize) {
 /// findings are 384 MiB, not 1.5 MB.
 const FINDING_OVERHEAD: usize = 256;
 
+/// Whether the object's own findings passed [`MAX_FINDING_BYTES`] (else its run's
+/// passed [`MAX_RUN_FINDING_BYTES`]).
+fn object_passed_limit() -> bool {
+    SPENT.get().is_some_and(|n| n > MAX_FINDING_BYTES)
+}
+
 /// What the caller reports when an object's findings passed the limit, at `span` (the
 /// object).
 pub fn findings_limit(span: Span) -> Diagnostic {
-    let object = SPENT.get().is_some_and(|n| n > MAX_FINDING_BYTES);
-    let message = if object {
+    let message = if object_passed_limit() {
         format!(
             "crdlint stopped checking this object: its findings passed {} MiB (the server would list more)",
             MAX_FINDING_BYTES >> 20
@@ -166,8 +171,7 @@ pub fn findings_limit(span: Span) -> Diagnostic {
 /// warnings were listed, all its checks done without an error: a warning, as the
 /// verdict is complete.
 pub fn warnings_limit(span: Span) -> Diagnostic {
-    let object = SPENT.get().is_some_and(|n| n > MAX_FINDING_BYTES);
-    let message = if object {
+    let message = if object_passed_limit() {
         format!(
             "crdlint stopped listing this object's warnings: its findings passed {} MiB (the server would list more)",
             MAX_FINDING_BYTES >> 20

@@ -157,15 +157,9 @@ impl RuleFieldPath {
         schema_node_path(&self.base, &self.node)
     }
 
-    /// The node's `x-kubernetes-validations` list.
-    pub fn list(&self) -> FieldPath {
-        let mut list = self.node_path();
-        list.push_child("x-kubernetes-validations");
-        list
-    }
-
     pub fn to_path(&self) -> FieldPath {
-        let mut path = self.list();
+        let mut path = self.node_path();
+        path.push_child("x-kubernetes-validations");
         path.push_index(self.index);
         path.push_child(self.leaf);
         path
@@ -237,10 +231,6 @@ mod tests {
         assert_eq!(rule.to_string(), whole);
         assert_eq!(rule.to_path().as_str(), whole);
         assert_eq!(rule.node_path().as_str(), node_path);
-        assert_eq!(
-            rule.list().as_str(),
-            format!("{node_path}.x-kubernetes-validations")
-        );
         assert_eq!(
             message.to_path().as_str(),
             format!("{node_path}.x-kubernetes-validations[12].messageExpression")

@@ -102,24 +102,9 @@ impl RuleCost {
     pub fn data_path(&self) -> String {
         let mut data = String::new();
         for step in self.node.iter() {
-            match step {
-                SchemaStep::Property(name) => {
-                    if !data.is_empty() {
-                        data.push('.');
-                    }
-                    data.push_str(name);
-                }
-                SchemaStep::Items | SchemaStep::AdditionalProperties => {
-                    push_all_elements(&mut data)
-                }
-                // (Rules under allOf have no cost entry.)
-                SchemaStep::AllOf(_) => {}
-            }
+            push_data_step(&mut data, step);
         }
-        if data.is_empty() {
-            data.push_str("<root>");
-        }
-        data
+        display_data(&data).to_string()
     }
 }
 
@@ -544,10 +529,7 @@ pub(crate) fn node_context_cached<'a>(
                 // deep cost D² bytes (20,000 rules 400 levels deep: 1.2 s).
                 path.push_child("properties");
                 path.push_key(name);
-                if !data.is_empty() {
-                    data.push('.');
-                }
-                data.push_str(name);
+                push_data_step(&mut data, step);
                 let d = decl.as_ref().and_then(|d| {
                     if parent.properties.is_empty() {
                         return None;
@@ -569,7 +551,7 @@ pub(crate) fn node_context_cached<'a>(
                         .map(|n| n.max(0) as u64),
                 });
                 path.push_child("items");
-                push_all_elements(&mut data);
+                push_data_step(&mut data, step);
                 (child, decl.as_ref().and_then(|d| d.down(DeclHop::Elem)))
             }
             SchemaStep::AdditionalProperties => {
@@ -588,7 +570,7 @@ pub(crate) fn node_context_cached<'a>(
                         .map(|n| n.max(0) as u64),
                 });
                 path.push_child("additionalProperties");
-                push_all_elements(&mut data);
+                push_data_step(&mut data, step);
                 (child, decl.as_ref().and_then(|d| d.down(DeclHop::Elem)))
             }
             // Rules inside allOf are never compiled (or costed) when a CRD is created.
@@ -615,6 +597,22 @@ pub(crate) fn node_context_cached<'a>(
 
 fn display_data(d: &str) -> &str {
     if d.is_empty() { "<root>" } else { d }
+}
+
+/// Extends the data path `data` (empty at the root) by one schema step: a property
+/// name, or the elements of a list or map (`spec.rules[*]`, `<root>[*]`). Rules under
+/// `allOf` have no cost entry: such a step adds nothing.
+fn push_data_step(data: &mut String, step: &SchemaStep) {
+    match step {
+        SchemaStep::Property(name) => {
+            if !data.is_empty() {
+                data.push('.');
+            }
+            data.push_str(name);
+        }
+        SchemaStep::Items | SchemaStep::AdditionalProperties => push_all_elements(data),
+        SchemaStep::AllOf(_) => {}
+    }
 }
 
 /// `data` becomes the path of its elements (`spec.rules[*]`, `<root>[*]`).
