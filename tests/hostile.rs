@@ -2466,3 +2466,84 @@ fn rule_nodes_under_a_long_path_do_not_keep_their_paths() {
         "1 file, 1 document (1 CRD, 0 custom resources): 0 errors, 0 warnings\n"
     );
 }
+
+/// A CRD whose `spec.l` is a list of lists `depth` deep (each with `maxItems:
+/// max_items`), the innermost items an object whose properties `p0`…`p{n-1}` are
+/// strings with a rule; those properties are one flow mapping on the last line.
+fn crd_under_nested_lists(depth: usize, max_items: u64, n: usize) -> String {
+    let mut body = "              l:\n".to_string();
+    for level in 0..depth {
+        let indent = " ".repeat(16 + 2 * level);
+        body.push_str(&format!(
+            "{indent}type: array\n{indent}maxItems: {max_items}\n{indent}items:\n"
+        ));
+    }
+    let indent = " ".repeat(16 + 2 * depth);
+    let entries: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                "p{i}: {{type: string, maxLength: 1, x-kubernetes-validations: [{{rule: 'self.size() > 0'}}]}}"
+            )
+        })
+        .collect();
+    body.push_str(&format!(
+        "{indent}type: object\n{indent}properties: {{{}}}\n",
+        entries.join(", ")
+    ));
+    crd_with_properties(&body)
+}
+
+/// The cost of each node with rules kept the lists and maps above it, each with its
+/// whole schema and data paths: 4,000 such nodes under 300 nested lists (a 660 KB CRD
+/// the server accepts) took 2 GB. Each list is now kept as a number of steps (and
+/// shared by siblings), its paths printed when asked for.
+#[test]
+fn rule_nodes_under_nested_lists_do_not_keep_the_paths_of_their_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "crd.yaml", crd_under_nested_lists(300, 1, 4000));
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    assert_eq!(status, 0, "{}", &out[..out.len().min(300)]);
+    assert_eq!(
+        out,
+        "1 file, 1 document (1 CRD, 0 custom resources): 0 errors, 0 warnings\n"
+    );
+}
+
+/// The same CRD with lists of 1,000: every rule is over the cost limit, and the help
+/// of each error named every list above it by its whole path (640 MB of findings,
+/// not charged). Now each list is named after the one before it (`spec.l[*] (maxItems
+/// 1000) × [*] (maxItems 1000) × …`) and the help is charged with its error.
+#[test]
+fn cost_errors_under_nested_lists_name_each_list_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "crd.yaml",
+        crd_under_nested_lists(300, 1000, 4000),
+    );
+    let (out, status) = check_bounded("json", &[&path], SMALL_MIB);
+    assert_eq!(status, 1);
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    let rule_errors: Vec<&serde_json::Value> = diagnostics
+        .iter()
+        .filter(|d| d["code"] == "cel-cost-rule")
+        .collect();
+    assert_eq!(rule_errors.len(), 4000);
+    assert_eq!(diagnostics.len(), 4005);
+    let lists = "[*] (maxItems 1000) × ".repeat(299);
+    assert_eq!(
+        rule_errors[7]["help"],
+        format!(
+            "estimated cost 18,446,744,073,709,551,615 = 3 per evaluation × cardinality 18,446,744,073,709,551,615 = spec.l[*] (maxItems 1000) × {lists}; the limit is 10,000,000. Run `crdlint cost` for the largest maxItems/maxLength values that fit"
+        )
+        .replace(" × ;", ";")
+    );
+    let items = ".items".repeat(300);
+    assert_eq!(
+        rule_errors[7]["field"],
+        format!(
+            "spec.validation.openAPIV3Schema.properties[spec].properties[l]{items}.properties[p7].x-kubernetes-validations[0].rule"
+        )
+    );
+}

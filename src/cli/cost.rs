@@ -13,7 +13,7 @@ use super::{ColorChoice, exit};
 use crate::cel::compile::{RuleCompileResult, compile_rules};
 use crate::cel::cost::compile_support::RuleInput;
 use crate::cel::cost::estimator::CostModel;
-use crate::cel::cost::limits::{cardinality_note, grouped};
+use crate::cel::cost::limits::{grouped, shown_data_paths};
 use crate::cel::cost::{
     self, PER_RULE_LIMIT, PER_SCHEMA_LIMIT, RuleCost, SchemaCost, suggest,
     suggest::{Search, SearchBudget},
@@ -368,7 +368,7 @@ fn to_json(reports: &[CrdReport]) -> Json {
 fn rule_json(file: &SourceFile, r: &RuleCost, search: &Search) -> Json {
     let pos = file.position(r.span.start);
     let chain: Vec<Json> = r
-        .chain
+        .chain()
         .iter()
         .map(|s| {
             json!({
@@ -460,19 +460,14 @@ fn one_line(s: &str) -> String {
 /// The cardinality chain as the issue shows it:
 /// `spec.rules[*] (maxItems unset) × .matches[*] (maxItems 64)`.
 fn chain_text(r: &RuleCost) -> String {
-    if r.chain.is_empty() {
+    let chain = r.chain();
+    if chain.is_empty() {
         return "no list or map above the rule: cardinality 1".to_string();
     }
-    let mut prev = String::new();
-    let parts: Vec<String> = r
-        .chain
+    let parts: Vec<String> = chain
         .iter()
-        .map(|s| {
-            let shown = match s.data_path.strip_prefix(prev.as_str()) {
-                Some(rest) if !prev.is_empty() => rest.to_string(),
-                _ => s.data_path.clone(),
-            };
-            prev = s.data_path.clone();
+        .zip(shown_data_paths(&chain))
+        .map(|(s, shown)| {
             let bound = match s.max {
                 Some(m) => format!("{} {}", s.keyword, grouped(m)),
                 None => format!("{} unset", s.keyword),
@@ -621,7 +616,6 @@ fn render_human(reports: &[CrdReport], color: bool) -> String {
                         "      no single maxItems/maxProperties/maxLength fixes this rule: simplify it or bound several values\n",
                     );
                 }
-                let _ = cardinality_note;
             }
             out.push('\n');
         }

@@ -32,7 +32,7 @@ pub fn compile_schema_rules(input: &CelSchemaInput<'_>) -> SchemaCelFindings {
         if r.diagnostics.is_empty() {
             continue;
         }
-        let node_path = crate::diag::path::schema_node_path(input.path, &r.node);
+        let node_path = crate::diag::path::schema_node_path(input.path, r.node.iter());
         let rule_schema = node_at(input.structural, &r.node);
         let diagnostics = r
             .diagnostics

@@ -154,7 +154,12 @@ impl RuleFieldPath {
 
     /// The path of the entry's schema node.
     pub fn node_path(&self) -> FieldPath {
-        schema_node_path(&self.base, &self.node)
+        schema_node_path(&self.base, self.node.iter())
+    }
+
+    /// The path of the schema the entry's node is in.
+    pub fn base(&self) -> &FieldPath {
+        &self.base
     }
 
     pub fn to_path(&self) -> FieldPath {
@@ -173,7 +178,10 @@ impl fmt::Display for RuleFieldPath {
 }
 
 /// The field path of the schema node reached by `steps` from `base`.
-pub fn schema_node_path(base: &FieldPath, steps: &[SchemaStep]) -> FieldPath {
+pub fn schema_node_path<'s>(
+    base: &FieldPath,
+    steps: impl IntoIterator<Item = &'s SchemaStep>,
+) -> FieldPath {
     let mut path = base.clone();
     for step in steps {
         match step {

@@ -2,7 +2,7 @@
 //! (apiextensions `validation.go` `getCostErrorMessage`), plus crdlint's notes: the
 //! estimate, the limit and the cardinality behind each breach.
 
-use super::{PER_RULE_LIMIT, PER_SCHEMA_LIMIT, RuleCost, SchemaCost};
+use super::{CardinalityStep, PER_RULE_LIMIT, PER_SCHEMA_LIMIT, RuleCost, SchemaCost};
 use crate::diag::FieldError;
 use crate::source::Span;
 
@@ -52,20 +52,38 @@ pub fn grouped(n: u64) -> String {
     out
 }
 
+/// The data paths of a chain as people read them: each after the first without the
+/// path before it (`spec.rules[*]`, `.matches[*]`), so that a chain under D nested
+/// lists is not D paths of up to D steps.
+pub fn shown_data_paths(chain: &[CardinalityStep]) -> Vec<&str> {
+    let mut prev = "";
+    chain
+        .iter()
+        .map(|s| {
+            let shown = match s.data_path.strip_prefix(prev) {
+                Some(rest) if !prev.is_empty() => rest,
+                _ => s.data_path.as_str(),
+            };
+            prev = &s.data_path;
+            shown
+        })
+        .collect()
+}
+
 /// How the cardinality of a rule came about, in one line.
 pub fn cardinality_note(r: &RuleCost) -> String {
+    let chain = r.chain();
     match r.schema_max_cardinality {
         Some(c) => {
-            if r.chain.is_empty() {
+            if chain.is_empty() {
                 format!("cardinality {c} (no list or map above the rule)")
             } else {
-                let parts: Vec<String> = r
-                    .chain
+                let parts: Vec<String> = chain
                     .iter()
-                    .map(|s| {
+                    .zip(shown_data_paths(&chain))
+                    .map(|(s, shown)| {
                         format!(
-                            "{} ({} {})",
-                            s.data_path,
+                            "{shown} ({} {})",
                             s.keyword,
                             s.max.map(|m| m.to_string()).unwrap_or_default()
                         )
@@ -75,8 +93,7 @@ pub fn cardinality_note(r: &RuleCost) -> String {
             }
         }
         None => {
-            let unset: Vec<String> = r
-                .chain
+            let unset: Vec<String> = chain
                 .iter()
                 .filter(|s| s.max.is_none())
                 .map(|s| format!("{} ({} unset)", s.data_path, s.keyword))
@@ -103,6 +120,13 @@ pub fn cardinality_note(r: &RuleCost) -> String {
 pub fn limit_findings(cost: &SchemaCost, suppress_per_expression: bool) -> Vec<LimitFinding> {
     let mut out = Vec::new();
     for r in &cost.rules {
+        // The help names every list above the rule, each by its whole path: under
+        // 300 nested lists, 4,000 rules over the limit made 640 MB of findings from a
+        // 660 KB CRD. Charged (the error itself is, when built); past the object's
+        // limit no more are listed.
+        if crate::diag::budget::exhausted() {
+            break;
+        }
         if !suppress_per_expression && r.estimated_cost > PER_RULE_LIMIT {
             let detail =
                 cost_error_message("estimated rule cost", r.estimated_cost, PER_RULE_LIMIT);
@@ -118,6 +142,7 @@ pub fn limit_findings(cost: &SchemaCost, suppress_per_expression: bool) -> Vec<L
                     grouped(PER_RULE_LIMIT)
                 ),
             });
+            charge_help(&out);
         }
         if let Some(me) = &r.message_expression
             && !suppress_per_expression
@@ -138,10 +163,18 @@ pub fn limit_findings(cost: &SchemaCost, suppress_per_expression: bool) -> Vec<L
                     grouped(PER_RULE_LIMIT)
                 ),
             });
+            charge_help(&out);
         }
     }
     out.extend(total_findings(cost));
     out
+}
+
+/// Charges the help of the finding just pushed (its error was charged when built).
+fn charge_help(out: &[LimitFinding]) {
+    if let Some(last) = out.last() {
+        crate::diag::budget::charge_more(last.help.len());
+    }
 }
 
 /// The per-schema total errors alone.

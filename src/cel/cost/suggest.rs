@@ -109,7 +109,7 @@ pub fn suggestions(
         search.complete = false;
         return search;
     }
-    let Some(ctx) = node_context(root, input.node, base) else {
+    let Some(ctx) = node_context(root, input.node) else {
         return search;
     };
     let Some(decl) = ctx.decl() else {
@@ -153,7 +153,7 @@ pub fn suggestions(
             if let Some(n) = node_at_mut(work, &steps) {
                 set_bound(n, keyword, v);
             }
-            Some(rule_cost(work, input, base))
+            Some(rule_cost(work, input))
         };
         let found = largest_bound_within(target, current, &mut |v| cost_with(&mut work, Some(v)));
         set_back(&mut work, &steps, keyword, current);
@@ -233,8 +233,8 @@ fn set_back(work: &mut Structural, steps: &[SchemaStep], keyword: &str, v: Optio
 }
 
 /// The rule's estimated cost (× cardinality) against the schema as it is now.
-pub fn rule_cost(root: &Structural, input: &RuleInput<'_>, base: &FieldPath) -> u64 {
-    let Some(ctx) = node_context(root, input.node, base) else {
+pub fn rule_cost(root: &Structural, input: &RuleInput<'_>) -> u64 {
+    let Some(ctx) = node_context(root, input.node) else {
         return 0;
     };
     let Some(decl) = ctx.decl() else {

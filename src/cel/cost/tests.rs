@@ -542,3 +542,96 @@ fn comprehension_and_int_or_string_costs_follow_the_servers_release() {
         assert_eq!(v133[i], expected, "rule {i}");
     }
 }
+
+/// A list of objects whose `m` is a map of lists of strings with a rule; `inner` is
+/// the innermost list's `maxItems`.
+fn nested_lists_and_maps(inner: Option<u64>) -> Structural {
+    let mut innermost = serde_json::json!({
+        "type": "array",
+        "items": {
+            "type": "string", "maxLength": 3000,
+            "x-kubernetes-validations": [{"rule": "self.matches('^a+$')"}],
+        },
+    });
+    if let Some(n) = inner {
+        innermost["maxItems"] = n.into();
+    }
+    let node = crate::source::Node::from_json(
+        &serde_json::json!({
+            "type": "object",
+            "properties": {"spec": {
+                "type": "array", "maxItems": 10,
+                "items": {
+                    "type": "object",
+                    "properties": {"m": {
+                        "type": "object", "maxProperties": 20,
+                        "additionalProperties": innermost,
+                    }},
+                },
+            }},
+        }),
+        crate::source::Span::default(),
+    );
+    let (props, _) = crate::model::schema::decode(&node, &schema_base());
+    structural::from_props(&props).expect("structural")
+}
+
+fn schema_base() -> FieldPath {
+    FieldPath::root("spec")
+        .child("versions")
+        .index(0)
+        .child("schema")
+        .child("openAPIV3Schema")
+}
+
+/// The chain of a rule under nested lists and maps: kept as levels, printed with each
+/// level's whole paths (`crdlint cost -o json`) and, in the note, each data path
+/// after the one before it.
+#[test]
+fn a_chain_under_nested_lists_and_maps_prints_each_level_once() {
+    let cost = estimate(&nested_lists_and_maps(None), V, &schema_base());
+    let r = &cost.rules[0];
+    let chain: Vec<(String, String, &str, Option<u64>)> = r
+        .chain()
+        .into_iter()
+        .map(|s| (s.schema_path.to_string(), s.data_path, s.keyword, s.max))
+        .collect();
+    let schema = "spec.versions[0].schema.openAPIV3Schema";
+    assert_eq!(
+        chain,
+        vec![
+            (
+                format!("{schema}.properties[spec]"),
+                "spec[*]".to_string(),
+                "maxItems",
+                Some(10)
+            ),
+            (
+                format!("{schema}.properties[spec].items.properties[m]"),
+                "spec[*].m[*]".to_string(),
+                "maxProperties",
+                Some(20)
+            ),
+            (
+                format!("{schema}.properties[spec].items.properties[m].additionalProperties"),
+                "spec[*].m[*][*]".to_string(),
+                "maxItems",
+                None
+            ),
+        ]
+    );
+    assert_eq!(r.data_path(), "spec[*].m[*][*]");
+    assert_eq!(
+        limits::cardinality_note(r),
+        format!(
+            "cardinality {} = 3 MiB / (2 bytes, the smallest spec[*].m[*][*] + 1) because nothing above spec[*].m[*][*] (maxItems unset) bounds it",
+            limits::grouped(r.rule_max_cardinality)
+        )
+    );
+    // Bounded: the product, each level after the first without the path before it.
+    let cost = estimate(&nested_lists_and_maps(Some(5)), V, &schema_base());
+    assert_eq!(
+        limits::cardinality_note(&cost.rules[0]),
+        "cardinality 1,000 = spec[*] (maxItems 10) × .m[*] (maxProperties 20) × [*] (maxItems 5)"
+    );
+}
