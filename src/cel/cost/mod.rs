@@ -19,7 +19,7 @@ pub mod compile_support {
     use crate::cel::checker::CheckedAst;
 
     pub struct RuleInput<'a> {
-        pub node: &'a [SchemaStep],
+        pub node: &'a std::sync::Arc<[SchemaStep]>,
         pub checked: &'a CheckedAst,
         pub model: CostModel,
     }

@@ -7,6 +7,8 @@ use super::compile_support::RuleInput;
 use super::{SchemaStep, estimator, max_cardinality, multiply_with_overflow_guard, node_context};
 use crate::diag::FieldPath;
 use crate::schema::structural::{Structural, StructuralOrBool, ValueValidation};
+use std::collections::HashSet;
+use std::sync::Arc;
 
 /// Work the search for fixes may do in one run, in nodes re-estimated: each trial
 /// bound re-types the schema below the rule's node and re-estimates the rule, so a
@@ -75,12 +77,15 @@ impl Search {
 /// One bound to add (or lower) in the schema.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Suggestion {
-    /// Steps from the root to the schema node to bound.
-    pub steps: Vec<SchemaStep>,
-    /// Its field path (`spec.versions[0].schema.openAPIV3Schema.properties[spec]…`).
-    pub schema_path: FieldPath,
-    /// Its data path for people (`spec.rules`, `spec.rules[*].name`).
-    pub data_path: String,
+    /// The rule's node (shared with the rule's cost).
+    node: Arc<[SchemaStep]>,
+    /// How many of the node's steps lead to the schema node to bound: a list or map
+    /// above the rule's node, or the node itself for a value the rule reads.
+    prefix: usize,
+    /// Steps from there to that value (empty for the lists and maps above). Kept as
+    /// a whole path, the fixes of a rule under D nested lists were D paths of up to D
+    /// steps, three times over (4,000 rules under 300 lists: 1 GB).
+    below: Vec<SchemaStep>,
     /// `maxItems`, `maxProperties` or `maxLength`.
     pub keyword: &'static str,
     /// What the schema says now.
@@ -91,13 +96,34 @@ pub struct Suggestion {
     pub estimated_cost: u64,
 }
 
+impl Suggestion {
+    /// Steps from the root to the schema node to bound.
+    pub fn steps(&self) -> impl Iterator<Item = &SchemaStep> {
+        self.node[..self.prefix].iter().chain(&self.below)
+    }
+
+    /// Its field path (`spec.versions[0].schema.openAPIV3Schema.properties[spec]…`)
+    /// under the schema's path `base`.
+    pub fn schema_path(&self, base: &FieldPath) -> FieldPath {
+        crate::diag::path::schema_node_path(base, self.steps())
+    }
+
+    /// Its data path for people (`spec.rules`, `spec.rules[*].name`).
+    pub fn data_path(&self) -> String {
+        let mut data = String::new();
+        for step in self.steps() {
+            super::push_data_step(&mut data, step);
+        }
+        super::display_data(&data).to_string()
+    }
+}
+
 /// The single-bound fixes that bring `rule`'s estimated cost to at most `target`
 /// (best first: the ones allowing the largest data). Bounds that cannot reach the
 /// target alone (even at 0) are left out.
 pub fn suggestions(
     root: &Structural,
     input: &RuleInput<'_>,
-    base: &FieldPath,
     target: u64,
     budget: &SearchBudget,
 ) -> Search {
@@ -109,34 +135,38 @@ pub fn suggestions(
         search.complete = false;
         return search;
     }
-    let Some(ctx) = node_context(root, input.node) else {
+    let Some(ctx) = node_context(root, input.node.iter()) else {
         return search;
     };
     let Some(decl) = ctx.decl() else {
         return search;
     };
-    let trial_units = node_count(ctx.schema) + input.checked.types.len() as u64;
+    // A trial also walks from the root to the rule's node, twice (to set the bound,
+    // and to type the node).
+    let trial_units =
+        node_count(ctx.schema) + input.checked.types.len() as u64 + 2 * input.node.len() as u64;
     let (_, seen) = estimator::estimate_cost_seen(input.checked, Some(decl), input.model, true);
-    let mut knobs: Vec<Vec<SchemaStep>> = Vec::new();
+    // Each knob: how many of the node's steps lead to it, then the steps below.
+    let mut knobs: Vec<(usize, Vec<SchemaStep>)> = Vec::new();
     for (i, step) in input.node.iter().enumerate() {
         if matches!(step, SchemaStep::Items | SchemaStep::AdditionalProperties) {
-            knobs.push(input.node[..i].to_vec());
+            knobs.push((i, Vec::new()));
         }
     }
     for path in &seen {
         if let Some(steps) = value_steps(ctx.schema, &path[1..]) {
-            let mut full = input.node.to_vec();
-            full.extend(steps);
-            knobs.push(full);
+            knobs.push((input.node.len(), steps));
         }
     }
     let mut out = Vec::new();
+    let mut found_at: HashSet<(usize, Vec<SchemaStep>)> = HashSet::new();
     let mut work = root.clone();
     budget.spend(trial_units.saturating_add(node_count(root)));
-    for steps in knobs {
-        if out.iter().any(|s: &Suggestion| s.steps == steps) {
+    for (prefix, below) in knobs {
+        if found_at.contains(&(prefix, below.clone())) {
             continue;
         }
+        let steps: Vec<SchemaStep> = input.node[..prefix].iter().chain(&below).cloned().collect();
         let Some(node) = node_at(root, &steps) else {
             continue;
         };
@@ -164,18 +194,18 @@ pub fn suggestions(
         let Some((value, estimated_cost)) = found else {
             continue;
         };
-        let (schema_path, data_path) = describe(root, &steps, base);
+        found_at.insert((prefix, below.clone()));
         out.push(Suggestion {
-            steps,
-            schema_path,
-            data_path,
+            node: input.node.clone(),
+            prefix,
+            below,
             keyword,
             current,
             value,
             estimated_cost,
         });
     }
-    out.sort_by(|a, b| b.value.cmp(&a.value).then(a.data_path.cmp(&b.data_path)));
+    out.sort_by_cached_key(|s| (std::cmp::Reverse(s.value), s.data_path()));
     search.fixes = out;
     search
 }
@@ -234,7 +264,7 @@ fn set_back(work: &mut Structural, steps: &[SchemaStep], keyword: &str, v: Optio
 
 /// The rule's estimated cost (× cardinality) against the schema as it is now.
 pub fn rule_cost(root: &Structural, input: &RuleInput<'_>) -> u64 {
-    let Some(ctx) = node_context(root, input.node) else {
+    let Some(ctx) = node_context(root, input.node.iter()) else {
         return 0;
     };
     let Some(decl) = ctx.decl() else {
@@ -356,36 +386,4 @@ fn node_at_mut<'a>(root: &'a mut Structural, steps: &[SchemaStep]) -> Option<&'a
         };
     }
     Some(cur)
-}
-
-/// The schema path and a data path (`spec.rules[*].name`) of a node.
-pub fn describe(root: &Structural, steps: &[SchemaStep], base: &FieldPath) -> (FieldPath, String) {
-    let _ = root;
-    let mut path = base.clone();
-    let mut data = String::new();
-    for s in steps {
-        match s {
-            SchemaStep::Property(n) => {
-                path = path.child("properties").key(n);
-                if data.is_empty() {
-                    data = n.to_string();
-                } else {
-                    data = format!("{data}.{n}");
-                }
-            }
-            SchemaStep::Items => {
-                path = path.child("items");
-                data = format!("{}[*]", if data.is_empty() { "<root>" } else { &data });
-            }
-            SchemaStep::AllOf(i) => path = path.child("allOf").index(*i),
-            SchemaStep::AdditionalProperties => {
-                path = path.child("additionalProperties");
-                data = format!("{}[*]", if data.is_empty() { "<root>" } else { &data });
-            }
-        }
-    }
-    if data.is_empty() {
-        data = "<root>".to_string();
-    }
-    (path, data)
 }

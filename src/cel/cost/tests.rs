@@ -340,14 +340,14 @@ fn docs_example_search(budget: &suggest::SearchBudget) -> suggest::Search {
         checked: &program.rule,
         model: estimator::CostModel::NEWEST,
     };
-    suggest::suggestions(&ss, &input, &base, PER_RULE_LIMIT, budget)
+    suggest::suggestions(&ss, &input, PER_RULE_LIMIT, budget)
 }
 
-fn fixes_of(search: &suggest::Search) -> Vec<(&str, &str, i64, u64)> {
+fn fixes_of(search: &suggest::Search) -> Vec<(&str, String, i64, u64)> {
     search
         .fixes
         .iter()
-        .map(|s| (s.keyword, s.data_path.as_str(), s.value, s.estimated_cost))
+        .map(|s| (s.keyword, s.data_path(), s.value, s.estimated_cost))
         .collect()
 }
 
@@ -360,8 +360,8 @@ fn suggestions_fix_the_docs_example() {
     assert_eq!(
         fixes_of(&search),
         vec![
-            ("maxItems", "spec.unbounded", 31, 9_751_889),
-            ("maxLength", "spec.unbounded[*]", 12, 9_437_177),
+            ("maxItems", "spec.unbounded".to_string(), 31, 9_751_889),
+            ("maxLength", "spec.unbounded[*]".to_string(), 12, 9_437_177),
         ]
     );
 }
@@ -384,7 +384,7 @@ fn the_search_for_fixes_stops_when_its_budget_is_spent() {
     assert!(!search.complete);
     assert_eq!(
         fixes_of(&search),
-        vec![("maxLength", "spec.unbounded[*]", 12, 9_437_177)]
+        vec![("maxLength", "spec.unbounded[*]".to_string(), 12, 9_437_177)]
     );
     // Nothing left: no rule starts.
     let none = suggest::SearchBudget::new(0);
