@@ -81,6 +81,18 @@ def block_chain(depth, leaf_lines):
     return "\n".join(lines) + "\n"
 
 
+def list_chain(depth, max_items, leaf_lines):
+    """A CRD in block YAML whose spec is `depth` nested lists of `max_items` each."""
+    lines = block_chain(0, []).splitlines()[:-1]
+    ind = 7
+    lines.append(" " * (ind - 1) + "spec:")
+    for _ in range(depth):
+        lines += [" " * ind + "type: array", " " * ind + f"maxItems: {max_items}", " " * ind + "items:"]
+        ind += 1
+    lines += [" " * ind + line for line in leaf_lines]
+    return "\n".join(lines) + "\n"
+
+
 def crd_with(spec_schema):
     return crd(root(spec_schema))
 
@@ -339,6 +351,23 @@ def cel_rule_nodes_long_key(n):
 def cr_unknown_long_key(n):
     r = cr({"p" * 50_000: {f"u{i}": 0 for i in range(n)}})
     return {"c.json": under_long_key(obj({"a": {"type": "integer"}})), "r.json": r}, ["check", "c.json", "r.json"]
+def rule_nodes_under_lists(n, max_items):
+    leaf = ["type: object", "properties: {" + ", ".join(
+        f"p{i}: {{type: string, maxLength: 1, x-kubernetes-validations: [{{rule: 'self.size() > 0'}}]}}"
+        for i in range(n)) + "}"]
+    return list_chain(300, max_items, leaf)
+@fam
+def cel_rule_nodes_nested_lists(n):
+    return {"c.yaml": rule_nodes_under_lists(n, 1)}, ["check", "c.yaml"]
+@fam
+def cost_errors_nested_lists(n):
+    return {"c.yaml": rule_nodes_under_lists(n, 1000)}, ["check", "c.yaml"]
+@fam
+def cost_report_nested_lists(n):
+    return {"c.yaml": rule_nodes_under_lists(n, 1000)}, ["cost", "c.yaml"]
+@fam
+def cost_json_nested_lists(n):
+    return {"c.yaml": rule_nodes_under_lists(n, 1000)}, ["cost", "-o", "json", "c.yaml"]
 @fam
 def untyped_docs(n):
     return {"r.yaml": "a: 1\n---\n" * n}, ["check", "r.yaml"]
@@ -451,7 +480,9 @@ N0 = {"deep_props": 50, "cost_many": 8000, "cel_rules_many": 8000, "cel_required
       "cel_compile_errors_deep": 10000, "untyped_docs": 100000,
       "crd_type_errors_deep": 15000, "cel_rule_nodes_deep": 5000,
       "cr_item_errors_deep": 15000, "cr_item_rules_deep": 10000, "cr_unknown_deep": 15000,
-      "cr_map_errors_deep": 15000, "cel_rule_nodes_long_key": 5000, "cr_unknown_long_key": 5000}
+      "cr_map_errors_deep": 15000, "cel_rule_nodes_long_key": 5000, "cr_unknown_long_key": 5000,
+      "cel_rule_nodes_nested_lists": 1000, "cost_errors_nested_lists": 1000,
+      "cost_report_nested_lists": 1000, "cost_json_nested_lists": 100}
 
 if __name__ == "__main__":
     main()
