@@ -8,6 +8,8 @@
 use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 
+pub use super::node_steps::NodeSteps;
+
 use super::ast::Ast;
 use super::checker::{CheckedAst, Declarations, Reference};
 use super::env::{Env, KubeVersion};
@@ -81,7 +83,7 @@ struct Typed<'a> {
 pub struct RuleCompileResult {
     /// Where the schema node is, from the root: one copy shared by the node's rules
     /// (a copy per rule was R x D: 40,000 rules at depth 400 kept 1.7 GB).
-    pub node: Arc<[SchemaStep]>,
+    pub node: NodeSteps,
     /// Index in the node's `x-kubernetes-validations`.
     pub index: usize,
     /// The field path of the rule (`…x-kubernetes-validations[0].rule`).
@@ -193,7 +195,7 @@ fn walk_rules(
     walker.node(
         root,
         base,
-        &mut Vec::new(),
+        &NodeSteps::root(),
         FromParent::OutOfScope,
         scope,
         is_resource_root,
@@ -235,7 +237,7 @@ pub fn compile_all_of_rules(
     walker.node(
         root,
         base,
-        &mut Vec::new(),
+        &NodeSteps::root(),
         FromParent::OutOfScope,
         true,
         true,
@@ -414,7 +416,7 @@ impl Walker<'_> {
         &mut self,
         s: &Structural,
         path: &FieldPath,
-        steps: &mut Vec<SchemaStep>,
+        steps: &NodeSteps,
         from_parent: FromParent<'_>,
         in_scope: bool,
         is_root: bool,
@@ -444,9 +446,14 @@ impl Walker<'_> {
         if self.all_of {
             if let Some(vv) = &s.value_validation {
                 for (i, a) in vv.all_of.iter().enumerate() {
-                    steps.push(SchemaStep::AllOf(i));
-                    self.nested(a, s, &path.child("allOf").index(i), steps, decl, depth + 1);
-                    steps.pop();
+                    self.nested(
+                        a,
+                        s,
+                        &path.child("allOf").index(i),
+                        &steps.child(SchemaStep::AllOf(i)),
+                        decl,
+                        depth + 1,
+                    );
                 }
             }
         } else if !s.x_validations.is_empty() {
@@ -472,18 +479,16 @@ impl Walker<'_> {
             } else {
                 self.element_type(in_scope, decl)
             };
-            steps.push(SchemaStep::AdditionalProperties);
             self.node(
                 ap,
                 &path.child("additionalProperties"),
-                steps,
+                &steps.child(SchemaStep::AdditionalProperties),
                 child_decl,
                 child_scope,
                 false,
                 uncorrelatable,
                 depth + 1,
             );
-            steps.pop();
         }
         for (name, prop) in &s.properties {
             if !self.wanted(prop) {
@@ -513,18 +518,16 @@ impl Walker<'_> {
                 // Fields of unknown type are left out of CEL validation entirely.
                 continue;
             }
-            steps.push(SchemaStep::Property(name.as_str().into()));
             self.node(
                 prop,
                 &path.child("properties").key(name),
-                steps,
+                &steps.child(SchemaStep::Property(name.as_str().into())),
                 child_decl,
                 child_scope,
                 false,
                 unc.as_ref().or(uncorrelatable),
                 depth + 1,
             );
-            steps.pop();
         }
         if let Some(items) = s.items.as_deref().filter(|i| self.wanted(i)) {
             let unc =
@@ -539,18 +542,16 @@ impl Walker<'_> {
             } else {
                 self.element_type(in_scope, decl)
             };
-            steps.push(SchemaStep::Items);
             self.node(
                 items,
                 &path.child("items"),
-                steps,
+                &steps.child(SchemaStep::Items),
                 child_decl,
                 child_scope,
                 false,
                 unc.as_ref().or(uncorrelatable),
                 depth + 1,
             );
-            steps.pop();
         }
     }
 
@@ -562,7 +563,7 @@ impl Walker<'_> {
         n: &NestedValueValidation,
         node: &Structural,
         path: &FieldPath,
-        steps: &mut Vec<SchemaStep>,
+        steps: &NodeSteps,
         decl: Option<&DeclType>,
         depth: usize,
     ) {
@@ -573,29 +574,25 @@ impl Walker<'_> {
             self.nested_rules(n, node, path, steps, decl);
         }
         for (i, a) in n.value_validation.all_of.iter().enumerate() {
-            steps.push(SchemaStep::AllOf(i));
             self.nested(
                 a,
                 node,
                 &path.child("allOf").index(i),
-                steps,
+                &steps.child(SchemaStep::AllOf(i)),
                 decl,
                 depth + 1,
             );
-            steps.pop();
         }
         let elem = decl.and_then(|d| d.elem().cloned());
         if let (Some(ni), Some(si)) = (&n.items, &node.items) {
-            steps.push(SchemaStep::Items);
             self.nested(
                 ni,
                 si,
                 &path.child("items"),
-                steps,
+                &steps.child(SchemaStep::Items),
                 elem.as_ref(),
                 depth + 1,
             );
-            steps.pop();
         }
         for (name, np) in &n.properties {
             let Some(sp) = node.property(name) else {
@@ -611,30 +608,26 @@ impl Walker<'_> {
                     None => continue,
                 },
             };
-            steps.push(SchemaStep::Property(name.as_str().into()));
             self.nested(
                 np,
                 sp,
                 &path.child("properties").key(name),
-                steps,
+                &steps.child(SchemaStep::Property(name.as_str().into())),
                 child_decl.as_ref(),
                 depth + 1,
             );
-            steps.pop();
         }
         if let (Some(na), Some(StructuralOrBool::Structural(sa))) =
             (&n.additional_properties, &node.additional_properties)
         {
-            steps.push(SchemaStep::AdditionalProperties);
             self.nested(
                 na,
                 sa,
                 &path.child("additionalProperties"),
-                steps,
+                &steps.child(SchemaStep::AdditionalProperties),
                 elem.as_ref(),
                 depth + 1,
             );
-            steps.pop();
         }
     }
 
@@ -646,11 +639,11 @@ impl Walker<'_> {
         n: &NestedValueValidation,
         node: &Structural,
         path: &FieldPath,
-        steps: &[SchemaStep],
+        steps: &NodeSteps,
         decl: Option<&DeclType>,
     ) {
         let list_path = path.child("x-kubernetes-validations");
-        let node_steps: Arc<[SchemaStep]> = steps.into();
+        let node_steps = steps.clone();
         let Some(decl) = decl else {
             self.out.push(RuleCompileResult {
                 field: RuleFieldPath::new(self.base.clone(), node_steps.clone(), 0, "rule"),
@@ -702,7 +695,7 @@ impl Walker<'_> {
         &mut self,
         s: &Structural,
         path: &FieldPath,
-        steps: &[SchemaStep],
+        steps: &NodeSteps,
         decl: Option<&DeclType>,
         reach: TypeReach,
         uncorrelatable: Option<&FieldPath>,
@@ -715,7 +708,7 @@ impl Walker<'_> {
         let list_path = path.child("x-kubernetes-validations");
         let mut schema_errors = false;
         let mut results: Vec<RuleCompileResult> = Vec::new();
-        let node_steps: Arc<[SchemaStep]> = steps.into();
+        let node_steps = steps.clone();
         for (i, rule) in s.x_validations.iter().enumerate() {
             let rpath = list_path.index(i);
             let mut r = RuleCompileResult {

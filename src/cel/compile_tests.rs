@@ -399,3 +399,52 @@ fn identical_rules_on_identical_types_share_one_program() {
         );
     }
 }
+
+/// Nodes with rules share the steps of their common ancestors (a list of steps per
+/// node was N × D: 20,000 nodes under 900 nested lists held 430 MB), and a node's
+/// rules share its steps.
+#[test]
+fn rule_nodes_share_the_steps_of_their_ancestors() {
+    let leaf = |rule: &str| json!({"type": "string", "x-kubernetes-validations": [{"rule": rule}, {"rule": "true"}]});
+    let s = structural(&json!({
+        "type": "object",
+        "properties": {"l": {"type": "array", "items": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"a": leaf("self == 'a'"), "b": leaf("self == 'b'")}
+        }}}}
+    }));
+    let results = compile_rules(
+        &s,
+        KubeVersion::NEWEST,
+        &FieldPath::root("spec.validation.openAPIV3Schema"),
+    );
+    let nodes: Vec<(String, usize)> = results
+        .iter()
+        .map(|r| (r.field.to_string(), r.node.len()))
+        .collect();
+    let list = "spec.validation.openAPIV3Schema.properties[l].items.items";
+    assert_eq!(
+        nodes,
+        vec![
+            (
+                format!("{list}.properties[a].x-kubernetes-validations[0].rule"),
+                4
+            ),
+            (
+                format!("{list}.properties[a].x-kubernetes-validations[1].rule"),
+                4
+            ),
+            (
+                format!("{list}.properties[b].x-kubernetes-validations[0].rule"),
+                4
+            ),
+            (
+                format!("{list}.properties[b].x-kubernetes-validations[1].rule"),
+                4
+            ),
+        ]
+    );
+    assert!(results[0].node.ptr_eq(&results[1].node));
+    assert!(!results[0].node.ptr_eq(&results[2].node));
+    assert!(results[0].node.prefix(3).ptr_eq(&results[2].node.prefix(3)));
+}

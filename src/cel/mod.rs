@@ -18,6 +18,7 @@ pub mod gotime;
 pub mod interp;
 pub mod library;
 pub(crate) mod lookup;
+pub mod node_steps;
 pub mod parse;
 mod parse_depth;
 mod parse_expecting;

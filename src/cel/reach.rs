@@ -10,6 +10,7 @@
 //! converts its own schema instead. Items and map values take the element type.
 
 use super::compile::{SchemaStep, nested_has_rules};
+use super::node_steps::NodeSteps;
 use super::schema_types::{escape, has_type_and_object_meta};
 use crate::schema::structural::{Structural, StructuralOrBool};
 
@@ -165,9 +166,9 @@ impl<'s> ValidatorReach<'s> {
     /// Whether the validator reaches the node at `steps`. Steps after an `allOf` are
     /// the `allOf` entry's own: whoever compiled them (`compile_all_of_rules`) has
     /// followed the node's types already.
-    pub fn reaches(&self, steps: &[SchemaStep]) -> bool {
+    pub fn reaches(&self, steps: &NodeSteps) -> bool {
         match self.root_type {
-            Some(t) => reaches_from(self.root, t, steps),
+            Some(t) => reaches_from(self.root, t, &steps.to_vec()),
             None => false,
         }
     }

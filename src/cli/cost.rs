@@ -12,7 +12,7 @@ use owo_colors::OwoColorize;
 use super::{ColorChoice, exit};
 
 mod json;
-use crate::cel::compile::{RuleCompileResult, RuleProgram, SchemaStep, compile_rules};
+use crate::cel::compile::{NodeSteps, RuleCompileResult, RuleProgram, compile_rules};
 use crate::cel::cost::compile_support::RuleInput;
 use crate::cel::cost::estimator::CostModel;
 use crate::cel::cost::limits::{grouped, shown_data_paths};
@@ -293,12 +293,12 @@ fn target_for(r: &RuleCost, near: Option<f64>) -> Option<u64> {
 }
 
 /// The compiled programs of a schema's rules, by node and index.
-type Programs<'a> = HashMap<(&'a [SchemaStep], usize), &'a Arc<RuleProgram>>;
+type Programs<'a> = HashMap<(NodeSteps, usize), &'a Arc<RuleProgram>>;
 
 fn programs(compiled: &[RuleCompileResult]) -> Programs<'_> {
     compiled
         .iter()
-        .filter_map(|c| Some(((&*c.node, c.index), c.program.as_ref()?)))
+        .filter_map(|c| Some(((c.node.clone(), c.index), c.program.as_ref()?)))
         .collect()
 }
 
@@ -315,7 +315,7 @@ fn rule_suggestions(
     };
     // Looked up: a search of the list per rule was R² (4,000 rules under 300 nested
     // lists compared 16 million node paths).
-    let Some(program) = programs.get(&(&*r.node, r.index)) else {
+    let Some(program) = programs.get(&(r.node.clone(), r.index)) else {
         return Search::none();
     };
     let input = RuleInput {

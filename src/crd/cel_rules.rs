@@ -74,7 +74,10 @@ pub fn cost_limit_findings(
         .collect()
 }
 
-fn node_at<'s>(root: &'s Structural, steps: &[SchemaStep]) -> Option<&'s Structural> {
+fn node_at<'s, 'n>(
+    root: &'s Structural,
+    steps: impl IntoIterator<Item = &'n SchemaStep>,
+) -> Option<&'s Structural> {
     let mut cur = root;
     for step in steps {
         cur = match step {
@@ -244,7 +247,7 @@ pub fn validate_default(
         let Some(node_schema) = node_at(schema, &r.node) else {
             continue;
         };
-        for (at, _) in instances(default, &r.node, path.clone()) {
+        for (at, _) in instances(default, &r.node.to_vec(), path.clone()) {
             out.push(default_finding(FieldError::invalid(
                 at,
                 node_schema.generic.type_.as_ref(),

@@ -247,7 +247,7 @@ pub fn validate(
     for (i, r) in cost_rules.iter().enumerate() {
         let last_of_node = cost_rules
             .get(i + 1)
-            .is_none_or(|next| !std::sync::Arc::ptr_eq(&next.node, &r.node));
+            .is_none_or(|next| !next.node.ptr_eq(&r.node));
         if last_of_node {
             let node = r.field.node_path();
             rule_nodes

@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::cel::SchemaStep;
+use crate::cel::node_steps::NodeSteps;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FieldPath(String);
@@ -123,19 +124,14 @@ impl fmt::Display for FieldPath {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleFieldPath {
     base: Arc<FieldPath>,
-    node: Arc<[SchemaStep]>,
+    node: NodeSteps,
     index: usize,
     leaf: &'static str,
 }
 
 impl RuleFieldPath {
     /// `<node>.x-kubernetes-validations[index].leaf`, the node `node` steps from `base`.
-    pub fn new(
-        base: Arc<FieldPath>,
-        node: Arc<[SchemaStep]>,
-        index: usize,
-        leaf: &'static str,
-    ) -> Self {
+    pub fn new(base: Arc<FieldPath>, node: NodeSteps, index: usize, leaf: &'static str) -> Self {
         RuleFieldPath {
             base,
             node,
@@ -225,13 +221,14 @@ mod tests {
     #[test]
     fn a_rule_field_path_prints_as_the_path_it_stands_for() {
         let base = Arc::new(FieldPath::root("spec"));
-        let node: Arc<[SchemaStep]> = vec![
+        let node: NodeSteps = [
             SchemaStep::Property("a".into()),
             SchemaStep::Items,
             SchemaStep::AdditionalProperties,
             SchemaStep::AllOf(2),
         ]
-        .into();
+        .into_iter()
+        .collect();
         let rule = RuleFieldPath::new(base.clone(), node, 12, "rule");
         let message = rule.sibling("messageExpression");
         let node_path = "spec.properties[a].items.additionalProperties.allOf[2]";
@@ -244,7 +241,7 @@ mod tests {
             format!("{node_path}.x-kubernetes-validations[12].messageExpression")
         );
         // Built as FieldPath's own methods build it.
-        let at_root = RuleFieldPath::new(base.clone(), Vec::new().into(), 0, "rule");
+        let at_root = RuleFieldPath::new(base.clone(), NodeSteps::root(), 0, "rule");
         assert_eq!(
             at_root.to_path(),
             FieldPath::root("spec")

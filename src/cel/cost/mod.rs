@@ -14,12 +14,11 @@ pub use suggest::Suggestion;
 
 /// What re-estimating a rule needs: its compiled expression and where it stands.
 pub mod compile_support {
-    use super::SchemaStep;
     use super::estimator::CostModel;
     use crate::cel::checker::CheckedAst;
 
     pub struct RuleInput<'a> {
-        pub node: &'a std::sync::Arc<[SchemaStep]>,
+        pub node: &'a crate::cel::node_steps::NodeSteps,
         pub checked: &'a CheckedAst,
         pub model: CostModel,
     }
@@ -30,6 +29,7 @@ pub mod suggest;
 
 use super::compile::{EstimatedCost, RuleCompileResult, RuleProgram, SchemaStep, compile_rules};
 use super::env::KubeVersion;
+use super::node_steps::NodeSteps;
 use super::schema_types::{DeclType, MAX_REQUEST_SIZE_BYTES, escape, schema_decl_type};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -82,7 +82,7 @@ pub struct CardinalityStep {
 pub struct RuleCost {
     /// Steps from the root to the rule's schema node (shared by the node's rules, as
     /// are `data_path` and `chain`).
-    pub node: Arc<[SchemaStep]>,
+    pub node: NodeSteps,
     /// Index in the node's `x-kubernetes-validations`.
     pub index: usize,
     /// `…x-kubernetes-validations[i].rule`.
@@ -223,9 +223,7 @@ pub fn estimate_compiled(
     // same lists and maps above them.
     let mut last_levels: Arc<[CardinalityLevel]> = Arc::new([]);
     for r in server_order(compiled) {
-        let same_node = node
-            .as_ref()
-            .is_some_and(|(first, _)| Arc::ptr_eq(&first.node, &r.node) || first.node == r.node);
+        let same_node = node.as_ref().is_some_and(|(first, _)| first.node == r.node);
         if !same_node {
             let shared = node_context_cached(root, r.node.iter(), &cache).map(|ctx| {
                 if *last_levels != *ctx.chain {

@@ -13,7 +13,7 @@ use crate::cel::testutil::{structural, yaml_documents};
 use crate::diag::FieldPath;
 use crate::source::{Node, Span};
 
-fn node_path(node: &[SchemaStep]) -> String {
+fn node_path(node: &crate::cel::node_steps::NodeSteps) -> String {
     let mut p = String::from("openAPIV3Schema");
     for s in node {
         match s {

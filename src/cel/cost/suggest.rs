@@ -5,10 +5,10 @@
 
 use super::compile_support::RuleInput;
 use super::{SchemaStep, estimator, max_cardinality, multiply_with_overflow_guard, node_context};
+use crate::cel::node_steps::NodeSteps;
 use crate::diag::FieldPath;
 use crate::schema::structural::{Structural, StructuralOrBool, ValueValidation};
 use std::collections::HashSet;
-use std::sync::Arc;
 
 /// Work the search for fixes may do in one run, in nodes re-estimated: each trial
 /// bound re-types the schema below the rule's node and re-estimates the rule, so a
@@ -77,14 +77,12 @@ impl Search {
 /// One bound to add (or lower) in the schema.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Suggestion {
-    /// The rule's node (shared with the rule's cost).
-    node: Arc<[SchemaStep]>,
-    /// How many of the node's steps lead to the schema node to bound: a list or map
-    /// above the rule's node, or the node itself for a value the rule reads.
-    prefix: usize,
-    /// Steps from there to that value (empty for the lists and maps above). Kept as
-    /// a whole path, the fixes of a rule under D nested lists were D paths of up to D
-    /// steps, three times over (4,000 rules under 300 lists: 1 GB).
+    /// The schema node to bound, or the rule's node when it is below it: a list or
+    /// map above the rule's node, or the node itself (shared with the rule's).
+    at: NodeSteps,
+    /// Steps from there to the value to bound (empty for the lists and maps above).
+    /// Kept as a whole path, the fixes of a rule under D nested lists were D paths of
+    /// up to D steps, three times over (4,000 rules under 300 nested lists: 1 GB).
     below: Vec<SchemaStep>,
     /// `maxItems`, `maxProperties` or `maxLength`.
     pub keyword: &'static str,
@@ -99,7 +97,7 @@ pub struct Suggestion {
 impl Suggestion {
     /// Steps from the root to the schema node to bound.
     pub fn steps(&self) -> impl Iterator<Item = &SchemaStep> {
-        self.node[..self.prefix].iter().chain(&self.below)
+        self.at.iter().chain(&self.below)
     }
 
     /// Its field path (`spec.versions[0].schema.openAPIV3Schema.properties[spec]…`)
@@ -166,7 +164,8 @@ pub fn suggestions(
         if found_at.contains(&(prefix, below.clone())) {
             continue;
         }
-        let steps: Vec<SchemaStep> = input.node[..prefix].iter().chain(&below).cloned().collect();
+        let at = input.node.prefix(prefix);
+        let steps: Vec<SchemaStep> = at.iter().chain(&below).cloned().collect();
         let Some(node) = node_at(root, &steps) else {
             continue;
         };
@@ -196,8 +195,7 @@ pub fn suggestions(
         };
         found_at.insert((prefix, below.clone()));
         out.push(Suggestion {
-            node: input.node.clone(),
-            prefix,
+            at,
             below,
             keyword,
             current,
