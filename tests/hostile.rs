@@ -2654,3 +2654,39 @@ fn cost_reports_of_rules_under_nested_lists_are_bounded() {
         })
     );
 }
+
+/// Under a limit on address space that leaves no room for the workers' large stacks,
+/// rayon's global pool (the fallback) could not be made either and rayon panicked
+/// ("The global thread pool has not been initialized", `ulimit -v 400000` on two
+/// cores). The calling thread is now the only worker; each limit gets the same answer.
+#[test]
+fn a_limit_on_address_space_that_leaves_no_room_for_workers_is_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let crd = write(
+        dir.path(),
+        "crd.yaml",
+        crd_with_properties(
+            "              a: {type: integer, x-kubernetes-validations: [{rule: 'self < 5', message: small}]}\n",
+        ),
+    );
+    let cr = write(
+        dir.path(),
+        "cr.yaml",
+        "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t, namespace: default}\nspec: {a: 7}\n",
+    );
+    for mib in [300, 400, 450, 600, SMALL_MIB] {
+        let (out, status) = crdlint_bounded(&["check", "-o", "short", &crd, &cr], mib);
+        assert_eq!(
+            (out.as_str(), status),
+            (
+                format!(
+                    "{cr}:4:11: error[cel-rule-failed]: spec.a: Invalid value: 7: small\n\
+                     2 files, 2 documents (1 CRD, 1 custom resource): 1 error, 0 warnings\n"
+                )
+                .as_str(),
+                1
+            ),
+            "ulimit -v {mib} MiB"
+        );
+    }
+}

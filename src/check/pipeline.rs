@@ -86,8 +86,11 @@ pub(super) fn execute(options: &CheckOptions, mode: Mode) -> Output {
 
 /// The workers of a run: rayon threads (`RAYON_NUM_THREADS` is honoured) whose stacks
 /// are big enough for the CEL parser, which then runs on them directly. (The stacks
-/// are reserved address space, committed only as far as they are used.) `None` when
-/// such threads cannot be made: the global pool is used, and each parse gets a thread.
+/// are reserved address space, committed only as far as they are used.) When such
+/// threads cannot be made (a limit on address space or threads), the calling thread
+/// is the only worker and each parse tries a thread of its own: rayon's global pool,
+/// the fallback before, could not be made either under such a limit, and rayon
+/// panicked (`ulimit -v 400000`). `None` only if even that fails.
 fn pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
     POOL.get_or_init(|| {
@@ -96,6 +99,12 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
             .stack_size(crate::cel::parse::PARSER_STACK)
             .start_handler(|_| crate::cel::parse::declare_parser_stack())
             .build()
+            .or_else(|_| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .use_current_thread()
+                    .build()
+            })
             .ok()
     })
     .as_ref()
