@@ -177,9 +177,9 @@ impl<'s> ValidatorReach<'s> {
     /// has none, the items or values of a node whose type has no element type, such
     /// as an int-or-string node): their rules cannot compile, and each value there
     /// fails with "rule compiler initialization error".
-    pub fn untyped_rule_nodes(&self) -> Vec<Vec<SchemaStep>> {
+    pub fn untyped_rule_nodes(&self) -> Vec<NodeSteps> {
         let mut out = Vec::new();
-        untyped_rules(self.root, self.root_type, &mut Vec::new(), &mut out, 0);
+        untyped_rules(self.root, self.root_type, &NodeSteps::root(), &mut out, 0);
         out
     }
 
@@ -273,8 +273,8 @@ fn has_reached_rules(node: &Structural, ty: Option<Shape<'_>>, depth: usize) -> 
 fn untyped_rules(
     node: &Structural,
     ty: Option<Shape<'_>>,
-    steps: &mut Vec<SchemaStep>,
-    out: &mut Vec<Vec<SchemaStep>>,
+    steps: &NodeSteps,
+    out: &mut Vec<NodeSteps>,
     depth: usize,
 ) {
     if depth > 1000 {
@@ -285,21 +285,17 @@ fn untyped_rules(
     }
     let elem = ty.and_then(Shape::elem);
     if let Some(items) = node.items.as_deref() {
-        steps.push(SchemaStep::Items);
-        untyped_rules(items, elem, steps, out, depth + 1);
-        steps.pop();
+        untyped_rules(items, elem, &steps.child(SchemaStep::Items), out, depth + 1);
     }
     if let Some(values) = node.additional_properties_schema() {
-        steps.push(SchemaStep::AdditionalProperties);
-        untyped_rules(values, elem, steps, out, depth + 1);
-        steps.pop();
+        let values_steps = steps.child(SchemaStep::AdditionalProperties);
+        untyped_rules(values, elem, &values_steps, out, depth + 1);
     }
     for (name, prop) in &node.properties {
-        steps.push(SchemaStep::Property(name.as_str().into()));
         if let Some(t) = property_type_of(ty, name, prop) {
-            untyped_rules(prop, Some(t), steps, out, depth + 1);
+            let prop_steps = steps.child(SchemaStep::Property(name.as_str().into()));
+            untyped_rules(prop, Some(t), &prop_steps, out, depth + 1);
         }
-        steps.pop();
     }
 }
 

@@ -211,7 +211,7 @@ pub fn validate_default(
         let Some(node_schema) = node_at(schema, &steps) else {
             continue;
         };
-        for (at, _) in instances(default, &steps, path.clone()) {
+        for (at, _) in instances(default, &steps.to_vec(), path.clone()) {
             out.push(default_finding(FieldError::invalid(
                 at,
                 node_schema.generic.type_.as_ref(),
