@@ -180,20 +180,25 @@ pub fn schema_node_path<'s>(
 ) -> FieldPath {
     let mut path = base.clone();
     for step in steps {
-        match step {
-            SchemaStep::Property(name) => {
-                path.push_child("properties");
-                path.push_key(name);
-            }
-            SchemaStep::Items => path.push_child("items"),
-            SchemaStep::AdditionalProperties => path.push_child("additionalProperties"),
-            SchemaStep::AllOf(i) => {
-                path.push_child("allOf");
-                path.push_index(*i);
-            }
-        }
+        push_schema_step(&mut path, step);
     }
     path
+}
+
+/// Extends a schema node's field path by one step.
+pub fn push_schema_step(path: &mut FieldPath, step: &SchemaStep) {
+    match step {
+        SchemaStep::Property(name) => {
+            path.push_child("properties");
+            path.push_key(name);
+        }
+        SchemaStep::Items => path.push_child("items"),
+        SchemaStep::AdditionalProperties => path.push_child("additionalProperties"),
+        SchemaStep::AllOf(i) => {
+            path.push_child("allOf");
+            path.push_index(*i);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -80,8 +80,8 @@ pub struct CardinalityStep {
 /// The cost facts of one `x-kubernetes-validations` entry.
 #[derive(Clone, Debug)]
 pub struct RuleCost {
-    /// Steps from the root to the rule's schema node (shared by the node's rules, as
-    /// are `data_path` and `chain`).
+    /// Steps from the root to the rule's schema node (shared by the node's rules and
+    /// the nodes below).
     pub node: NodeSteps,
     /// Index in the node's `x-kubernetes-validations`.
     pub index: usize,
@@ -115,34 +115,33 @@ impl RuleCost {
     /// steps when asked for: kept per node, it was as long as the node is deep (20,000
     /// nodes with rules under a 50,000-character property name: 1 GB).
     pub fn data_path(&self) -> String {
-        let mut data = String::new();
-        for step in self.node.iter() {
-            push_data_step(&mut data, step);
-        }
-        display_data(&data).to_string()
+        data_path_of(&self.node)
     }
 
-    /// The lists and maps above the node, with their paths, made when asked for.
+    /// The lists and maps above the node, with their paths, made when asked for (in
+    /// one walk down the node's steps).
     pub fn chain(&self) -> Vec<CardinalityStep> {
-        let steps: Vec<&SchemaStep> = self.node.iter().collect();
-        self.levels
-            .iter()
-            .map(|level| {
-                let mut data = String::new();
-                for step in &steps[..=level.depth] {
-                    push_data_step(&mut data, step);
-                }
-                CardinalityStep {
-                    schema_path: crate::diag::path::schema_node_path(
-                        self.field.base(),
-                        steps[..level.depth].iter().copied(),
-                    ),
-                    data_path: data,
-                    keyword: level.keyword,
-                    max: level.max,
-                }
-            })
-            .collect()
+        let mut out = Vec::with_capacity(self.levels.len());
+        let mut levels = self.levels.iter().peekable();
+        let mut schema_path = self.field.base().clone();
+        let mut data = String::new();
+        for (depth, step) in self.node.iter().enumerate() {
+            let Some(level) = levels.next_if(|l| l.depth == depth) else {
+                crate::diag::path::push_schema_step(&mut schema_path, step);
+                push_data_step(&mut data, step);
+                continue;
+            };
+            let list_path = schema_path.clone();
+            crate::diag::path::push_schema_step(&mut schema_path, step);
+            push_data_step(&mut data, step);
+            out.push(CardinalityStep {
+                schema_path: list_path,
+                data_path: data.clone(),
+                keyword: level.keyword,
+                max: level.max,
+            });
+        }
+        out
     }
 }
 
@@ -621,6 +620,15 @@ pub(crate) fn node_context_cached<'a, 's>(
         cardinality: card,
         chain,
     })
+}
+
+/// The data path for people of the node at `steps` (`spec.rules[*].name`, `<root>`).
+pub(crate) fn data_path_of<'s>(steps: impl IntoIterator<Item = &'s SchemaStep>) -> String {
+    let mut data = String::new();
+    for step in steps {
+        push_data_step(&mut data, step);
+    }
+    display_data(&data).to_string()
 }
 
 fn display_data(d: &str) -> &str {

@@ -108,11 +108,7 @@ impl Suggestion {
 
     /// Its data path for people (`spec.rules`, `spec.rules[*].name`).
     pub fn data_path(&self) -> String {
-        let mut data = String::new();
-        for step in self.steps() {
-            super::push_data_step(&mut data, step);
-        }
-        super::display_data(&data).to_string()
+        super::data_path_of(self.steps())
     }
 }
 
