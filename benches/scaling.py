@@ -368,6 +368,26 @@ def cost_report_nested_lists(n):
 @fam
 def cost_json_nested_lists(n):
     return {"c.yaml": rule_nodes_under_lists(n, 1000)}, ["cost", "-o", "json", "c.yaml"]
+def default_chain(depth, n):
+    """A chain `depth` objects deep, each with `default: {}` and a rule, over n rules."""
+    lines = block_chain(0, []).splitlines()[:-1]
+    ind = 7
+    lines.append(" " * (ind - 1) + "spec:")
+    for _ in range(depth):
+        lines += [" " * ind + "type: object", " " * ind + "default: {}",
+                  " " * ind + "x-kubernetes-validations: [{rule: 'true'}]", " " * ind + "properties:",
+                  " " * (ind + 1) + "c:"]
+        ind += 2
+    lines += [" " * ind + "type: object", " " * ind + "properties: {" + ", ".join(
+        f"p{i}: {{type: string, maxLength: 1, x-kubernetes-validations: [{{rule: 'self.size() > 0'}}]}}"
+        for i in range(n)) + "}"]
+    return "\n".join(lines) + "\n"
+@fam
+def defaults_per_level_deep(n):
+    return {"c.yaml": default_chain(min(n // 10, 450), 1000)}, ["check", "c.yaml"]
+@fam
+def defaults_per_level_rules(n):
+    return {"c.yaml": default_chain(300, n)}, ["check", "c.yaml"]
 @fam
 def untyped_docs(n):
     return {"r.yaml": "a: 1\n---\n" * n}, ["check", "r.yaml"]
@@ -482,7 +502,8 @@ N0 = {"deep_props": 50, "cost_many": 8000, "cel_rules_many": 8000, "cel_required
       "cr_item_errors_deep": 15000, "cr_item_rules_deep": 10000, "cr_unknown_deep": 15000,
       "cr_map_errors_deep": 15000, "cel_rule_nodes_long_key": 5000, "cr_unknown_long_key": 5000,
       "cel_rule_nodes_nested_lists": 1000, "cost_errors_nested_lists": 1000,
-      "cost_report_nested_lists": 1000, "cost_json_nested_lists": 100}
+      "cost_report_nested_lists": 1000, "cost_json_nested_lists": 100,
+      "defaults_per_level_deep": 1000, "defaults_per_level_rules": 1000}
 
 if __name__ == "__main__":
     main()

@@ -2689,3 +2689,187 @@ fn a_limit_on_address_space_that_leaves_no_room_for_workers_is_not_a_panic() {
         );
     }
 }
+
+/// A CRD whose `spec.c` is a chain of objects `depth` deep, each with `default: {}`
+/// and a rule; the last has a string `s` whose default fails its rule, and `n`
+/// properties with a rule each (one flow mapping on the last line).
+fn crd_with_a_default_per_level(depth: usize, n: usize) -> String {
+    let mut body = "              c:\n".to_string();
+    for level in 0..depth {
+        let indent = " ".repeat(16 + 2 * level);
+        body.push_str(&format!(
+            "{indent}type: object\n{indent}default: {{}}\n{indent}x-kubernetes-validations: [{{rule: 'true'}}]\n{indent}properties:\n{indent} c:\n"
+        ));
+    }
+    let indent = " ".repeat(16 + 2 * depth);
+    let entries: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                "p{i}: {{type: string, maxLength: 1, x-kubernetes-validations: [{{rule: 'self.size() > 0'}}]}}"
+            )
+        })
+        .collect();
+    body.push_str(&format!(
+        "{indent}type: object\n{indent}properties: {{s: {{type: string, default: x, x-kubernetes-validations: [{{rule: 'self.size() > 1', message: short}}]}}, {}}}\n",
+        entries.join(", ")
+    ));
+    crd_with_properties(&body)
+}
+
+/// Each default is checked against the rules below it, compiled for it: a default at
+/// each of 300 levels over 1,000 rules compiled 300,000 rules and followed each
+/// rule's steps from the root (3.9 s, the release build of session 50; 400 levels
+/// over 4,000 rules, 26 s). Only the rules of nodes where the default has data are
+/// compiled now, and the steps the rules share are followed once (0.12 s).
+#[test]
+fn a_default_at_each_level_of_a_deep_chain_compiles_only_the_rules_it_reaches() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "crd.yaml",
+        crd_with_a_default_per_level(300, 1000),
+    );
+    let (out, status) = check_bounded("short", &[&path], SMALL_MIB);
+    let chain = ".properties[c]".repeat(301);
+    assert_eq!(
+        (out.as_str(), status),
+        (
+            format!(
+                "{path}:1522:657: error[schema-invalid-default]: spec.validation.openAPIV3Schema.properties[spec]{chain}.properties[s].default: Invalid value: \"x\": short\n\
+                 1 file, 1 document (1 CRD, 0 custom resources): 1 error, 0 warnings\n"
+            )
+            .as_str(),
+            1
+        )
+    );
+}
+
+/// Rules at cel-go's parser limits for each nesting construct (parentheses, lists,
+/// maps, calls, indexes, conditionals, relations, selections, arithmetic, `&&`, `||`,
+/// `!`, `-`, macros, methods), each clean, followed by a syntax error (the
+/// generated parser recovers from it) and not lexable by the fast path.
+fn crds_with_rules_at_the_parser_limits(dir: &std::path::Path) {
+    let nest = |kind: &str, n: usize| -> String {
+        let open_close = |open: &str, inner: &str, close: &str| {
+            format!("{}{inner}{}", open.repeat(n), close.repeat(n))
+        };
+        match kind {
+            "paren" => open_close("(", "self.x", ")") + " == 1",
+            "list" => open_close("[", "1", "]") + " != []",
+            "map" => open_close("{1:", "1", "}") + " != {}",
+            "call" => open_close("size(", "self.s", ")") + " > 0",
+            "index" => open_close("self.l[", "0", "]") + " > 0",
+            "cond" => open_close("self.x == 1 ? true : (", "true", ")"),
+            "rel" => open_close("1 == (", "1", ")"),
+            "sel" => format!("self{} == 1", ".x".repeat(n)),
+            "plus" => format!("self.x{} > 0", " + 1".repeat(n)),
+            "and" => vec!["self.x == 1"; n].join(" && "),
+            "or" => vec!["self.x == 1"; n].join(" || "),
+            "not" => format!("{}true", "!".repeat(n)),
+            "neg" => format!("{}self.x > 0", "-".repeat(n)),
+            "macro" => open_close("self.l.all(a, ", "true", ")"),
+            "method" => format!("self.s{} != ''", ".lowerAscii()".repeat(n)),
+            _ => open_close("(self.x == 1 && ", "true", ")"),
+        }
+    };
+    let kinds = [
+        "paren", "list", "map", "call", "index", "cond", "rel", "sel", "plus", "and", "or", "not",
+        "neg", "macro", "method", "andparen",
+    ];
+    for kind in kinds {
+        let mut rules = Vec::new();
+        for n in [249, 251] {
+            let rule = nest(kind, n);
+            rules.push(serde_json::json!({"rule": format!("{rule} )")}));
+            rules.push(serde_json::json!({"rule": format!("`{rule}")}));
+            rules.push(serde_json::json!({ "rule": rule }));
+        }
+        let crd = serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": format!("{kind}s.example.com")},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"plural": format!("{kind}s"), "kind": format!("K{kind}")},
+                "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                    "type": "object", "properties": {"spec": {"type": "object",
+                        "properties": {"x": {"type": "integer"}, "s": {"type": "string", "maxLength": 10},
+                            "l": {"type": "array", "maxItems": 3, "items": {"type": "integer"}}},
+                        "x-kubernetes-validations": rules}}}}}]}
+        });
+        write(dir, &format!("{kind}.json"), crd.to_string());
+    }
+}
+
+/// The workers' stacks (32 MiB reserved in release builds, 256 MiB in debug builds,
+/// whose generated parser needs far more) hold the deepest inputs within the limits:
+/// rules at the parser's recursion limits (2.6 MiB at most in release builds), and a
+/// schema and resource 980 lists deep with rules at every level (2 MiB). Under
+/// `ulimit -v 400000`, two 256 MiB worker stacks left too little for the heap.
+#[test]
+fn the_deepest_inputs_within_the_limits_fit_the_worker_stacks() {
+    let dir = tempfile::tempdir().unwrap();
+    crds_with_rules_at_the_parser_limits(dir.path());
+    let (out, status) = check_bounded("json", &[dir.path().to_str().unwrap()], 400);
+    assert_eq!(status, 1);
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let messages: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    let count = |text: &str| messages.iter().filter(|m| m.contains(text)).count();
+    assert_eq!(
+        (
+            messages.len(),
+            count("expression recursion limit exceeded: 250"),
+            count("max recursion depth exceeded"),
+            count("error recovery token lookahead limit exceeded: 256"),
+            count("token recognition error at: '`"),
+        ),
+        (87, 24, 12, 4, 32)
+    );
+
+    let depth = 980;
+    let dir = tempfile::tempdir().unwrap();
+    let mut crd =
+        crd_with_properties("").replace("            type: object\n            properties:\n", "");
+    for level in 0..depth {
+        let indent = " ".repeat(12 + level);
+        crd.push_str(&format!(
+            "{indent}type: array\n{indent}maxItems: 1\n{indent}x-kubernetes-validations: [{{rule: 'self.size() <= 1'}}, {{rule: 'self == self'}}, {{rule: '[self, self].all(x, x == self)'}}]\n{indent}items:\n"
+        ));
+    }
+    let indent = " ".repeat(12 + depth);
+    crd.push_str(&format!(
+        "{indent}type: string\n{indent}maxLength: 5\n{indent}x-kubernetes-validations: [{{rule: 'self.size() > 1'}}]\n"
+    ));
+    let resource = |name: &str, leaf: &str| {
+        format!(
+            "apiVersion: example.com/v1\nkind: Thing\nmetadata: {{name: {name}, namespace: default}}\nspec:\n{}{leaf}\n",
+            "- ".repeat(depth)
+        )
+    };
+    let crd = write(dir.path(), "crd.yaml", crd);
+    let good = write(dir.path(), "good.yaml", resource("good", "hello"));
+    let bad = write(dir.path(), "bad.yaml", resource("bad", "toolongvalue"));
+    let old = write(dir.path(), "old.yaml", resource("good", "hellp"));
+    let (out, status) = check_bounded(
+        "short",
+        &["--max-depth", "1000", "--old", &old, &crd, &good, &bad],
+        400,
+    );
+    let items = "[0]".repeat(depth);
+    assert_eq!(
+        (out.as_str(), status),
+        (
+            format!(
+                "{bad}:1:1: error[cel-rules-skipped]: <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation\n\
+                 {bad}:5:{}: error[schema-violation]: spec{items}: Too long: may not be more than 5 bytes\n\
+                 3 files, 3 documents (1 CRD, 2 custom resources): 2 errors, 0 warnings\n",
+                1 + 2 * depth
+            )
+            .as_str(),
+            1
+        )
+    );
+}

@@ -22,7 +22,7 @@ use crate::model::schema::ValidationRule;
 use crate::schema::fieldpath;
 use crate::schema::fieldpath::{NIL_SCHEMA_PANIC, SERVER_PANIC_RESPONSE};
 use crate::schema::structural::{NestedValueValidation, Structural, StructuralOrBool};
-use crate::source::Span;
+use crate::source::{Node, Span, Value};
 
 /// Reasons a rule may declare.
 pub const SUPPORTED_REASONS: &[&str] = &[
@@ -156,13 +156,69 @@ pub fn compile_rules(
 /// Unlike [`compile_rules`], a rule whose entry is invalid (an unsupported `reason`, a
 /// bad `message`…) is still compiled: the validator checking defaults compiles the
 /// schema's rules on its own, whatever the CRD's other errors.
+///
+/// Only the rules of nodes where `value` (the default to check) has data are
+/// compiled: the validator runs no other, and reports a compile failure only at a
+/// value it checks. (Nodes are compiled on their own here, never failing their
+/// children, so leaving some out changes nothing for the others.) A default at each
+/// level of a chain 400 objects deep, over 4,000 rules at its end, compiled 1.6
+/// million rules; with `default: {}` it now compiles the rules of its own node.
 pub fn compile_rules_at(
     root: &Structural,
     is_resource_root: bool,
     version: KubeVersion,
     base: &FieldPath,
+    value: &Node,
 ) -> Vec<RuleCompileResult> {
-    walk_rules(root, is_resource_root, version, base, false, None)
+    let mut with_rules = HashSet::new();
+    if !subtree_has_rules(root, &mut with_rules, 0) {
+        return Vec::new();
+    }
+    let mut with_data = HashSet::new();
+    nodes_with_data(root, value, &with_rules, &mut with_data, 0);
+    walk_rules_in(
+        root,
+        is_resource_root,
+        version,
+        base,
+        false,
+        None,
+        &with_data,
+    )
+}
+
+/// Adds to `out` the nodes of `nodes` (closed upwards) where `value` has data.
+fn nodes_with_data(
+    s: &Structural,
+    value: &Node,
+    nodes: &HashSet<*const Structural>,
+    out: &mut HashSet<*const Structural>,
+    depth: usize,
+) {
+    if depth > 1000 || !nodes.contains(&(s as *const Structural)) {
+        return;
+    }
+    out.insert(s as *const Structural);
+    match &value.value {
+        Value::Object(map) => {
+            for (key, child) in map.iter() {
+                if let Some(prop) = s.property(key) {
+                    nodes_with_data(prop, child, nodes, out, depth + 1);
+                }
+                if let Some(values) = s.additional_properties_schema() {
+                    nodes_with_data(values, child, nodes, out, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = s.items.as_deref() {
+                for item in items {
+                    nodes_with_data(item_schema, item, nodes, out, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 fn walk_rules(
@@ -173,6 +229,32 @@ fn walk_rules(
     entry_checks_gate: bool,
     stored: Option<StoredExpressions<'_>>,
 ) -> Vec<RuleCompileResult> {
+    let mut with_rules = HashSet::new();
+    if !subtree_has_rules(root, &mut with_rules, 0) {
+        return Vec::new();
+    }
+    walk_rules_in(
+        root,
+        is_resource_root,
+        version,
+        base,
+        entry_checks_gate,
+        stored,
+        &with_rules,
+    )
+}
+
+/// Compiles the rules of the nodes in `nodes` (closed upwards: a node's parent is in
+/// it too), from `root`.
+fn walk_rules_in(
+    root: &Structural,
+    is_resource_root: bool,
+    version: KubeVersion,
+    base: &FieldPath,
+    entry_checks_gate: bool,
+    stored: Option<StoredExpressions<'_>>,
+    nodes: &HashSet<*const Structural>,
+) -> Vec<RuleCompileResult> {
     let env = Env::for_server(version);
     let stored_env = Env::for_compatibility(version);
     let mut out = Vec::new();
@@ -180,18 +262,13 @@ fn walk_rules(
         env: &env,
         stored: stored.map(|s| (s, &stored_env)),
         out: &mut out,
-        with_rules: None,
+        with_rules: Some(nodes),
         all_of: false,
         entry_checks_gate,
         crashed: false,
         base: Arc::new(base.clone()),
     };
     let scope = !root.x_validations.is_empty();
-    let mut with_rules = HashSet::new();
-    if !subtree_has_rules(root, &mut with_rules, 0) {
-        return out;
-    }
-    walker.with_rules = Some(&with_rules);
     walker.node(
         root,
         base,

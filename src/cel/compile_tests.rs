@@ -448,3 +448,65 @@ fn rule_nodes_share_the_steps_of_their_ancestors() {
     assert!(!results[0].node.ptr_eq(&results[2].node));
     assert!(results[0].node.prefix(3).ptr_eq(&results[2].node.prefix(3)));
 }
+
+/// Checking a default compiles only the rules of nodes where the default has data:
+/// the validator runs no other on it (a default per level of a deep chain compiled
+/// every rule below it, 1.6 million for 400 levels over 4,000 rules).
+#[test]
+fn rules_for_a_value_are_those_of_nodes_with_data() {
+    use super::compile::compile_rules_at;
+    use crate::source::{Node, Span};
+    let rule = |r: &str| json!([{"rule": r}]);
+    let s = structural(&json!({
+        "type": "object",
+        "x-kubernetes-validations": rule("true"),
+        "properties": {
+            "a": {"type": "string", "x-kubernetes-validations": rule("self != 'a'")},
+            "b": {"type": "object", "x-kubernetes-validations": rule("has(self.c)"), "properties": {
+                "c": {"type": "string", "x-kubernetes-validations": rule("self != 'c'")}
+            }},
+            "l": {"type": "array", "items": {"type": "object", "properties": {
+                "d": {"type": "integer", "x-kubernetes-validations": rule("self > 0")}
+            }}},
+            "m": {"type": "object", "additionalProperties": {
+                "type": "integer", "x-kubernetes-validations": rule("self < 9")
+            }}
+        }
+    }));
+    let compiled = |value: serde_json::Value| -> Vec<String> {
+        compile_rules_at(
+            &s,
+            false,
+            KubeVersion::NEWEST,
+            &FieldPath::empty(),
+            &Node::from_json(&value, Span::default()),
+        )
+        .iter()
+        .map(|r| r.field.to_string())
+        .collect()
+    };
+    assert_eq!(compiled(json!({})), ["x-kubernetes-validations[0].rule"]);
+    assert_eq!(
+        compiled(json!({"b": {}, "l": [], "m": {}})),
+        [
+            "x-kubernetes-validations[0].rule",
+            "properties[b].x-kubernetes-validations[0].rule"
+        ]
+    );
+    assert_eq!(
+        compiled(json!({"a": null, "b": {"c": "x"}, "l": [{}, {"d": 1}], "m": {"k": 1}})),
+        [
+            "x-kubernetes-validations[0].rule",
+            "properties[a].x-kubernetes-validations[0].rule",
+            "properties[b].x-kubernetes-validations[0].rule",
+            "properties[b].properties[c].x-kubernetes-validations[0].rule",
+            "properties[l].items.properties[d].x-kubernetes-validations[0].rule",
+            "properties[m].additionalProperties.x-kubernetes-validations[0].rule"
+        ]
+    );
+    // Data the schema does not declare reaches no rule.
+    assert_eq!(
+        compiled(json!({"z": {"c": "x"}, "l": 5})),
+        ["x-kubernetes-validations[0].rule"]
+    );
+}

@@ -10,7 +10,7 @@
 //! converts its own schema instead. Items and map values take the element type.
 
 use super::compile::{SchemaStep, nested_has_rules};
-use super::node_steps::NodeSteps;
+use super::node_steps::{NodeSteps, PerLink};
 use super::schema_types::{escape, has_type_and_object_meta};
 use crate::schema::structural::{Structural, StructuralOrBool};
 
@@ -167,10 +167,18 @@ impl<'s> ValidatorReach<'s> {
     /// the `allOf` entry's own: whoever compiled them (`compile_all_of_rules`) has
     /// followed the node's types already.
     pub fn reaches(&self, steps: &NodeSteps) -> bool {
-        match self.root_type {
-            Some(t) => reaches_from(self.root, t, &steps.to_vec()),
-            None => false,
-        }
+        self.memo().reaches(steps)
+    }
+
+    /// [`Self::reaches`] for many nodes, each link of their steps followed once (the
+    /// rules of a schema share their ancestors: a node per level of a chain 500 deep,
+    /// followed from the root each, was 125,000 steps, for each default above them).
+    pub fn memo(&self) -> ReachMemo<'s> {
+        let root = match self.root_type {
+            Some(t) => Reached::At(self.root, t),
+            None => Reached::No,
+        };
+        ReachMemo(PerLink::new(root))
     }
 
     /// The nodes with rules the validator reaches without a CEL type (the root when it
@@ -193,31 +201,39 @@ impl<'s> ValidatorReach<'s> {
     }
 }
 
-fn reaches_from(node: &Structural, ty: Shape<'_>, steps: &[SchemaStep]) -> bool {
-    let Some((step, rest)) = steps.split_first() else {
-        return true;
-    };
-    match step {
-        SchemaStep::AllOf(_) => true,
-        SchemaStep::Items => match (node.items.as_deref(), ty.elem()) {
-            (Some(items), Some(elem)) => reaches_from(items, elem, rest),
-            _ => false,
-        },
-        SchemaStep::AdditionalProperties => {
-            match (node.additional_properties_schema(), ty.elem()) {
-                (Some(values), Some(elem)) => reaches_from(values, elem, rest),
-                _ => false,
-            }
-        }
-        SchemaStep::Property(name) => {
-            let Some(prop) = node.property(name) else {
-                return false;
-            };
-            match property_type(ty, name, prop) {
-                Some(t) => reaches_from(prop, t, rest),
-                None => false,
-            }
-        }
+/// [`ValidatorReach::reaches`] for nodes sharing links.
+pub struct ReachMemo<'s>(PerLink<Reached<'s>>);
+
+impl ReachMemo<'_> {
+    pub fn reaches(&mut self, steps: &NodeSteps) -> bool {
+        !matches!(self.0.get(steps, |at, step| at.step(step)), Reached::No)
+    }
+}
+
+/// How the validator's descent reaches a node.
+#[derive(Clone, Copy)]
+enum Reached<'s> {
+    /// With this schema and type.
+    At(&'s Structural, Shape<'s>),
+    /// Below an `allOf` entry, whose steps are its own.
+    Unconditionally,
+    No,
+}
+
+impl<'s> Reached<'s> {
+    fn step(self, step: &SchemaStep) -> Reached<'s> {
+        let Reached::At(node, ty) = self else {
+            return self;
+        };
+        let next = match step {
+            SchemaStep::AllOf(_) => return Reached::Unconditionally,
+            SchemaStep::Items => node.items.as_deref().zip(ty.elem()),
+            SchemaStep::AdditionalProperties => node.additional_properties_schema().zip(ty.elem()),
+            SchemaStep::Property(name) => node
+                .property(name)
+                .and_then(|prop| Some((prop, property_type(ty, name, prop)?))),
+        };
+        next.map_or(Reached::No, |(node, ty)| Reached::At(node, ty))
     }
 }
 

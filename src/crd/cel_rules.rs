@@ -223,12 +223,18 @@ pub fn validate_default(
         // Nothing below an untyped node is typed by the validator either.
         return out;
     }
-    let compiled =
-        cel::compile_rules_at(schema, is_resource_root, kube_version, &FieldPath::empty());
+    let compiled = cel::compile_rules_at(
+        schema,
+        is_resource_root,
+        kube_version,
+        &FieldPath::empty(),
+        default,
+    );
     // A rule that does not compile fails every value it would check (if the
     // validator reaches it).
+    let mut reached = reach.memo();
     for r in &compiled {
-        if r.program.is_some() || !reach.reaches(&r.node) {
+        if r.program.is_some() || !reached.reaches(&r.node) {
             continue;
         }
         let Some(detail) = r
