@@ -157,7 +157,7 @@ pub fn compile_rules(
 /// bad `message`…) is still compiled: the validator checking defaults compiles the
 /// schema's rules on its own, whatever the CRD's other errors.
 ///
-/// Only the rules of nodes where `value` (the default to check) has data are
+/// Only the rules of nodes where the default to check has data (`data`) are
 /// compiled: the validator runs no other, and reports a compile failure only at a
 /// value it checks. (Nodes are compiled on their own here, never failing their
 /// children, so leaving some out changes nothing for the others.) A default at each
@@ -168,14 +168,11 @@ pub fn compile_rules_at(
     is_resource_root: bool,
     version: KubeVersion,
     base: &FieldPath,
-    value: &Node,
+    data: &DataNodes,
 ) -> Vec<RuleCompileResult> {
-    let mut with_rules = HashSet::new();
-    if !subtree_has_rules(root, &mut with_rules, 0) {
+    if data.with_rules.is_empty() {
         return Vec::new();
     }
-    let mut with_data = HashSet::new();
-    nodes_with_data(root, value, &with_rules, &mut with_data, 0);
     walk_rules_in(
         root,
         is_resource_root,
@@ -183,42 +180,88 @@ pub fn compile_rules_at(
         base,
         false,
         None,
-        &with_data,
+        &data.with_rules,
     )
 }
 
-/// Adds to `out` the nodes of `nodes` (closed upwards) where `value` has data.
-fn nodes_with_data(
-    s: &Structural,
-    value: &Node,
-    nodes: &HashSet<*const Structural>,
-    out: &mut HashSet<*const Structural>,
-    depth: usize,
-) {
-    if depth > 1000 || !nodes.contains(&(s as *const Structural)) {
-        return;
+/// The schema nodes where a value (a default) has data, found in one walk of the
+/// value: what checking it can reach, whatever the size of the schema below.
+pub struct DataNodes {
+    all: HashSet<*const Structural>,
+    /// Those with rules at or below them (closed upwards).
+    with_rules: HashSet<*const Structural>,
+}
+
+impl DataNodes {
+    pub fn of(root: &Structural, value: &Node) -> DataNodes {
+        let mut nodes = DataNodes {
+            all: HashSet::new(),
+            with_rules: HashSet::new(),
+        };
+        let mut has_rules = std::collections::HashMap::new();
+        nodes.add(root, value, &mut has_rules, 0);
+        nodes
     }
-    out.insert(s as *const Structural);
-    match &value.value {
-        Value::Object(map) => {
-            for (key, child) in map.iter() {
-                if let Some(prop) = s.property(key) {
-                    nodes_with_data(prop, child, nodes, out, depth + 1);
-                }
-                if let Some(values) = s.additional_properties_schema() {
-                    nodes_with_data(values, child, nodes, out, depth + 1);
+
+    /// Whether the value has data at `s`.
+    pub fn contains(&self, s: &Structural) -> bool {
+        self.all.contains(&(s as *const Structural))
+    }
+
+    fn add(
+        &mut self,
+        s: &Structural,
+        value: &Node,
+        has_rules: &mut std::collections::HashMap<*const Structural, bool>,
+        depth: usize,
+    ) {
+        if depth > 1000 {
+            return;
+        }
+        let key = s as *const Structural;
+        self.all.insert(key);
+        // Found by a walk that stops at the first rule, once per node.
+        if *has_rules
+            .entry(key)
+            .or_insert_with(|| subtree_has_any_rule(s, 0))
+        {
+            self.with_rules.insert(key);
+        }
+        match &value.value {
+            Value::Object(map) => {
+                for (name, child) in map.iter() {
+                    if let Some(prop) = s.property(name) {
+                        self.add(prop, child, has_rules, depth + 1);
+                    }
+                    if let Some(values) = s.additional_properties_schema() {
+                        self.add(values, child, has_rules, depth + 1);
+                    }
                 }
             }
-        }
-        Value::Array(items) => {
-            if let Some(item_schema) = s.items.as_deref() {
-                for item in items {
-                    nodes_with_data(item_schema, item, nodes, out, depth + 1);
+            Value::Array(items) => {
+                if let Some(item_schema) = s.items.as_deref() {
+                    for item in items {
+                        self.add(item_schema, item, has_rules, depth + 1);
+                    }
                 }
             }
+            _ => {}
         }
-        _ => {}
     }
+}
+
+/// Whether `s` or a node below it has rules (stops at the first).
+fn subtree_has_any_rule(s: &Structural, depth: usize) -> bool {
+    depth <= 1000
+        && (!s.x_validations.is_empty()
+            || s.additional_properties_schema()
+                .is_some_and(|ap| subtree_has_any_rule(ap, depth + 1))
+            || s.properties
+                .iter()
+                .any(|(_, p)| subtree_has_any_rule(p, depth + 1))
+            || s.items
+                .as_deref()
+                .is_some_and(|i| subtree_has_any_rule(i, depth + 1)))
 }
 
 fn walk_rules(

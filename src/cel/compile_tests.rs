@@ -454,7 +454,7 @@ fn rule_nodes_share_the_steps_of_their_ancestors() {
 /// every rule below it, 1.6 million for 400 levels over 4,000 rules).
 #[test]
 fn rules_for_a_value_are_those_of_nodes_with_data() {
-    use super::compile::compile_rules_at;
+    use super::compile::{DataNodes, compile_rules_at};
     use crate::source::{Node, Span};
     let rule = |r: &str| json!([{"rule": r}]);
     let s = structural(&json!({
@@ -474,12 +474,13 @@ fn rules_for_a_value_are_those_of_nodes_with_data() {
         }
     }));
     let compiled = |value: serde_json::Value| -> Vec<String> {
+        let value = Node::from_json(&value, Span::default());
         compile_rules_at(
             &s,
             false,
             KubeVersion::NEWEST,
             &FieldPath::empty(),
-            &Node::from_json(&value, Span::default()),
+            &DataNodes::of(&s, &value),
         )
         .iter()
         .map(|r| r.field.to_string())

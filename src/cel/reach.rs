@@ -9,7 +9,7 @@
 //! of such nodes, and everything below it); a property whose name does not escape
 //! converts its own schema instead. Items and map values take the element type.
 
-use super::compile::{SchemaStep, nested_has_rules};
+use super::compile::{DataNodes, SchemaStep, nested_has_rules};
 use super::node_steps::{NodeSteps, PerLink};
 use super::schema_types::{escape, has_type_and_object_meta};
 use crate::schema::structural::{Structural, StructuralOrBool};
@@ -185,9 +185,15 @@ impl<'s> ValidatorReach<'s> {
     /// has none, the items or values of a node whose type has no element type, such
     /// as an int-or-string node): their rules cannot compile, and each value there
     /// fails with "rule compiler initialization error".
-    pub fn untyped_rule_nodes(&self) -> Vec<NodeSteps> {
+    ///
+    /// Only nodes where `data` (a default's) has data are walked: no other is checked.
+    pub fn untyped_rule_nodes(&self, data: &DataNodes) -> Vec<NodeSteps> {
         let mut out = Vec::new();
-        untyped_rules(self.root, self.root_type, &NodeSteps::root(), &mut out, 0);
+        let mut walk = UntypedWalk {
+            data,
+            out: &mut out,
+        };
+        walk.node(self.root, self.root_type, &NodeSteps::root(), 0);
         out
     }
 
@@ -286,31 +292,33 @@ fn has_reached_rules(node: &Structural, ty: Option<Shape<'_>>, depth: usize) -> 
     })
 }
 
-fn untyped_rules(
-    node: &Structural,
-    ty: Option<Shape<'_>>,
-    steps: &NodeSteps,
-    out: &mut Vec<NodeSteps>,
-    depth: usize,
-) {
-    if depth > 1000 {
-        return;
-    }
-    if ty.is_none() && !node.x_validations.is_empty() {
-        out.push(steps.clone());
-    }
-    let elem = ty.and_then(Shape::elem);
-    if let Some(items) = node.items.as_deref() {
-        untyped_rules(items, elem, &steps.child(SchemaStep::Items), out, depth + 1);
-    }
-    if let Some(values) = node.additional_properties_schema() {
-        let values_steps = steps.child(SchemaStep::AdditionalProperties);
-        untyped_rules(values, elem, &values_steps, out, depth + 1);
-    }
-    for (name, prop) in &node.properties {
-        if let Some(t) = property_type_of(ty, name, prop) {
-            let prop_steps = steps.child(SchemaStep::Property(name.as_str().into()));
-            untyped_rules(prop, Some(t), &prop_steps, out, depth + 1);
+/// The walk of [`ValidatorReach::untyped_rule_nodes`].
+struct UntypedWalk<'d, 'o> {
+    data: &'d DataNodes,
+    out: &'o mut Vec<NodeSteps>,
+}
+
+impl UntypedWalk<'_, '_> {
+    fn node(&mut self, node: &Structural, ty: Option<Shape<'_>>, steps: &NodeSteps, depth: usize) {
+        if depth > 1000 || !self.data.contains(node) {
+            return;
+        }
+        if ty.is_none() && !node.x_validations.is_empty() {
+            self.out.push(steps.clone());
+        }
+        let elem = ty.and_then(Shape::elem);
+        if let Some(items) = node.items.as_deref() {
+            self.node(items, elem, &steps.child(SchemaStep::Items), depth + 1);
+        }
+        if let Some(values) = node.additional_properties_schema() {
+            let values_steps = steps.child(SchemaStep::AdditionalProperties);
+            self.node(values, elem, &values_steps, depth + 1);
+        }
+        for (name, prop) in &node.properties {
+            if let Some(t) = property_type_of(ty, name, prop) {
+                let prop_steps = steps.child(SchemaStep::Property(name.as_str().into()));
+                self.node(prop, Some(t), &prop_steps, depth + 1);
+            }
         }
     }
 }

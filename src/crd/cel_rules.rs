@@ -207,7 +207,8 @@ pub fn validate_default(
     // node when untyped, under x-kubernetes-preserve-unknown-fields; the items of an
     // int-or-string node): it cannot compile their rules and says so for each value.
     let reach = cel::reach::ValidatorReach::new(schema, is_resource_root);
-    for steps in reach.untyped_rule_nodes() {
+    let data = cel::compile::DataNodes::of(schema, default);
+    for steps in reach.untyped_rule_nodes(&data) {
         let Some(node_schema) = node_at(schema, &steps) else {
             continue;
         };
@@ -228,7 +229,7 @@ pub fn validate_default(
         is_resource_root,
         kube_version,
         &FieldPath::empty(),
-        default,
+        &data,
     );
     // A rule that does not compile fails every value it would check (if the
     // validator reaches it).

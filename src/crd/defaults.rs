@@ -6,7 +6,7 @@
 //! common keywords with kube-openapi's messages.
 
 use crate::diag::{BadValue, FieldError, FieldPath};
-use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
+use crate::model::schema::{SchemaOrArray, SchemaProps};
 use crate::schema::objectmeta;
 use crate::schema::structural::{Structural, StructuralOrBool};
 use crate::source::{Mapping, Node, Value};
@@ -489,14 +489,8 @@ pub fn openapi_value_validation(
             .map(|e| (e, None))
             .collect();
     };
-    let validator = if has_int_or_string(props, 0) {
-        crate::schema::validate::Validator::new_for_defaults(
-            &without_int_or_string(props, 0),
-            kube_version,
-        )
-    } else {
-        crate::schema::validate::Validator::new_for_defaults(props, kube_version)
-    };
+    let validator =
+        crate::schema::validate::Validator::new_for_default_value(props, value, kube_version);
     validator
         .validate(value)
         .into_iter()
@@ -514,66 +508,6 @@ pub fn openapi_value_validation(
             (error, Some(e.span))
         })
         .collect()
-}
-
-/// The sub-schemas of a schema (those the value validator follows).
-fn children(s: &SchemaProps) -> impl Iterator<Item = &SchemaProps> {
-    let items = match &s.items {
-        Some(SchemaOrArray::Schema(i)) => vec![&**i],
-        Some(SchemaOrArray::Array(list)) => list.iter().collect(),
-        Some(SchemaOrArray::Neither) | None => Vec::new(),
-    };
-    let ap = match &s.additional_properties {
-        Some(SchemaOrBool::Schema(a)) => Some(&**a),
-        _ => None,
-    };
-    items
-        .into_iter()
-        .chain(ap)
-        .chain(s.properties.iter().flatten().map(|(_, p)| p))
-        .chain(s.rare().all_of.iter().flatten())
-        .chain(s.rare().one_of.iter().flatten())
-        .chain(s.rare().any_of.iter().flatten())
-        .chain(s.rare().not.as_deref())
-}
-
-fn has_int_or_string(s: &SchemaProps, depth: usize) -> bool {
-    depth <= 1000 && (s.x_int_or_string || children(s).any(|c| has_int_or_string(c, depth + 1)))
-}
-
-/// A copy without `x-kubernetes-int-or-string`: the structural schema the server builds
-/// the defaults' validator from keeps it only as an extension.
-fn without_int_or_string(s: &SchemaProps, depth: usize) -> SchemaProps {
-    let mut out = s.clone();
-    if depth > 1000 {
-        return out;
-    }
-    out.x_int_or_string = false;
-    let fix = |c: &SchemaProps| without_int_or_string(c, depth + 1);
-    if let Some(SchemaOrArray::Schema(i)) = &s.items {
-        out.items = Some(SchemaOrArray::Schema(Box::new(fix(i))));
-    }
-    if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
-        out.additional_properties = Some(SchemaOrBool::Schema(Box::new(fix(a))));
-    }
-    if let Some(props) = &s.properties {
-        out.properties = Some(props.iter().map(|(k, p)| (k.clone(), fix(p))).collect());
-    }
-    if let (Some(to), Some(from)) = (out.rare.as_deref_mut(), s.rare.as_deref()) {
-        for (to, from) in [
-            (&mut to.all_of, &from.all_of),
-            (&mut to.one_of, &from.one_of),
-            (&mut to.any_of, &from.any_of),
-        ] {
-            if let Some(list) = from {
-                *to = Some(list.iter().map(fix).collect());
-            }
-        }
-        if let Some(n) = &from.not {
-            to.not = Some(Box::new(fix(n)));
-        }
-    }
-    out
 }
 
 /// A small OpenAPI value validator with kube-openapi's messages, used until the full
