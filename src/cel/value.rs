@@ -494,7 +494,7 @@ pub(crate) fn map_list_positions(items: &[Val], keys: &[String]) -> Positions {
     )
 }
 
-fn keys_eq(a: &[Option<Val>], b: &[Option<Val>]) -> bool {
+pub(crate) fn keys_eq(a: &[Option<Val>], b: &[Option<Val>]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| match (x, y) {
             (None, None) => true,

@@ -154,11 +154,10 @@ pub(super) fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault
                 if data_against_other_kind(v, w) {
                     return Some(EqualityFault::NoOverload);
                 }
-                if let Some(f) = equality_fault(v, w) {
-                    return Some(f);
-                }
-                if !v.equals(w) {
-                    return None;
+                match fault_and_equality(v, w) {
+                    (Some(f), _) => return Some(f),
+                    (None, false) => return None,
+                    (None, true) => {}
                 }
             }
             None
@@ -173,14 +172,15 @@ pub(super) fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault
                 if data && data_against_other_kind(p, q) {
                     return Some(EqualityFault::NoOverload);
                 }
-                match equality_fault(p, q) {
+                let (fault, equal) = fault_and_equality(p, q);
+                match fault {
                     // cel-go's own lists count an element comparison that fails as
                     // equal; only a panic gets through.
                     Some(f @ EqualityFault::Unhashable(_)) => return Some(f),
                     Some(f) if data => return Some(f),
                     _ => {}
                 }
-                if !p.equals(q) {
+                if !equal {
                     return None;
                 }
             }
@@ -216,12 +216,7 @@ pub(super) fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault
                 return None;
             }
             let key_of = |v: &Val| value::map_list_key(v, keys);
-            let same_key = |p: &Option<Val>, q: &Option<Val>| match (p, q) {
-                (None, None) => true,
-                (Some(Val::Error(m)), Some(Val::Error(n))) => m == n,
-                (Some(p), Some(q)) => p.native_eq(q),
-                _ => false,
-            };
+            let same_key = same_map_key;
             let by_key = value::map_list_positions(a, keys);
             for x in b {
                 let kx = key_of(x)?;
@@ -232,16 +227,145 @@ pub(super) fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault
                 if data_against_other_kind(y, x) {
                     return Some(EqualityFault::NoOverload);
                 }
-                if let Some(f) = equality_fault(y, x) {
-                    return Some(f);
-                }
-                if !y.equals(x) {
-                    return None;
+                match fault_and_equality(y, x) {
+                    (Some(f), _) => return Some(f),
+                    (None, false) => return None,
+                    (None, true) => {}
                 }
             }
             None
         }
         _ => None,
+    }
+}
+
+/// `(equality_fault(x, y), x.equals(y))`, in one walk where both walk the same
+/// elements (objects, lists, map lists). [`equality_fault`] asks both of each element
+/// it walks: separately, each level walked everything below it again, and `self ==
+/// oldSelf` on a value 300 map lists deep that differs at its end (a rule at each
+/// level) took 45 million comparisons, and past crdlint's work limit with wide leaves.
+pub(super) fn fault_and_equality<'a>(x: &'a Val, y: &'a Val) -> (Option<EqualityFault<'a>>, bool) {
+    use value::ObjectKey;
+    match (x, y) {
+        (Val::Map(a) | Val::DataMap(a, _), Val::Map(b) | Val::DataMap(b, _)) => {
+            if a.len() != b.len() {
+                return (None, false);
+            }
+            crate::cel::work::compared(a.len());
+            let b = lookup::keys_of(b);
+            // `equals` stops at the first difference; the fault walk goes on over
+            // declared fields until one differs.
+            let mut equal = true;
+            for (k, v) in a.iter() {
+                match value::object_key(k) {
+                    ObjectKey::Unknown => {
+                        equal = equal
+                            && b.find(lookup::bucket(k), |k2| k.equals(k2))
+                                .is_none_or(|(_, w)| v.deep_equal(w));
+                    }
+                    ObjectKey::NullField(name) => {
+                        equal = equal && b.find_string(name).is_none();
+                    }
+                    ObjectKey::Plain => {
+                        let Some((_, w)) = b.find(lookup::bucket(k), |k2| k.equals(k2)) else {
+                            return (None, false);
+                        };
+                        if data_against_other_kind(v, w) {
+                            return (Some(EqualityFault::NoOverload), false);
+                        }
+                        match fault_and_equality(v, w) {
+                            (Some(f), _) => return (Some(f), false),
+                            (None, false) => return (None, false),
+                            (None, true) => {}
+                        }
+                    }
+                }
+            }
+            (None, equal)
+        }
+        (Val::List(a) | Val::Joined(a, _) | Val::DataList(a, _), other)
+            if other.list_items().is_some() =>
+        {
+            let data = matches!(x, Val::DataList(..));
+            let b = other.list_items().unwrap_or(&[]);
+            crate::cel::work::compared(a.len().min(b.len()));
+            if a.len() != b.len() {
+                return (None, false);
+            }
+            for (at, (p, q)) in a.iter().zip(b).enumerate() {
+                if data && data_against_other_kind(p, q) {
+                    return (Some(EqualityFault::NoOverload), false);
+                }
+                let (fault, equal) = fault_and_equality(p, q);
+                match fault {
+                    Some(f @ EqualityFault::Unhashable(_)) => return (Some(f), false),
+                    Some(f) if data => return (Some(f), false),
+                    _ => {}
+                }
+                if !equal {
+                    // The fault walk stops here. cel-go's own lists count an element
+                    // comparison that fails as equal, and go on.
+                    let rest_equal = !data
+                        && element_equality_fails(p, q)
+                        && a[at + 1..]
+                            .iter()
+                            .zip(&b[at + 1..])
+                            .all(|(p, q)| p.equals(q) || element_equality_fails(p, q));
+                    return (None, rest_equal);
+                }
+            }
+            (None, true)
+        }
+        (Val::MapList(a, keys), other) if other.list_items().is_some() => {
+            let b = other.list_items().unwrap_or(&[]);
+            if a.len() != b.len() {
+                return (None, false);
+            }
+            crate::cel::work::compared(a.len());
+            let by_key = value::map_list_positions(a, keys);
+            for elem in b {
+                let Some(key) = value::map_list_key(elem, keys) else {
+                    return (None, false);
+                };
+                let bucket = lookup::key_bucket(&key);
+                // `equals` matches keys natively; the fault walk matches invalid
+                // data by its error. Where they pick different elements, ask apart.
+                let by_equals = by_key.last(bucket, |i| {
+                    value::map_list_key(&a[i], keys).is_some_and(|k| value::keys_eq(&key, &k))
+                });
+                let by_fault = by_key.last(bucket, |i| {
+                    value::map_list_key(&a[i], keys)
+                        .is_some_and(|k| k.iter().zip(&key).all(|(p, q)| same_map_key(p, q)))
+                });
+                if by_equals != by_fault {
+                    return (equality_fault(x, y), x.equals(y));
+                }
+                let Some(i) = by_fault else {
+                    return (None, false);
+                };
+                let known = &a[i];
+                if data_against_other_kind(known, elem) {
+                    return (Some(EqualityFault::NoOverload), false);
+                }
+                match fault_and_equality(known, elem) {
+                    (Some(f), _) => return (Some(f), false),
+                    (None, false) => return (None, false),
+                    (None, true) => {}
+                }
+            }
+            (None, true)
+        }
+        _ => (equality_fault(x, y), x.equals(y)),
+    }
+}
+
+/// How a map list's fault walk matches a key part: invalid data by its error.
+fn same_map_key(p: &Option<Val>, q: &Option<Val>) -> bool {
+    match (p, q) {
+        (None, None) => true,
+        (Some(Val::Error(m)), Some(Val::Error(n))) => m == n,
+        (Some(p), Some(q)) => p.native_eq(q),
+        _ => false,
     }
 }
 
