@@ -383,3 +383,68 @@ fn looked_up_unhashable(a: &[Val], kind: DataKind, b: &[Val]) -> Option<&'static
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::cel::testutil::structural;
+    use crate::source::{Node, Span};
+
+    fn describe(fault: Option<EqualityFault<'_>>) -> String {
+        match fault {
+            None => "none".into(),
+            Some(EqualityFault::InvalidData(m)) => format!("invalid data: {m}"),
+            Some(EqualityFault::NoOverload) => "no overload".into(),
+            Some(EqualityFault::Unhashable(t)) => format!("unhashable {t}"),
+        }
+    }
+
+    /// One walk answers what the two walks answer, on objects, lists, set and map
+    /// lists and unknown fields, equal or not, with invalid data before or after the
+    /// first difference.
+    #[test]
+    fn one_walk_answers_as_fault_then_equality() {
+        let s = structural(&json!({
+            "type": "object",
+            "properties": {
+                "m": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k"],
+                      "items": {"type": "object", "properties": {"k": {"type": "string"}, "v": {"type": "integer"},
+                                "o": {"type": "object", "properties": {"a": {"type": "string"}}}}}},
+                "l": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
+                "s": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+                "u": {"type": "object", "x-kubernetes-preserve-unknown-fields": true, "properties": {"a": {"type": "integer"}}},
+                "n": {"type": "string", "nullable": true}
+            }
+        }));
+        let values = [
+            json!({}),
+            json!({"m": [{"k": "a", "v": 1, "o": {"a": "x"}}, {"k": "b", "v": 2}], "l": [[1, 2], [3]], "s": ["x", "y"]}),
+            json!({"m": [{"k": "b", "v": 2}, {"k": "a", "v": 1, "o": {"a": "x"}}], "l": [[1, 2], [3]], "s": ["y", "x"]}),
+            json!({"m": [{"k": "a", "v": "bad", "o": {"a": "x"}}, {"k": "b", "v": 2}], "l": [[1, 2], [3]]}),
+            json!({"m": [{"k": "a", "v": 1, "o": {"a": 5}}, {"k": "b", "v": 3}], "l": [[1, "two"], [3]]}),
+            json!({"m": [{"k": "a", "v": 1}, {"k": "b", "v": 2}], "l": [[1, 2], {"x": 1}], "s": ["x", "z"]}),
+            json!({"u": {"a": 1, "extra": [1, {"b": 2}]}, "n": null}),
+            json!({"u": {"a": 1, "extra": [1, {"b": 3}]}, "n": "v"}),
+            json!({"u": {"a": "one", "extra": [1, {"b": 2}]}}),
+        ];
+        let vals: Vec<Val> = values
+            .iter()
+            .map(|v| value::from_resource_node(&Node::from_json(v, Span::default()), &s))
+            .collect();
+        let mut answers = Vec::new();
+        for x in &vals {
+            for y in &vals {
+                let (fault, equal) = fault_and_equality(x, y);
+                let expected = (describe(equality_fault(x, y)), x.equals(y));
+                assert_eq!((describe(fault), equal), expected, "{x:?} vs {y:?}");
+                answers.push(expected);
+            }
+        }
+        // The pairs reach equal and unequal values, and faults.
+        assert!(answers.iter().any(|(f, e)| f == "none" && *e));
+        assert!(answers.iter().any(|(f, e)| f == "none" && !*e));
+        assert!(answers.iter().any(|(f, _)| f.starts_with("invalid data")));
+    }
+}
