@@ -2474,6 +2474,18 @@ fn rule_nodes_under_a_long_path_do_not_keep_their_paths() {
     );
 }
 
+/// The properties `p0`…`p{n-1}` of a flow mapping: strings with a rule each.
+fn strings_with_a_rule(n: usize) -> String {
+    let entries: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                "p{i}: {{type: string, maxLength: 1, x-kubernetes-validations: [{{rule: 'self.size() > 0'}}]}}"
+            )
+        })
+        .collect();
+    entries.join(", ")
+}
+
 /// A CRD whose `spec.l` is a list of lists `depth` deep (each with `maxItems:
 /// max_items`), the innermost items an object whose properties `p0`…`p{n-1}` are
 /// strings with a rule; those properties are one flow mapping on the last line.
@@ -2486,16 +2498,9 @@ fn crd_under_nested_lists(depth: usize, max_items: u64, n: usize) -> String {
         ));
     }
     let indent = " ".repeat(16 + 2 * depth);
-    let entries: Vec<String> = (0..n)
-        .map(|i| {
-            format!(
-                "p{i}: {{type: string, maxLength: 1, x-kubernetes-validations: [{{rule: 'self.size() > 0'}}]}}"
-            )
-        })
-        .collect();
     body.push_str(&format!(
         "{indent}type: object\n{indent}properties: {{{}}}\n",
-        entries.join(", ")
+        strings_with_a_rule(n)
     ));
     crd_with_properties(&body)
 }
@@ -2702,16 +2707,9 @@ fn crd_with_a_default_per_level(depth: usize, n: usize) -> String {
         ));
     }
     let indent = " ".repeat(16 + 2 * depth);
-    let entries: Vec<String> = (0..n)
-        .map(|i| {
-            format!(
-                "p{i}: {{type: string, maxLength: 1, x-kubernetes-validations: [{{rule: 'self.size() > 0'}}]}}"
-            )
-        })
-        .collect();
     body.push_str(&format!(
         "{indent}type: object\n{indent}properties: {{s: {{type: string, default: x, x-kubernetes-validations: [{{rule: 'self.size() > 1', message: short}}]}}, {}}}\n",
-        entries.join(", ")
+        strings_with_a_rule(n)
     ));
     crd_with_properties(&body)
 }

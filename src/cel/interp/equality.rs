@@ -141,51 +141,14 @@ pub(super) fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault
         }
         // cel-go's Optional.Equal compares the values inside.
         (Val::Optional(Some(a)), Val::Optional(Some(b))) => equality_fault(a, b),
-        (Val::Map(a) | Val::DataMap(a, _), Val::Map(b) | Val::DataMap(b, _)) => {
-            if a.len() != b.len() {
-                return None;
-            }
-            for (k, v) in a.iter() {
-                // Only declared fields with values are converted (and can fail).
-                if !matches!(value::object_key(k), value::ObjectKey::Plain) {
-                    continue;
-                }
-                let (_, w) = lookup::keys_of(b).find(lookup::bucket(k), |k2| k.equals(k2))?;
-                if data_against_other_kind(v, w) {
-                    return Some(EqualityFault::NoOverload);
-                }
-                match fault_and_equality(v, w) {
-                    (Some(f), _) => return Some(f),
-                    (None, false) => return None,
-                    (None, true) => {}
-                }
-            }
-            None
+        // Objects, lists and map lists: one walk answers both questions.
+        (Val::Map(_) | Val::DataMap(..), Val::Map(_) | Val::DataMap(..)) => {
+            fault_and_equality(x, y).0
         }
-        (Val::List(a) | Val::Joined(a, _) | Val::DataList(a, _), b) if b.list_items().is_some() => {
-            let data = matches!(x, Val::DataList(..));
-            let b = b.list_items().unwrap_or(&[]);
-            if a.len() != b.len() {
-                return None;
-            }
-            for (p, q) in a.iter().zip(b) {
-                if data && data_against_other_kind(p, q) {
-                    return Some(EqualityFault::NoOverload);
-                }
-                let (fault, equal) = fault_and_equality(p, q);
-                match fault {
-                    // cel-go's own lists count an element comparison that fails as
-                    // equal; only a panic gets through.
-                    Some(f @ EqualityFault::Unhashable(_)) => return Some(f),
-                    Some(f) if data => return Some(f),
-                    _ => {}
-                }
-                if !equal {
-                    return None;
-                }
-            }
-            None
+        (Val::List(_) | Val::Joined(..) | Val::DataList(..), b) if b.list_items().is_some() => {
+            fault_and_equality(x, y).0
         }
+        (Val::MapList(..), b) if b.list_items().is_some() => fault_and_equality(x, y).0,
         // A set list compared with another set list of the object: the other's raw
         // elements are hashed into a set, then each of this list's looked up.
         (Val::SetList(a, kind), Val::SetList(b, _)) => {
@@ -206,34 +169,6 @@ pub(super) fn equality_fault<'a>(x: &'a Val, y: &'a Val) -> Option<EqualityFault
                 return None;
             }
             looked_up_unhashable(a, *kind, b).map(EqualityFault::Unhashable)
-        }
-        // Map lists look each element of the other list up by its raw key, then
-        // compare the converted elements. A key holding invalid data is compared by
-        // its error (the raw values are gone; equal types of invalid data match).
-        (Val::MapList(a, keys), b) if b.list_items().is_some() => {
-            let b = b.list_items().unwrap_or(&[]);
-            if a.len() != b.len() {
-                return None;
-            }
-            let key_of = |v: &Val| value::map_list_key(v, keys);
-            let same_key = same_map_key;
-            let by_key = value::map_list_positions(a, keys);
-            for x in b {
-                let kx = key_of(x)?;
-                let i = by_key.last(lookup::key_bucket(&kx), |i| {
-                    key_of(&a[i]).is_some_and(|ky| ky.iter().zip(&kx).all(|(p, q)| same_key(p, q)))
-                })?;
-                let y = &a[i];
-                if data_against_other_kind(y, x) {
-                    return Some(EqualityFault::NoOverload);
-                }
-                match fault_and_equality(y, x) {
-                    (Some(f), _) => return Some(f),
-                    (None, false) => return None,
-                    (None, true) => {}
-                }
-            }
-            None
         }
         _ => None,
     }
@@ -338,7 +273,7 @@ pub(super) fn fault_and_equality<'a>(x: &'a Val, y: &'a Val) -> (Option<Equality
                         .is_some_and(|k| k.iter().zip(&key).all(|(p, q)| same_map_key(p, q)))
                 });
                 if by_equals != by_fault {
-                    return (equality_fault(x, y), x.equals(y));
+                    return (map_list_fault(a, keys, b), x.equals(y));
                 }
                 let Some(i) = by_fault else {
                     return (None, false);
@@ -357,6 +292,33 @@ pub(super) fn fault_and_equality<'a>(x: &'a Val, y: &'a Val) -> (Option<Equality
         }
         _ => (equality_fault(x, y), x.equals(y)),
     }
+}
+
+/// The fault walk of a map list alone: each element of the other list looked up by
+/// its raw key (invalid key data matched by its error), then compared. Used where
+/// that lookup and `equals`' pick different elements.
+fn map_list_fault<'a>(a: &'a [Val], keys: &[String], b: &'a [Val]) -> Option<EqualityFault<'a>> {
+    if a.len() != b.len() {
+        return None;
+    }
+    let key_of = |v: &Val| value::map_list_key(v, keys);
+    let by_key = value::map_list_positions(a, keys);
+    for x in b {
+        let kx = key_of(x)?;
+        let i = by_key.last(lookup::key_bucket(&kx), |i| {
+            key_of(&a[i]).is_some_and(|ky| ky.iter().zip(&kx).all(|(p, q)| same_map_key(p, q)))
+        })?;
+        let y = &a[i];
+        if data_against_other_kind(y, x) {
+            return Some(EqualityFault::NoOverload);
+        }
+        match fault_and_equality(y, x) {
+            (Some(f), _) => return Some(f),
+            (None, false) => return None,
+            (None, true) => {}
+        }
+    }
+    None
 }
 
 /// How a map list's fault walk matches a key part: invalid data by its error.
