@@ -368,6 +368,24 @@ def cost_report_nested_lists(n):
 @fam
 def cost_json_nested_lists(n):
     return {"c.yaml": rule_nodes_under_lists(n, 1000)}, ["cost", "-o", "json", "c.yaml"]
+@fam
+def cost_search_deep_root_rule(n):
+    """`crdlint cost` looking for fixes of 8 rules 400 unbounded lists deep, beside n
+    root properties, under a rule at the root (each trial rebuilt the root's type)."""
+    lines = ["apiVersion: apiextensions.k8s.io/v1", "kind: CustomResourceDefinition",
+             "metadata: {name: widgets.ex.com}", "spec:", " group: ex.com", " scope: Namespaced",
+             " names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}",
+             " versions:", " - name: v1", "   served: true", "   storage: true", "   schema:",
+             "    openAPIV3Schema:", "     type: object",
+             "     x-kubernetes-validations: [{rule: 'has(self.spec)'}]", "     properties:"]
+    lines += [f"      w{i}: {{type: string}}" for i in range(n)]
+    lines.append("      spec:")
+    lines += [" " * (7 + i) + "type: array\n" + " " * (7 + i) + "items:" for i in range(400)]
+    ind = " " * 407
+    lines += [ind + "type: object", ind + "properties: {l: {type: array, items: {type: string}}}",
+              ind + "x-kubernetes-validations:"]
+    lines += [ind + f"- rule: \"self.l.all(x, x.size() > {r})\"" for r in range(8)]
+    return {"c.yaml": "\n".join(lines) + "\n"}, ["cost", "c.yaml"]
 def default_chain(depth, n):
     """A chain `depth` objects deep, each with `default: {}` and a rule, over n rules."""
     lines = block_chain(0, []).splitlines()[:-1]
@@ -503,7 +521,8 @@ N0 = {"deep_props": 50, "cost_many": 8000, "cel_rules_many": 8000, "cel_required
       "cr_map_errors_deep": 15000, "cel_rule_nodes_long_key": 5000, "cr_unknown_long_key": 5000,
       "cel_rule_nodes_nested_lists": 1000, "cost_errors_nested_lists": 1000,
       "cost_report_nested_lists": 1000, "cost_json_nested_lists": 100,
-      "defaults_per_level_deep": 1000, "defaults_per_level_rules": 1000}
+      "defaults_per_level_deep": 1000, "defaults_per_level_rules": 1000,
+      "cost_search_deep_root_rule": 10000}
 
 if __name__ == "__main__":
     main()

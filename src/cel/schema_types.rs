@@ -310,7 +310,9 @@ pub fn schema_decl_type(s: &Structural, is_resource_root: bool) -> Option<DeclTy
     schema_decl_type_depth(s, is_resource_root, 0)
 }
 
-fn schema_decl_type_depth(
+/// [`schema_decl_type`] of a node as it is built inside an ancestor's type, `depth`
+/// levels below it: the same type, unless the nesting limit cuts it.
+pub(crate) fn schema_decl_type_depth(
     s: &Structural,
     is_resource_root: bool,
     depth: usize,

@@ -432,6 +432,9 @@ pub(crate) struct NodeContext<'a> {
     /// The declared type the rule is compiled against (from the parent's type when
     /// an ancestor has rules, as `CELSchemaContext.TypeInfo` does); see [`Self::decl`].
     decl: Option<DeclRef>,
+    /// Steps from the node whose type [`Self::decl`] was taken from down to this one
+    /// (0 when it is this node's own): the depth at which this node's type was built.
+    pub decl_depth: usize,
     /// `CELSchemaContext.MaxCardinality`.
     pub cardinality: Option<u64>,
     pub chain: Vec<CardinalityLevel>,
@@ -534,12 +537,22 @@ impl DeclRef {
 
 /// `extractMaxElements`: by how much a schema multiplies its children's cardinality.
 fn extract_max_elements(s: &Structural) -> Option<u64> {
+    extract_max_elements_with(s, None)
+}
+
+/// [`extract_max_elements`] with `bound` (`maxItems` or `maxProperties`, and a value)
+/// in place of the schema's own.
+pub(crate) fn extract_max_elements_with(s: &Structural, bound: Option<(&str, i64)>) -> Option<u64> {
     let vv = s.value_validation.as_deref();
+    let max = |keyword: &str, own: Option<i64>| match bound {
+        Some((k, v)) if k == keyword => Some(v),
+        _ => own,
+    };
     match s.generic.type_.as_ref() {
         "object" if s.additional_properties.is_some() => {
-            vv.and_then(|v| v.max_properties).map(|n| n.max(0) as u64)
+            max("maxProperties", vv.and_then(|v| v.max_properties)).map(|n| n.max(0) as u64)
         }
-        "array" => vv.and_then(|v| v.max_items).map(|n| n.max(0) as u64),
+        "array" => max("maxItems", vv.and_then(|v| v.max_items)).map(|n| n.max(0) as u64),
         _ => Some(1),
     }
 }
@@ -598,6 +611,8 @@ pub(crate) struct ContextWalk<'a> {
     /// Whether this node or an ancestor has rules.
     in_scope: bool,
     decl: Option<DeclRef>,
+    /// [`NodeContext::decl_depth`].
+    decl_depth: usize,
     card: Option<u64>,
     /// The lists and maps above, last first (a link to the parent's: copied per step,
     /// a walk down 300 nested lists copied 45,000 levels).
@@ -621,6 +636,7 @@ impl<'a> ContextWalk<'a> {
             } else {
                 None
             },
+            decl_depth: 0,
             card: Some(1),
             chain: None,
         }
@@ -688,18 +704,19 @@ impl<'a> ContextWalk<'a> {
         };
         let parent_in_scope = self.in_scope;
         let in_scope = parent_in_scope || !child.x_validations.is_empty();
-        let decl = if !in_scope {
-            None
+        let (decl, decl_depth) = if !in_scope {
+            (None, 0)
         } else if parent_in_scope && from_parent.is_some() {
-            from_parent
+            (from_parent, self.decl_depth + 1)
         } else {
-            cache.get(child, child.extensions.x_embedded_resource)
+            (cache.get(child, child.extensions.x_embedded_resource), 0)
         };
         Some(ContextWalk {
             cur: child,
             depth: depth + 1,
             in_scope,
             decl,
+            decl_depth,
             card,
             chain,
         })
@@ -716,6 +733,7 @@ impl<'a> ContextWalk<'a> {
         NodeContext {
             schema: self.cur,
             decl: self.decl,
+            decl_depth: self.decl_depth,
             cardinality: self.card,
             chain,
         }

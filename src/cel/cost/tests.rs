@@ -635,3 +635,114 @@ fn a_chain_under_nested_lists_and_maps_prints_each_level_once() {
         "cardinality 1,000 = spec[*] (maxItems 10) × .m[*] (maxProperties 20) × [*] (maxItems 5)"
     );
 }
+
+/// Every rule with a program in the CRD documents of `text`, with its schema, to
+/// hand to `each`.
+fn each_rule_input(text: &str, each: &mut dyn FnMut(&Structural, &compile_support::RuleInput<'_>)) {
+    let parsed = parse(text, &Limits::default());
+    for doc in &parsed.documents {
+        let (crd, _) = crate::model::crd::decode(&doc.root);
+        for v in &crd.versions {
+            let Some(ss) = v
+                .schema
+                .as_ref()
+                .and_then(|p| structural::from_props(p).ok())
+            else {
+                continue;
+            };
+            let base = FieldPath::root("spec");
+            for c in compile_rules(&ss, V, &base) {
+                let Some(program) = &c.program else { continue };
+                let input = compile_support::RuleInput {
+                    node: &c.node,
+                    checked: &program.rule,
+                    model: estimator::CostModel::NEWEST,
+                };
+                each(&ss, &input);
+            }
+        }
+    }
+}
+
+/// The search's trials cost a bound without walking the schema from the root
+/// (declared types are built bottom-up); for every bound of every rule of the cost
+/// fixtures and of `testdata/cost-search` (made for this: every kind of bound, under a
+/// rule at the root and in an embedded resource), at ten values, they cost what the
+/// walk on the changed schema costs.
+#[test]
+fn trials_cost_what_a_walk_from_the_root_costs() {
+    let search_fixtures = fixture_dir().join("../cost-search");
+    let mut files: Vec<_> = [fixture_dir(), search_fixtures]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    let (mut rules, mut compared) = (0, 0);
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        each_rule_input(&text, &mut |ss, input| {
+            rules += 1;
+            match suggest::oracle::compare_trials(ss, input) {
+                Ok(n) => compared += n,
+                Err(e) => panic!(
+                    "{}: rule at {}: {e}",
+                    f.display(),
+                    data_path_of(input.node.iter())
+                ),
+            }
+        });
+    }
+    assert_eq!((files.len(), rules, compared), (17, 238, 3_780));
+    println!(
+        "{} fixtures, {rules} rules, {compared} trials compared",
+        files.len()
+    );
+}
+
+/// [`trials_cost_what_a_walk_from_the_root_costs`] on the shared corpus's CRDs:
+/// `cargo test --release --lib trials_on_the_corpus -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn trials_on_the_corpus() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/crds");
+    if !dir.is_dir() {
+        println!("skipped: no corpus at {}", dir.display());
+        return;
+    }
+    let mut files = Vec::new();
+    let mut dirs = vec![dir];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let (mut rules, mut compared) = (0, 0);
+    for f in &files {
+        let Ok(text) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        each_rule_input(&text, &mut |ss, input| {
+            rules += 1;
+            match suggest::oracle::compare_trials(ss, input) {
+                Ok(n) => compared += n,
+                Err(e) => panic!(
+                    "{}: rule at {}: {e}",
+                    f.display(),
+                    data_path_of(input.node.iter())
+                ),
+            }
+        });
+    }
+    println!(
+        "{} files, {rules} rules, {compared} trials compared",
+        files.len()
+    );
+}
