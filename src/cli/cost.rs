@@ -17,7 +17,7 @@ use crate::cel::cost::compile_support::RuleInput;
 use crate::cel::cost::estimator::CostModel;
 use crate::cel::cost::limits::{grouped, shown_data_paths};
 use crate::cel::cost::{
-    self, PER_RULE_LIMIT, PER_SCHEMA_LIMIT, RuleCost, SchemaCost, suggest,
+    self, DeclCache, NodeContexts, PER_RULE_LIMIT, PER_SCHEMA_LIMIT, RuleCost, SchemaCost, suggest,
     suggest::{Search, SearchBudget},
 };
 use crate::cel::env::KubeVersion;
@@ -253,10 +253,12 @@ pub fn crd_report(
         let compiled = compile_rules(&ss, version, &base);
         let cost = cost::estimate_compiled(&ss, &compiled, &base, version);
         let programs = programs(&compiled);
+        let types = DeclCache::default();
+        let mut contexts = NodeContexts::new(&ss, &types);
         let suggestions = cost
             .rules
             .iter()
-            .map(|r| rule_suggestions(&ss, &programs, r, near, version, budget))
+            .map(|r| rule_suggestions(&ss, &mut contexts, &programs, r, near, version, budget))
             .collect();
         schemas.push(SchemaReport {
             versions,
@@ -302,8 +304,9 @@ fn programs(compiled: &[RuleCompileResult]) -> Programs<'_> {
         .collect()
 }
 
-fn rule_suggestions(
-    root: &Structural,
+fn rule_suggestions<'a>(
+    root: &'a Structural,
+    contexts: &mut NodeContexts<'a, '_>,
     programs: &Programs<'_>,
     r: &RuleCost,
     near: Option<f64>,
@@ -323,7 +326,7 @@ fn rule_suggestions(
         checked: &program.rule,
         model: CostModel::for_server(version),
     };
-    suggest::suggestions(root, &input, target, budget)
+    suggest::suggestions(root, contexts, &input, target, budget)
 }
 
 fn share(cost: u64, limit: u64) -> f64 {

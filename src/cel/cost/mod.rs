@@ -557,27 +557,22 @@ pub(crate) fn extract_max_elements_with(s: &Structural, bound: Option<(&str, i64
     }
 }
 
+/// What the server knows about the node at `steps`, walked from the root: the
+/// definition [`NodeContexts`] (and the cost search's trials) are tested against.
+#[cfg(test)]
 pub(crate) fn node_context<'a, 's>(
     root: &'a Structural,
     steps: impl IntoIterator<Item = &'s SchemaStep>,
 ) -> Option<NodeContext<'a>> {
-    node_context_cached(root, steps, &DeclCache::default())
-}
-
-/// [`node_context`] with declared types taken from (and added to) `cache`.
-pub(crate) fn node_context_cached<'a, 's>(
-    root: &'a Structural,
-    steps: impl IntoIterator<Item = &'s SchemaStep>,
-    cache: &DeclCache,
-) -> Option<NodeContext<'a>> {
-    let mut walk = ContextWalk::start(root, cache);
+    let cache = DeclCache::default();
+    let mut walk = ContextWalk::start(root, &cache);
     for step in steps {
-        walk = walk.step(step, cache)?;
+        walk = walk.step(step, &cache)?;
     }
     Some(walk.context())
 }
 
-/// [`node_context_cached`] for many nodes that share links (the rules of a schema),
+/// The contexts of many nodes that share links (the rules of a schema),
 /// each link followed once: from the root for each node, with a type lookup from its
 /// cached root at each step, a chain 300 deep with a rule at each level over 1,000
 /// rules took 45 million lookups.
@@ -602,7 +597,7 @@ impl<'a, 'c> NodeContexts<'a, 'c> {
     }
 }
 
-/// [`node_context_cached`]'s state after some steps from the root.
+/// A node's context after some steps from the root.
 #[derive(Clone)]
 pub(crate) struct ContextWalk<'a> {
     cur: &'a Structural,

@@ -5,8 +5,8 @@
 
 use super::compile_support::RuleInput;
 use super::{
-    NodeContext, SchemaStep, estimator, extract_max_elements_with, max_cardinality,
-    multiply_with_overflow_guard, node_context,
+    NodeContext, NodeContexts, SchemaStep, estimator, extract_max_elements_with, max_cardinality,
+    multiply_with_overflow_guard,
 };
 use crate::cel::node_steps::NodeSteps;
 use crate::cel::schema_types::{DeclType, schema_decl_type_depth};
@@ -120,9 +120,13 @@ impl Suggestion {
 
 /// The single-bound fixes that bring `rule`'s estimated cost to at most `target`
 /// (best first: the ones allowing the largest data). Bounds that cannot reach the
-/// target alone (even at 0) are left out.
-pub fn suggestions(
-    root: &Structural,
+/// target alone (even at 0) are left out. `contexts` are the rules' node contexts
+/// in `root`, shared by the searches of a schema's rules: made per rule, each built
+/// the declared type of the first node with rules (the root's, with a rule there),
+/// 400 rules beside 40,000 root properties took 2.3 s.
+pub(crate) fn suggestions<'a>(
+    root: &'a Structural,
+    contexts: &mut NodeContexts<'a, '_>,
     input: &RuleInput<'_>,
     target: u64,
     budget: &SearchBudget,
@@ -135,7 +139,7 @@ pub fn suggestions(
         search.complete = false;
         return search;
     }
-    let Some(ctx) = node_context(root, input.node.iter()) else {
+    let Some(ctx) = contexts.get(input.node) else {
         return search;
     };
     let Some(decl) = ctx.decl() else {
@@ -482,6 +486,7 @@ fn node_at_mut<'a>(root: &'a mut Structural, steps: &[SchemaStep]) -> Option<&'a
 pub(crate) mod oracle {
     //! The trials checked against their definition: the rule's cost on a copy of the
     //! whole schema with the bound set, walked from the root.
+    use super::super::node_context;
     use super::*;
 
     fn cost_walking_from_the_root(root: &Structural, input: &RuleInput<'_>) -> u64 {

@@ -340,7 +340,9 @@ fn docs_example_search(budget: &suggest::SearchBudget) -> suggest::Search {
         checked: &program.rule,
         model: estimator::CostModel::NEWEST,
     };
-    suggest::suggestions(&ss, &input, PER_RULE_LIMIT, budget)
+    let types = DeclCache::default();
+    let mut contexts = NodeContexts::new(&ss, &types);
+    suggest::suggestions(&ss, &mut contexts, &input, PER_RULE_LIMIT, budget)
 }
 
 fn fixes_of(search: &suggest::Search) -> Vec<(&str, String, i64, u64)> {
