@@ -227,6 +227,55 @@ pub fn check_crd(text: &str) {
         }
     }
     render_all(&all);
+    check_cost_report(text, &out.documents);
+}
+
+/// `crdlint cost` on every document, looking for fixes of every rule at a tenth of the
+/// per-rule limit (with a small search budget, to keep runs fast): no panic; each fix
+/// reaches its rule's target and loosens no bound; both formats render.
+fn check_cost_report(text: &str, documents: &[yaml::ParsedDocument]) {
+    use crdlint::cel::cost::PER_RULE_LIMIT;
+    use crdlint::cel::cost::suggest::SearchBudget;
+    use crdlint::cli::cost::{CostOutput, crd_report, write};
+    let file = Arc::new(SourceFile::new("fuzz.yaml", text.to_string()));
+    let budget = SearchBudget::new(1 << 16);
+    let near = 0.1;
+    let mut reports = Vec::new();
+    for doc in documents {
+        let Some(report) = crd_report(
+            &file,
+            doc.index,
+            &doc.root,
+            version_for(text),
+            Some(near),
+            &budget,
+        ) else {
+            continue;
+        };
+        for schema in &report.schemas {
+            for (rule, search) in schema.cost.rules.iter().zip(&schema.suggestions) {
+                let target = if rule.estimated_cost > PER_RULE_LIMIT {
+                    PER_RULE_LIMIT
+                } else {
+                    (PER_RULE_LIMIT as f64 * near) as u64
+                };
+                for fix in &search.fixes {
+                    assert!(fix.estimated_cost <= target, "fix over its target: {fix:?}");
+                    assert!(fix.value >= 0, "negative bound: {fix:?}");
+                    if let Some(current) = fix.current {
+                        assert!(fix.value < current, "fix loosens a bound: {fix:?}");
+                    }
+                    let _ = fix.schema_path(&schema.cost.base);
+                    let _ = fix.data_path();
+                }
+            }
+        }
+        reports.push(report);
+    }
+    for output in [CostOutput::Human, CostOutput::Json] {
+        let mut sink = Vec::new();
+        write(&mut sink, &reports, output, true).expect("cost report renders");
+    }
 }
 
 /// Renders diagnostics in every format (the renderers must not panic on any span).

@@ -176,10 +176,7 @@ pub fn run(args: &CostArgs) -> u8 {
     }
     let color = args.output == CostOutput::Human && args.color.enabled();
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    let _ = match args.output {
-        CostOutput::Json => json::write(&mut stdout, &reports),
-        CostOutput::Human => stdout.write_all(render_human(&reports, color).as_bytes()),
-    };
+    let _ = write(&mut stdout, &reports, args.output, color);
     let _ = stdout.flush();
     if trouble {
         exit::TROUBLE
@@ -187,6 +184,19 @@ pub fn run(args: &CostArgs) -> u8 {
         exit::FINDINGS
     } else {
         exit::CLEAN
+    }
+}
+
+/// Writes `reports` in `output`'s format.
+pub fn write(
+    out: &mut dyn Write,
+    reports: &[CrdReport],
+    output: CostOutput,
+    color: bool,
+) -> std::io::Result<()> {
+    match output {
+        CostOutput::Json => json::write(out, reports),
+        CostOutput::Human => out.write_all(render_human(reports, color).as_bytes()),
     }
 }
 

@@ -14,7 +14,7 @@ use crate::cel::cost::{PER_RULE_LIMIT, PER_SCHEMA_LIMIT, RuleCost};
 use crate::source::SourceFile;
 
 /// Writes the report of `reports`, and a line break.
-pub(super) fn write(out: &mut impl Write, reports: &[CrdReport]) -> std::io::Result<()> {
+pub(super) fn write(out: &mut dyn Write, reports: &[CrdReport]) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, &Report(reports)).map_err(std::io::Error::other)?;
     out.write_all(b"\n")
 }
