@@ -9,7 +9,7 @@ use super::{
     multiply_with_overflow_guard,
 };
 use crate::cel::node_steps::NodeSteps;
-use crate::cel::schema_types::{DeclType, schema_decl_type_depth};
+use crate::cel::schema_types::{DeclKind, DeclType, escape, schema_decl_type_depth};
 use crate::diag::FieldPath;
 use crate::schema::structural::{Structural, StructuralOrBool, ValueValidation};
 use std::collections::HashSet;
@@ -150,10 +150,11 @@ pub(crate) fn suggestions<'a>(
     let trial_units =
         node_count(ctx.schema) + input.checked.types.len() as u64 + 2 * input.node.len() as u64;
     let knobs = knobs(&ctx, decl, input);
-    let trials = Trials::new(root, &ctx, input);
+    let mut trials = Trials::new(root, &ctx, input);
     let mut out = Vec::new();
     let mut found_at: HashSet<(usize, Vec<SchemaStep>)> = HashSet::new();
-    // Bounds below the rule's node are tried on a copy of that node only.
+    // Where a bound below the rule's node cannot be tried on its type alone, it is
+    // tried on a copy of the node.
     let mut work: Option<Structural> = None;
     budget.spend(trial_units.saturating_add(node_count(root)));
     for (prefix, below) in knobs {
@@ -178,16 +179,24 @@ pub(crate) fn suggestions<'a>(
                     .then(|| trials.cost_with_level_bound(prefix, keyword, v))
             })
         } else {
-            let work = work.get_or_insert_with(|| ctx.schema.clone());
+            let hops = trials.value_hops(decl, &below);
             let found = largest_bound_within(target, current, &mut |v| {
                 if !budget.take(trial_units) {
                     return None;
                 }
-                let n = node_at_mut(work, &below)?;
-                set_bound(n, keyword, Some(v));
+                if let Some(hops) = &hops
+                    && let Some(cost) = trials.cost_with_value_bound(node, &below, hops, keyword, v)
+                {
+                    return Some(cost);
+                }
+                // The way down the node's type is not there: type the node whole.
+                let work = work.get_or_insert_with(|| ctx.schema.clone());
+                set_bound(node_at_mut(work, &below)?, keyword, Some(v));
                 Some(trials.cost_with_node(work))
             });
-            set_back(work, &below, keyword, current);
+            if let Some(work) = &mut work {
+                set_back(work, &below, keyword, current);
+            }
             found
         };
         let Some(found) = found else {
@@ -309,6 +318,9 @@ struct Trials<'a> {
     cardinality: Option<u64>,
     is_resource_root: bool,
     decl_depth: usize,
+    /// The node's type, for trials of bounds below it (a copy, made on the first):
+    /// each replaces the bounded value's type in it, then puts it back.
+    node_type: Option<DeclType>,
 }
 
 impl<'a> Trials<'a> {
@@ -336,6 +348,7 @@ impl<'a> Trials<'a> {
             cardinality: ctx.cardinality,
             is_resource_root: input.node.is_empty() || ctx.schema.extensions.x_embedded_resource,
             decl_depth: ctx.decl_depth,
+            node_type: None,
         }
     }
 
@@ -357,6 +370,70 @@ impl<'a> Trials<'a> {
         multiply_with_overflow_guard(self.max, cardinality)
     }
 
+    /// Where the value at `below` sits in the node's type `decl` (a copy of which the
+    /// trials change): per step, the field's position, or `None` for the elements of
+    /// a list or map.
+    fn value_hops(&mut self, decl: &DeclType, below: &[SchemaStep]) -> Option<Vec<Option<usize>>> {
+        let mut ty = decl;
+        let mut hops = Vec::with_capacity(below.len());
+        for step in below {
+            match step {
+                SchemaStep::Property(name) => {
+                    let DeclKind::Object(fields) = &ty.kind else {
+                        return None;
+                    };
+                    let field = ty.field(&escape(name)?)?;
+                    hops.push(Some(fields.iter().position(|f| std::ptr::eq(f, field))?));
+                    ty = &field.ty;
+                }
+                SchemaStep::Items | SchemaStep::AdditionalProperties => {
+                    ty = ty.elem()?;
+                    hops.push(None);
+                }
+                SchemaStep::AllOf(_) => return None,
+            }
+        }
+        self.node_type.get_or_insert_with(|| decl.clone());
+        Some(hops)
+    }
+
+    /// With `keyword` of `value` (the node at `below`, reached in the node's type by
+    /// `hops`) set to `v`: only that value's type changes (a bound changes no smallest
+    /// size, which is all that a type takes from its children's), so it is built
+    /// alone, at the depth it is built at inside the node's, and put in the node's
+    /// type for the estimate. `None` when the type is not there.
+    fn cost_with_value_bound(
+        &mut self,
+        value: &Structural,
+        below: &[SchemaStep],
+        hops: &[Option<usize>],
+        keyword: &str,
+        v: i64,
+    ) -> Option<u64> {
+        let mut bounded = value.clone();
+        set_bound(&mut bounded, keyword, Some(v));
+        let (is_resource_root, depth) = if below.is_empty() {
+            (self.is_resource_root, self.decl_depth)
+        } else {
+            (
+                value.extensions.x_embedded_resource,
+                self.decl_depth + below.len(),
+            )
+        };
+        let bounded_type = schema_decl_type_depth(&bounded, is_resource_root, depth)?;
+        let node_type = self.node_type.as_mut()?;
+        let was = std::mem::replace(type_at_mut(node_type, hops)?, bounded_type);
+        let max =
+            estimator::estimate_cost(self.input.checked, Some(node_type), self.input.model).max;
+        let cardinality = self
+            .cardinality
+            .unwrap_or_else(|| max_cardinality(node_type.min_serialized_size));
+        if let Some(slot) = type_at_mut(node_type, hops) {
+            *slot = was;
+        }
+        Some(multiply_with_overflow_guard(max, cardinality))
+    }
+
     /// With the rule's node (and what is below it) as `node`.
     fn cost_with_node(&self, node: &Structural) -> u64 {
         let Some(decl) = schema_decl_type_depth(node, self.is_resource_root, self.decl_depth)
@@ -369,6 +446,19 @@ impl<'a> Trials<'a> {
             .unwrap_or_else(|| max_cardinality(decl.min_serialized_size));
         multiply_with_overflow_guard(max, cardinality)
     }
+}
+
+/// The type `hops` ([`Trials::value_hops`]) down from `ty`.
+fn type_at_mut<'t>(ty: &'t mut DeclType, hops: &[Option<usize>]) -> Option<&'t mut DeclType> {
+    let mut ty = ty;
+    for hop in hops {
+        ty = match (hop, &mut ty.kind) {
+            (Some(i), DeclKind::Object(fields)) => &mut fields.get_mut(*i)?.ty,
+            (None, DeclKind::List(e) | DeclKind::Map(e)) => e,
+            _ => return None,
+        };
+    }
+    Some(ty)
 }
 
 /// Schema steps for a value path below the rule's node (`spec`, `@items`, …).
@@ -516,7 +606,7 @@ pub(crate) mod oracle {
         let Some(decl) = ctx.decl() else {
             return Ok(0);
         };
-        let trials = Trials::new(root, &ctx, input);
+        let mut trials = Trials::new(root, &ctx, input);
         let mut compared = 0;
         for (prefix, below) in knobs(&ctx, decl, input) {
             let steps: Vec<SchemaStep> = input
@@ -526,27 +616,43 @@ pub(crate) mod oracle {
                 .chain(&below)
                 .cloned()
                 .collect();
-            let Some(keyword) = node_at(root, &steps).and_then(keyword_for) else {
+            let Some(value) = node_at(root, &steps) else {
                 continue;
             };
+            let Some(keyword) = keyword_for(value) else {
+                continue;
+            };
+            let hops = (prefix == input.node.len())
+                .then(|| trials.value_hops(decl, &below))
+                .flatten();
             for v in [0, 1, 2, 3, 7, 100, 4_096, 1 << 20, 3 * (1 << 20), i64::MAX] {
                 let mut whole = root.clone();
                 set_bound(node_at_mut(&mut whole, &steps).unwrap(), keyword, Some(v));
                 let expected = cost_walking_from_the_root(&whole, input);
-                let got = if prefix < input.node.len() {
-                    trials.cost_with_level_bound(prefix, keyword, v)
+                let mut got = Vec::new();
+                if prefix < input.node.len() {
+                    got.push((
+                        "cardinality",
+                        trials.cost_with_level_bound(prefix, keyword, v),
+                    ));
                 } else {
                     let mut node = ctx.schema.clone();
                     set_bound(node_at_mut(&mut node, &below).unwrap(), keyword, Some(v));
-                    trials.cost_with_node(&node)
-                };
-                if got != expected {
-                    return Err(format!(
-                        "{keyword} {v} at {}: trial {got}, walk {expected}",
-                        super::super::data_path_of(&steps)
-                    ));
+                    got.push(("node typed whole", trials.cost_with_node(&node)));
+                    if let Some(hops) = &hops {
+                        let cost = trials.cost_with_value_bound(value, &below, hops, keyword, v);
+                        got.push(("value typed alone", cost.expect("the value's type")));
+                    }
                 }
-                compared += 1;
+                for (how, cost) in got {
+                    if cost != expected {
+                        return Err(format!(
+                            "{keyword} {v} at {}: {how} {cost}, walk {expected}",
+                            super::super::data_path_of(&steps)
+                        ));
+                    }
+                    compared += 1;
+                }
             }
         }
         Ok(compared)

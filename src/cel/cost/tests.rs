@@ -696,7 +696,7 @@ fn trials_cost_what_a_walk_from_the_root_costs() {
             }
         });
     }
-    assert_eq!((files.len(), rules, compared), (17, 238, 3_780));
+    assert_eq!((files.len(), rules, compared), (17, 238, 7_200));
     println!(
         "{} fixtures, {rules} rules, {compared} trials compared",
         files.len()
