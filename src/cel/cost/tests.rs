@@ -666,6 +666,27 @@ fn each_rule_input(text: &str, each: &mut dyn FnMut(&Structural, &compile_suppor
     }
 }
 
+/// [`suggest::oracle::compare_trials`] on every rule of `files`: how many rules, and
+/// how many trials were compared; panics at the first that differ.
+fn compare_trials_in(files: &[std::path::PathBuf]) -> (usize, usize) {
+    let (mut rules, mut compared) = (0, 0);
+    for f in files {
+        let text = std::fs::read_to_string(f).unwrap();
+        each_rule_input(&text, &mut |ss, input| {
+            rules += 1;
+            match suggest::oracle::compare_trials(ss, input) {
+                Ok(n) => compared += n,
+                Err(e) => panic!(
+                    "{}: rule at {}: {e}",
+                    f.display(),
+                    data_path_of(input.node.iter())
+                ),
+            }
+        });
+    }
+    (rules, compared)
+}
+
 /// The search's trials cost a bound without walking the schema from the root
 /// (declared types are built bottom-up); for every bound of every rule of the cost
 /// fixtures and of `testdata/cost-search` (made for this: every kind of bound, under a
@@ -681,21 +702,7 @@ fn trials_cost_what_a_walk_from_the_root_costs() {
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .collect();
     files.sort();
-    let (mut rules, mut compared) = (0, 0);
-    for f in &files {
-        let text = std::fs::read_to_string(f).unwrap();
-        each_rule_input(&text, &mut |ss, input| {
-            rules += 1;
-            match suggest::oracle::compare_trials(ss, input) {
-                Ok(n) => compared += n,
-                Err(e) => panic!(
-                    "{}: rule at {}: {e}",
-                    f.display(),
-                    data_path_of(input.node.iter())
-                ),
-            }
-        });
-    }
+    let (rules, compared) = compare_trials_in(&files);
     assert_eq!((files.len(), rules, compared), (17, 238, 7_200));
     println!(
         "{} fixtures, {rules} rules, {compared} trials compared",
@@ -726,23 +733,7 @@ fn trials_on_the_corpus() {
         }
     }
     files.sort();
-    let (mut rules, mut compared) = (0, 0);
-    for f in &files {
-        let Ok(text) = std::fs::read_to_string(f) else {
-            continue;
-        };
-        each_rule_input(&text, &mut |ss, input| {
-            rules += 1;
-            match suggest::oracle::compare_trials(ss, input) {
-                Ok(n) => compared += n,
-                Err(e) => panic!(
-                    "{}: rule at {}: {e}",
-                    f.display(),
-                    data_path_of(input.node.iter())
-                ),
-            }
-        });
-    }
+    let (rules, compared) = compare_trials_in(&files);
     println!(
         "{} files, {rules} rules, {compared} trials compared",
         files.len()
