@@ -423,29 +423,26 @@ impl<'a> Trials<'a> {
         let bounded_type = schema_decl_type_depth(&bounded, is_resource_root, depth)?;
         let node_type = self.node_type.as_mut()?;
         let was = std::mem::replace(type_at_mut(node_type, hops)?, bounded_type);
-        let max =
-            estimator::estimate_cost(self.input.checked, Some(node_type), self.input.model).max;
-        let cardinality = self
-            .cardinality
-            .unwrap_or_else(|| max_cardinality(node_type.min_serialized_size));
+        let cost = cost_on(self.input, node_type, self.cardinality);
         if let Some(slot) = type_at_mut(node_type, hops) {
             *slot = was;
         }
-        Some(multiply_with_overflow_guard(max, cardinality))
+        Some(cost)
     }
 
     /// With the rule's node (and what is below it) as `node`.
     fn cost_with_node(&self, node: &Structural) -> u64 {
-        let Some(decl) = schema_decl_type_depth(node, self.is_resource_root, self.decl_depth)
-        else {
-            return 0;
-        };
-        let max = estimator::estimate_cost(self.input.checked, Some(&decl), self.input.model).max;
-        let cardinality = self
-            .cardinality
-            .unwrap_or_else(|| max_cardinality(decl.min_serialized_size));
-        multiply_with_overflow_guard(max, cardinality)
+        schema_decl_type_depth(node, self.is_resource_root, self.decl_depth)
+            .map_or(0, |decl| cost_on(self.input, &decl, self.cardinality))
     }
+}
+
+/// The rule's estimated cost on a node of type `decl` times the node's `cardinality`
+/// (when a list or map above is unbounded, the most values of that type a request holds).
+fn cost_on(input: &RuleInput<'_>, decl: &DeclType, cardinality: Option<u64>) -> u64 {
+    let max = estimator::estimate_cost(input.checked, Some(decl), input.model).max;
+    let cardinality = cardinality.unwrap_or_else(|| max_cardinality(decl.min_serialized_size));
+    multiply_with_overflow_guard(max, cardinality)
 }
 
 /// The type `hops` ([`Trials::value_hops`]) down from `ty`.
@@ -583,14 +580,8 @@ pub(crate) mod oracle {
         let Some(ctx) = node_context(root, input.node.iter()) else {
             return 0;
         };
-        let Some(decl) = ctx.decl() else {
-            return 0;
-        };
-        let max = estimator::estimate_cost(input.checked, Some(decl), input.model).max;
-        let card = ctx
-            .cardinality
-            .unwrap_or_else(|| max_cardinality(decl.min_serialized_size));
-        multiply_with_overflow_guard(max, card)
+        ctx.decl()
+            .map_or(0, |decl| cost_on(input, decl, ctx.cardinality))
     }
 
     /// For each bound the search would try on `input`'s rule, at values from 0 to
