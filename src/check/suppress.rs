@@ -38,6 +38,7 @@ pub struct Comments {
 pub fn scan(text: &str) -> Comments {
     let mut comments = Comments::default();
     let lines: Vec<(usize, &str)> = line_starts(text);
+    let below = first_content_line_below(&lines);
     for (index, &(start, line)) in lines.iter().enumerate() {
         let Some(hash) = comment_start(line) else {
             continue;
@@ -60,15 +61,7 @@ pub fn scan(text: &str) -> Comments {
             ));
             continue;
         };
-        let target_line = if own_line {
-            // The first line below that is not itself a comment.
-            lines[index + 1..]
-                .iter()
-                .position(|(_, l)| !l.trim_start().starts_with('#'))
-                .map_or(lines.len(), |offset| index + 1 + offset)
-        } else {
-            index
-        };
+        let target_line = if own_line { below[index] } else { index };
         let rest_offset = start + line.len() - rest.len();
         let codes = parse_codes(rest, rest_offset);
         if codes.is_empty() {
@@ -87,6 +80,22 @@ pub fn scan(text: &str) -> Comments {
         }
     }
     comments
+}
+
+/// For every line, the first line below it that is not a comment line (`lines.len()`
+/// when there is none): what a comment on a line of its own silences. Computed once
+/// from the bottom, because 20,000 stacked comment lines each looking down through the
+/// others took seconds.
+fn first_content_line_below(lines: &[(usize, &str)]) -> Vec<usize> {
+    let mut below = vec![lines.len(); lines.len()];
+    let mut next_content = lines.len();
+    for (index, (_, line)) in lines.iter().enumerate().rev() {
+        below[index] = next_content;
+        if !line.trim_start().starts_with('#') {
+            next_content = index;
+        }
+    }
+    below
 }
 
 /// `(start offset, line text without the line break)` for every line.
@@ -356,6 +365,20 @@ mod tests {
                 ("code-a".to_string(), 0, "code-a"),
                 ("code-b".to_string(), 3, "code-b"),
                 ("code-c".to_string(), 3, "code-c"),
+            ]
+        );
+    }
+
+    #[test]
+    fn own_line_comments_look_past_indented_comments_and_may_cover_nothing_at_the_end() {
+        let text = "# crdlint-ignore: code-a\n  # indented\nx: 1 # crdlint-ignore: code-b\n\n# crdlint-ignore: code-c\n  # crdlint-ignore: code-d";
+        assert_eq!(
+            targets(text),
+            [
+                ("code-a".to_string(), 2, "code-a"),
+                ("code-b".to_string(), 2, "code-b"),
+                ("code-c".to_string(), 6, "code-c"),
+                ("code-d".to_string(), 6, "code-d"),
             ]
         );
     }
