@@ -116,7 +116,7 @@ mod tests {
         let file = SourceFile::new("deploy/a,b:c.yaml", text.to_string());
         let at = text.find("15").unwrap();
         let d = Diagnostic::error(
-            "crd-value-invalid",
+            "schema-violation",
             "spec.replicas: Invalid value: 15: must be <= 10, 100% sure\nsecond line",
         )
         .with_span(Span::new(at, at + 2))
@@ -124,7 +124,7 @@ mod tests {
         .in_document(&file, 0);
         assert_eq!(
             command(&d, &RepoPaths::fixed("/repo")),
-            "::error file=deploy/a%2Cb%3Ac.yaml,line=4,col=13,endLine=4,endColumn=15,title=crdlint(crd-value-invalid)::spec.replicas: Invalid value: 15: must be <= 10, 100%25 sure%0Asecond line%0Ahelp: lower it"
+            "::error file=deploy/a%2Cb%3Ac.yaml,line=4,col=13,endLine=4,endColumn=15,title=crdlint(schema-violation)::spec.replicas: Invalid value: 15: must be <= 10, 100%25 sure%0Asecond line%0Ahelp: lower it"
         );
     }
 
