@@ -253,10 +253,17 @@ pub fn explain(
         }
         [one] => *one,
         many => {
-            let list: Vec<String> = many
+            // Ten are enough to see the groups to choose from; a generated tree can
+            // hold thousands of CRDs with one kind.
+            const SHOWN: usize = 10;
+            let mut list: Vec<String> = many
                 .iter()
+                .take(SHOWN)
                 .map(|f| format!("{} ({})", f.name(), f.file.path))
                 .collect();
+            if many.len() > SHOWN {
+                list.push(format!("and {} more", many.len() - SHOWN));
+            }
             return Err(format!(
                 "{resource:?} names more than one CRD: {}; pick one with --api-version GROUP/VERSION",
                 list.join(", ")
@@ -788,6 +795,31 @@ mod tests {
                 row("", "Nameless2", "d.yaml"),
             ]
         );
+    }
+
+    #[test]
+    fn an_ambiguous_name_lists_ten_crds_and_counts_the_rest() {
+        let mut crds = crontab();
+        let one = |group: &str| {
+            let mut found = crontab().remove(0);
+            found.crd.metadata.name.as_mut().unwrap().value = format!("crontabs.{group}");
+            found.crd.group.as_mut().unwrap().value = group.to_string();
+            found
+        };
+        crds.push(one("b.example.com"));
+        assert_eq!(
+            explain(&crds, "ct", None, false).unwrap_err(),
+            "\"ct\" names more than one CRD: crontabs.stable.example.com (crds/crontab.json), crontabs.b.example.com (crds/crontab.json); pick one with --api-version GROUP/VERSION"
+        );
+        crds.extend((0..10).map(|i| one(&format!("g{i}.example.com"))));
+        let message = explain(&crds, "ct", None, false).unwrap_err();
+        assert!(
+            message.ends_with("crontabs.g7.example.com (crds/crontab.json), and 2 more; pick one with --api-version GROUP/VERSION"),
+            "{message}"
+        );
+        assert_eq!(message.matches("(crds/crontab.json)").count(), 10);
+        let text = explain(&crds, "ct", Some("g9.example.com/v1"), false).unwrap();
+        assert!(text.starts_with("GROUP:      g9.example.com\n"), "{text}");
     }
 
     #[test]
