@@ -420,3 +420,109 @@ fn a_number_beyond_float64_in_a_json_manifest_fails_its_document() {
     assert!(found.len() > 1, "the second document is checked: {found:?}");
     assert_eq!(status, 1);
 }
+
+/// Every command's output, for the output tests below: (arguments, exit status when
+/// the output is written).
+/// `crdlint` as a plain process, whose stdout and stderr can be any file or pipe.
+fn crdlint_process() -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("crdlint"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("NO_COLOR")
+        .env("COLUMNS", "100");
+    cmd
+}
+
+const EVERY_OUTPUT: &[(&[&str], i32)] = &[
+    (&["check", "testdata/examples"], 1),
+    (&["check", "-o", "sarif", "testdata/examples"], 1),
+    (&["check", "-o", "json", "testdata/examples/crontab-crd.yaml"], 0),
+    (
+        &[
+            "dry-run",
+            "--crds",
+            "testdata/examples/crontab-crd.yaml",
+            "testdata/examples/my-crontab.yaml",
+        ],
+        0,
+    ),
+    (
+        &[
+            "dry-run",
+            "--diff",
+            "--crds",
+            "testdata/examples/crontab-crd.yaml",
+            "testdata/examples/my-crontab.yaml",
+        ],
+        0,
+    ),
+    (&["cost", "testdata/examples/crontab-crd.yaml"], 0),
+    (
+        &[
+            "explain",
+            "--no-config",
+            "--crds",
+            "testdata/examples/crontab-crd.yaml",
+            "crontab",
+        ],
+        0,
+    ),
+    (&["rules"], 0),
+    (&["rules", "schema-violation"], 0),
+    (&["completions", "bash"], 0),
+];
+
+/// A report that cannot be written (a full disk behind `> report.sarif`) is an I/O
+/// error, said on stderr, with exit status 2: before session 53 every command dropped
+/// the error and a CI step passed with an empty report.
+#[cfg(target_os = "linux")]
+#[test]
+fn output_that_cannot_be_written_is_an_io_error() {
+    for (args, _) in EVERY_OUTPUT {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let output = crdlint_process().args(*args).stdout(full).output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            "error: cannot write the output: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+    }
+}
+
+/// A reader that stops early (`crdlint check | head`) is the reader's choice: no
+/// message, and the exit status the findings give.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    for (args, status) in EVERY_OUTPUT {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = crdlint_process().args(*args).stdout(writer).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{args:?}");
+        assert_eq!(output.status.code(), Some(*status), "{args:?}");
+    }
+}
+
+/// Messages for stderr that stderr cannot take are dropped, not a panic (exit status
+/// 101): `eprintln!` panicked on a full stderr before session 53.
+#[cfg(target_os = "linux")]
+#[test]
+fn messages_that_stderr_cannot_take_are_dropped_without_a_panic() {
+    let runs: &[&[&str]] = &[
+        &["explain", "--no-config", "--crds", "testdata/examples", "widget"],
+        &["cost", "--near", "7", "testdata/examples"],
+        &["rules", "no-such-code"],
+        &["check", "--config", "no-such-config.yaml", "testdata/examples"],
+    ];
+    for args in runs {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let output = crdlint_process().args(*args).stderr(full).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+    }
+}

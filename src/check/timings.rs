@@ -97,12 +97,12 @@ pub fn phase(name: &'static str) -> Phase {
 impl Drop for Phase {
     fn drop(&mut self) {
         if let Some(start) = self.start {
-            eprintln!(
+            crate::report::to_stderr(&format!(
                 "crdlint-timing phase {:<14} {:>9.1} ms (wall){}",
                 self.name,
                 start.elapsed().as_secs_f64() * 1e3,
                 memory()
-            );
+            ));
         }
     }
 }
@@ -132,10 +132,10 @@ pub fn report() {
         if count == 0 {
             continue;
         }
-        eprintln!(
+        crate::report::to_stderr(&format!(
             "crdlint-timing work  {:<14} {:>9.1} ms over {count} items (summed over workers)",
             name,
             NANOS[i].load(Ordering::Relaxed) as f64 / 1e6
-        );
+        ));
     }
 }

@@ -145,7 +145,7 @@ pub fn load_config(explicit: Option<&PathBuf>, disabled: bool) -> Result<Option<
         },
     };
     config::load(&path).map(Some).map_err(|e| {
-        eprintln!("error: {e}");
+        report::to_stderr(&format!("error: {e}"));
         exit::TROUBLE
     })
 }
@@ -213,20 +213,19 @@ pub fn run(args: &CheckArgs) -> u8 {
     let color = format == Format::Human && args.color.enabled();
     let render = crate::check::timings::phase("render");
     let mut stdout = std::io::BufWriter::with_capacity(64 << 10, std::io::stdout().lock());
-    // A closed pipe (`crdlint check | head`) is not an error worth a panic.
-    let _ = report::write(
+    let written = report::write(
         format,
         &result.diagnostics,
         &result.summary,
         color,
         &mut stdout,
-    );
-    let _ = stdout.flush();
+    )
+    .and_then(|()| stdout.flush());
     drop(stdout);
     drop(render);
     crate::check::timings::report();
 
-    if result.io_error {
+    if super::output_failed(written) || result.io_error {
         return exit::TROUBLE;
     }
     let failing = result.diagnostics.iter().any(|d| {

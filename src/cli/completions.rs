@@ -28,7 +28,12 @@ pub fn script(shell: Shell) -> Vec<u8> {
 
 pub fn run(args: &CompletionsArgs) -> u8 {
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(&script(args.shell));
-    let _ = stdout.flush();
-    exit::CLEAN
+    let written = stdout
+        .write_all(&script(args.shell))
+        .and_then(|()| stdout.flush());
+    if super::output_failed(written) {
+        exit::TROUBLE
+    } else {
+        exit::CLEAN
+    }
 }

@@ -25,6 +25,7 @@ use crate::check::classify;
 use crate::check::load;
 use crate::diag::FieldPath;
 use crate::report::terminal::escape_controls;
+use crate::report::to_stderr;
 use crate::schema::structural::{self, Structural};
 use crate::source::walk::{self, WalkOptions};
 use crate::source::yaml::Limits;
@@ -116,7 +117,9 @@ pub fn run(args: &CostArgs) -> u8 {
     if let Some(n) = args.near
         && !(n > 0.0 && n <= 1.0)
     {
-        eprintln!("error: --near must be a share of the limit in (0, 1], got {n}");
+        to_stderr(&format!(
+            "error: --near must be a share of the limit in (0, 1], got {n}"
+        ));
         return exit::TROUBLE;
     }
     let version = args.kube_version.unwrap_or(KubeVersion::NEWEST);
@@ -130,7 +133,7 @@ pub fn run(args: &CostArgs) -> u8 {
     let mut trouble = false;
     for e in &walk_errors {
         let line = format!("error: {}: {}", e.path, e.message);
-        eprintln!("{}", escape_controls(&line));
+        to_stderr(&escape_controls(&line));
         trouble = true;
     }
     let mut reports = Vec::new();
@@ -141,7 +144,7 @@ pub fn run(args: &CostArgs) -> u8 {
         if loaded.io_error {
             for d in &loaded.diagnostics {
                 let line = format!("error: {}: {}", loaded.file.path, d.message);
-                eprintln!("{}", escape_controls(&line));
+                to_stderr(&escape_controls(&line));
             }
             trouble = true;
             continue;
@@ -158,7 +161,7 @@ pub fn run(args: &CostArgs) -> u8 {
                 format!(":{}:{}", p.line, p.column)
             });
             let line = format!("error: {}{at}: {}", loaded.file.path, d.message);
-            eprintln!("{}", escape_controls(&line));
+            to_stderr(&escape_controls(&line));
             trouble = true;
         }
         for doc in &loaded.documents {
@@ -176,9 +179,8 @@ pub fn run(args: &CostArgs) -> u8 {
     }
     let color = args.output == CostOutput::Human && args.color.enabled();
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    let _ = write(&mut stdout, &reports, args.output, color);
-    let _ = stdout.flush();
-    if trouble {
+    let written = write(&mut stdout, &reports, args.output, color).and_then(|()| stdout.flush());
+    if super::output_failed(written) || trouble {
         exit::TROUBLE
     } else if reports.iter().any(CrdReport::over) {
         exit::FINDINGS

@@ -98,24 +98,24 @@ pub fn run(args: &DryRunArgs) -> u8 {
     }
 
     let mut stdout = std::io::stdout().lock();
-    if args.diff {
+    let written = if args.diff {
         let color = args.color.enabled();
-        for object in &outcome.objects {
+        outcome.objects.iter().try_for_each(|object| {
             let label = format!("{}#{}", object.file.path, object.document);
             let text = dryrun::diff(&object.original, &object.stored, &label, color);
-            let _ = stdout.write_all(text.as_bytes());
-        }
+            stdout.write_all(text.as_bytes())
+        })
     } else {
         let stored: Vec<&crate::source::Node> = outcome.objects.iter().map(|o| &o.stored).collect();
         let format = match args.output {
             DryRunFormat::Yaml => dryrun::Format::Yaml,
             DryRunFormat::Json => dryrun::Format::Json,
         };
-        let _ = stdout.write_all(dryrun::render(&stored, format).as_bytes());
-    }
-    let _ = stdout.flush();
+        stdout.write_all(dryrun::render(&stored, format).as_bytes())
+    };
+    let written = written.and_then(|()| stdout.flush());
 
-    if result.io_error {
+    if super::output_failed(written) || result.io_error {
         exit::TROUBLE
     } else if result
         .diagnostics

@@ -195,22 +195,31 @@ pub fn run(args: &ExplainArgs) -> u8 {
             // character in them must be shown, not executed (`report::terminal`).
             let text = crate::report::terminal::escape_controls(&text);
             let mut stdout = std::io::stdout().lock();
-            let _ = stdout.write_all(text.as_bytes());
-            let _ = stdout.flush();
-            exit::CLEAN
+            let written = stdout
+                .write_all(text.as_bytes())
+                .and_then(|()| stdout.flush());
+            if super::output_failed(written) {
+                exit::TROUBLE
+            } else {
+                exit::CLEAN
+            }
         }
         Err(message) => {
             let escape = crate::report::terminal::escape_controls;
-            eprintln!("error: {}", escape(&message));
+            let to_stderr = crate::report::to_stderr;
+            to_stderr(&format!("error: {}", escape(&message)));
             let shown: Vec<String> = sources.iter().map(|s| s.display().to_string()).collect();
-            eprintln!(
+            to_stderr(&format!(
                 "  ({} CRD{} read from {})",
                 crds.len(),
                 if crds.len() == 1 { "" } else { "s" },
                 shown.join(", ")
-            );
+            ));
             for (path, problem) in problems.iter().take(10) {
-                eprintln!("  skipped {}", escape(&format!("{path}: {problem}")));
+                to_stderr(&format!(
+                    "  skipped {}",
+                    escape(&format!("{path}: {problem}"))
+                ));
             }
             exit::TROUBLE
         }

@@ -73,6 +73,22 @@ impl ColorChoice {
     }
 }
 
+/// Whether writing a command's output (stdout) failed in a way the user must hear of.
+/// A closed pipe (`crdlint check | head`) is the reader's choice, not a failure. Any
+/// other error (a full disk behind `> report.sarif`, an I/O error) lost output that was
+/// asked for: it is said on stderr, and the command exits with [`exit::TROUBLE`] rather
+/// than let a CI step pass with a truncated report.
+pub fn output_failed(written: std::io::Result<()>) -> bool {
+    match written {
+        Ok(()) => false,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => false,
+        Err(e) => {
+            crate::report::to_stderr(&format!("error: cannot write the output: {e}"));
+            true
+        }
+    }
+}
+
 /// Parses arguments, runs the subcommand, returns the exit code.
 pub fn main() -> u8 {
     let cli = Cli::parse();

@@ -43,15 +43,22 @@ pub fn run(args: &RulesArgs) -> u8 {
                 let hint = crate::check::suppress::suggest(code, &known)
                     .map(|c| format!(" (did you mean `{c}`?)"))
                     .unwrap_or_default();
-                eprintln!("error: unknown code `{code}`{hint}; `crdlint rules` lists every code");
+                crate::report::to_stderr(&format!(
+                    "error: unknown code `{code}`{hint}; `crdlint rules` lists every code"
+                ));
                 return exit::TROUBLE;
             }
         },
     };
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
-    let _ = stdout.flush();
-    exit::CLEAN
+    let written = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+    if super::output_failed(written) {
+        exit::TROUBLE
+    } else {
+        exit::CLEAN
+    }
 }
 
 fn rule_json(info: &CodeInfo) -> serde_json::Value {

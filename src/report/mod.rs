@@ -63,6 +63,17 @@ pub fn write(
     }
 }
 
+/// Writes `line` and a line break on stderr, or nothing when stderr cannot take it
+/// (closed, or a full disk behind `2>file`): `eprintln!` panics then, and a message
+/// nobody can read is no reason to crash. The exit status still tells.
+pub fn to_stderr(line: &str) {
+    use std::io::Write as _;
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr
+        .write_all(line.as_bytes())
+        .and_then(|()| stderr.write_all(b"\n"));
+}
+
 /// `1 error`, `2 warnings`.
 pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
