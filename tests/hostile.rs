@@ -1560,6 +1560,45 @@ fn control_characters_from_checked_files_never_reach_the_terminal() {
     );
 }
 
+/// A file may be called anything a file system allows, a line feed included: the short
+/// format (one finding per line, for grep and quickfix lists) writes it `\n`, as Go's
+/// `%q` does, and the GitHub format percent-encodes it.
+#[cfg(unix)]
+#[test]
+fn a_line_feed_in_a_file_name_keeps_one_finding_per_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/examples");
+    for (from, to) in [
+        ("crontab-crd.yaml", "crd.yaml"),
+        ("invalid-crontab.yaml", "in\nvalid.yaml"),
+    ] {
+        std::fs::copy(examples.join(from), dir.path().join(to)).unwrap();
+    }
+    let dir_path = dir.path().to_str().unwrap();
+    let (short, status) = check_short(&[dir_path]);
+    assert_eq!(status, 1, "{short}");
+    let lines: Vec<&str> = short.lines().collect();
+    assert_eq!(lines.len(), 3, "{short}");
+    assert!(
+        lines[1].starts_with(&format!(
+            "{dir_path}/in\\nvalid.yaml:10:13: error[schema-violation]: spec.replicas: Invalid value: 15"
+        )),
+        "{short}"
+    );
+    let github = Command::cargo_bin("crdlint")
+        .unwrap()
+        .args(["check", "-o", "github", dir_path])
+        .timeout(HANG_GUARD)
+        .output()
+        .unwrap();
+    let github = String::from_utf8(github.stdout).unwrap();
+    assert_eq!(github.lines().count(), 3, "{github}");
+    assert!(
+        github.contains("in%0Avalid.yaml,line=10,col=13"),
+        "{github}"
+    );
+}
+
 /// Folds and lookups whose cel-go cost does not grow with the size of what they touch:
 /// a list built by `map`/`filter` (appending costs 1), a map built by `transformMap`,
 /// `k in m` and `m[k]` (1 each), set and map list `==` (a tenth of their size) and

@@ -26,14 +26,17 @@ pub fn write(
     writeln!(out, "{}", super::summary_line(summary))
 }
 
-/// The location prefix: `path:line:col`, or just `path` for whole-file findings.
+/// The location prefix: `path:line:col`, or just `path` for whole-file findings. A line
+/// feed in the path is written `\n`, as Go's `%q` writes it: one finding, one line,
+/// whatever the file is called.
 pub fn location(d: &Diagnostic) -> String {
+    let path = |file: &crate::source::SourceFile| file.path.replace('\n', "\\n");
     match (&d.file, d.span) {
         (Some(file), Some(span)) => {
             let p = file.position(span.start);
-            format!("{}:{}:{}", file.path, p.line, p.column)
+            format!("{}:{}:{}", path(file), p.line, p.column)
         }
-        (Some(file), None) => file.path.clone(),
+        (Some(file), None) => path(file),
         (None, _) => "crdlint".to_string(),
     }
 }
