@@ -43,10 +43,16 @@ impl RepoPaths {
         }
         let absolute = self.absolute(path);
         let rest = absolute.strip_prefix(normalize(&self.root)).ok()?;
+        // Only names below the root: with no working directory to go by (it was
+        // deleted), the root is `.`, which every absolute path "starts with"; its `/`
+        // made `//work/a.yaml`.
         let parts: Vec<String> = rest
             .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
+            .map(|c| match c {
+                Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
         (!parts.is_empty()).then(|| parts.join("/"))
     }
 
@@ -142,6 +148,15 @@ mod tests {
         );
         assert_eq!(paths.relative("/elsewhere/o.yaml"), None);
         assert_eq!(paths.relative("-"), None);
+    }
+
+    #[test]
+    fn without_a_working_directory_only_relative_paths_are_relative() {
+        // What `from_env` builds when the working directory was deleted.
+        let paths = RepoPaths::fixed(".");
+        assert_eq!(paths.relative("/work/a.yaml"), None);
+        assert_eq!(paths.relative("a/b.yaml").as_deref(), Some("a/b.yaml"));
+        assert_eq!(paths.relative("../c.yaml"), None);
     }
 
     #[test]
