@@ -353,6 +353,9 @@ pub(super) struct Frame {
     /// End of the furthest child written here (an alias counts where it is written).
     end: usize,
     anchor: usize,
+    /// This collection or one it is inside has an anchor: an anchored node completed
+    /// here will be copied again when that anchor's node is kept.
+    in_anchor: bool,
     /// The nodes below this one.
     size: Size,
     /// Largest child height.
@@ -932,9 +935,13 @@ impl<'t> Builder<'t> {
         key: Option<Result<String, String>>,
         value_error: Option<String>,
     ) -> bool {
-        // Keeping the anchored node is a copy too: charging it bounds the work that nested
-        // anchors could otherwise multiply.
-        if !self.charge(size, node.span) {
+        // Keeping the anchored node is a copy. Inside another anchor's node it is charged:
+        // that node's copy copies it again, and nested anchors would multiply the work.
+        // Outside, every node is kept at most once, so the copies are bounded by the
+        // document's size: charging them made 100,001 anchors and no alias (which
+        // kubectl reads) "excessive aliasing".
+        let nested = self.frames.last().is_some_and(|f| f.in_anchor);
+        if nested && !self.charge(size, node.span) {
             return false;
         }
         self.out.has_anchors = true;
@@ -1010,11 +1017,13 @@ impl<'t> Builder<'t> {
         } else {
             FrameKind::Seq(Vec::new())
         };
+        let in_anchor = anchor != 0 || self.frames.last().is_some_and(|f| f.in_anchor);
         self.frames.push(Frame {
             kind,
             start,
             end: start.max(raw_end),
             anchor,
+            in_anchor,
             size: Size::default(),
             height: 0,
         });

@@ -337,6 +337,31 @@ fn billion_laughs_stops_fast() {
     assert_eq!(out.documents[0].index, 1);
 }
 
+/// Anchors are charged to the alias budget only where their node will be copied again:
+/// inside another anchored node. 100,001 anchors and no alias copy nothing (kubectl
+/// reads such a file), but two lists of 60,000 kept under anchors inside an anchored
+/// list would be copied twice.
+#[test]
+fn only_anchors_inside_anchored_nodes_count_as_copies() {
+    let anchors: String = (0..100_001).map(|i| format!("k{i}: &a{i} v\n")).collect();
+    let out = parse_default(&anchors);
+    assert_eq!(errors_at(&out), []);
+    assert_eq!(out.documents[0].root.as_object().unwrap().len(), 100_001);
+
+    let list = |name: &str| format!("&{name} [{}]", vec!["x"; 60_000].join(","));
+    let outside = format!("[{}, {}]\n", list("p"), list("q"));
+    assert_eq!(errors_at(&parse_default(&outside)), []);
+    let inside = format!("&outer [{}, {}]\n", list("p"), list("q"));
+    let out = parse_default(&inside);
+    assert_eq!(
+        errors_at(&out),
+        [(
+            inside.find("&q").unwrap() + 3,
+            "document contains excessive aliasing: expanding anchors and aliases would copy more than 100000 nodes"
+        )]
+    );
+}
+
 #[test]
 fn deep_flow_nesting_is_an_error_not_a_crash() {
     let text = "[".repeat(100_000);
