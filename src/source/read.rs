@@ -12,8 +12,9 @@ use super::walk::{Input, describe_io_error};
 pub enum ReadError {
     /// The path could not be opened or read (missing, permission denied…).
     Io(String),
-    /// Larger than the configured limit.
-    TooLarge { size: u64, limit: u64 },
+    /// Larger than the configured limit: `size` when the file system tells it, `None`
+    /// when reading stopped at the limit (standard input, a file that grew).
+    TooLarge { size: Option<u64>, limit: u64 },
     /// A FIFO, socket or device: reading could block or never end.
     NotRegular(&'static str),
     /// Contains a NUL byte at this offset: binary data, not a manifest.
@@ -26,8 +27,14 @@ impl ReadError {
     pub fn message(&self) -> String {
         match self {
             ReadError::Io(m) => m.clone(),
-            ReadError::TooLarge { size, limit } => format!(
+            ReadError::TooLarge {
+                size: Some(size),
+                limit,
+            } => format!(
                 "file is {size} bytes, larger than the limit of {limit} bytes (--max-file-size)"
+            ),
+            ReadError::TooLarge { size: None, limit } => format!(
+                "file is larger than the limit of {limit} bytes (--max-file-size); reading stopped there"
             ),
             ReadError::NotRegular(kind) => format!("not a regular file ({kind}); not read"),
             ReadError::Binary { offset } => {
@@ -59,7 +66,7 @@ pub fn read_input_into(input: &Input, max_size: u64, buffer: Vec<u8>) -> Result<
             }
             if meta.len() > max_size {
                 return Err(ReadError::TooLarge {
-                    size: meta.len(),
+                    size: Some(meta.len()),
                     limit: max_size,
                 });
             }
@@ -84,8 +91,9 @@ fn read_limited(
         .read_to_end(&mut bytes)
         .map_err(|e| ReadError::Io(describe_io_error(&e)))?;
     if bytes.len() as u64 > max_size {
+        // One byte past the limit is all that was read: the true size is unknown.
         return Err(ReadError::TooLarge {
-            size: bytes.len() as u64,
+            size: None,
             limit: max_size,
         });
     }
@@ -152,10 +160,31 @@ mod tests {
         assert_eq!(
             read_input(&Input::Path(path), 10),
             Err(ReadError::TooLarge {
-                size: 100,
+                size: Some(100),
                 limit: 10
             })
         );
+    }
+
+    /// A stream (standard input) is read up to one byte past the limit: its size is
+    /// unknown, and the message does not make one up.
+    #[test]
+    fn a_stream_over_the_limit_stops_one_byte_past_it() {
+        let endless = std::io::repeat(b'y');
+        let error = read_limited(endless, 10, 0, Vec::new()).unwrap_err();
+        assert_eq!(
+            error,
+            ReadError::TooLarge {
+                size: None,
+                limit: 10
+            }
+        );
+        assert_eq!(
+            error.message(),
+            "file is larger than the limit of 10 bytes (--max-file-size); reading stopped there"
+        );
+        let exact = read_limited(&b"0123456789"[..], 10, 0, Vec::new()).unwrap();
+        assert_eq!(exact.len(), 10);
     }
 
     #[cfg(unix)]
