@@ -8,11 +8,17 @@
 use std::borrow::Cow;
 
 /// Control characters a terminal could act on: C0 but tab and line feed, DEL, and the
-/// C1 range (U+009B is CSI for terminals that honour 8-bit controls).
+/// C1 range (U+009B is CSI for terminals that honour 8-bit controls); and the
+/// bidirectional controls, which reorder how the rest of a line is shown ("Trojan
+/// Source", CVE-2021-42574): a rule message or a file name could make a finding read
+/// as something else. Go's `%q` escapes them too.
 fn is_hazard(c: char, keep_carriage_return: bool) -> bool {
     match c {
         '\t' | '\n' => false,
         '\r' => !keep_carriage_return,
+        '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
+            true
+        }
         c => c.is_control(),
     }
 }
@@ -73,6 +79,14 @@ mod tests {
             "a\\x1b]0;pwned\\a\\x1b[31mred\\r\n\tb\\u009bc\\x7f"
         );
         assert!(matches!(escape_controls("plain é ✓\n"), Cow::Borrowed(_)));
+        // Bidirectional controls: a right-to-left override would show `txt.exe` as
+        // `exe.txt`; the isolates and marks reorder just as well.
+        assert_eq!(
+            escape_controls("a\u{202e}txt.exe\u{202c} \u{2066}x\u{2069}\u{200f}\u{61c}"),
+            "a\\u202etxt.exe\\u202c \\u2066x\\u2069\\u200f\\u061c"
+        );
+        // Joiners and other format characters that draw emoji stay.
+        assert!(matches!(escape_controls("👩\u{200d}💻"), Cow::Borrowed(_)));
     }
 
     #[test]
@@ -82,5 +96,6 @@ mod tests {
         assert_eq!(masked, "k: \"a?[31m??b\"\r\n");
         assert_eq!(masked.len(), text.len());
         assert!(matches!(mask_controls("k: v\r\n"), Cow::Borrowed(_)));
+        assert_eq!(mask_controls("# \u{202e}x"), "# ???x");
     }
 }
