@@ -435,7 +435,10 @@ fn crdlint_process() -> std::process::Command {
 const EVERY_OUTPUT: &[(&[&str], i32)] = &[
     (&["check", "testdata/examples"], 1),
     (&["check", "-o", "sarif", "testdata/examples"], 1),
-    (&["check", "-o", "json", "testdata/examples/crontab-crd.yaml"], 0),
+    (
+        &["check", "-o", "json", "testdata/examples/crontab-crd.yaml"],
+        0,
+    ),
     (
         &[
             "dry-run",
@@ -500,7 +503,11 @@ fn a_closed_pipe_is_not_an_error() {
     for (args, status) in EVERY_OUTPUT {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let output = crdlint_process().args(*args).stdout(writer).output().unwrap();
+        let output = crdlint_process()
+            .args(*args)
+            .stdout(writer)
+            .output()
+            .unwrap();
         assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{args:?}");
         assert_eq!(output.status.code(), Some(*status), "{args:?}");
     }
@@ -512,10 +519,21 @@ fn a_closed_pipe_is_not_an_error() {
 #[test]
 fn messages_that_stderr_cannot_take_are_dropped_without_a_panic() {
     let runs: &[&[&str]] = &[
-        &["explain", "--no-config", "--crds", "testdata/examples", "widget"],
+        &[
+            "explain",
+            "--no-config",
+            "--crds",
+            "testdata/examples",
+            "widget",
+        ],
         &["cost", "--near", "7", "testdata/examples"],
         &["rules", "no-such-code"],
-        &["check", "--config", "no-such-config.yaml", "testdata/examples"],
+        &[
+            "check",
+            "--config",
+            "no-such-config.yaml",
+            "testdata/examples",
+        ],
     ];
     for args in runs {
         let full = std::fs::OpenOptions::new()

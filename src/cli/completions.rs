@@ -1,12 +1,10 @@
 //! `crdlint completions SHELL`: a completion script generated from the clap definition.
 //! The scripts in completions/ are this output, kept fresh by a test.
 
-use std::io::Write;
-
 use clap::{Args, CommandFactory};
 use clap_complete::Shell;
 
-use super::{Cli, exit};
+use super::Cli;
 
 #[derive(Args, Debug)]
 #[command(
@@ -27,13 +25,5 @@ pub fn script(shell: Shell) -> Vec<u8> {
 }
 
 pub fn run(args: &CompletionsArgs) -> u8 {
-    let mut stdout = std::io::stdout().lock();
-    let written = stdout
-        .write_all(&script(args.shell))
-        .and_then(|()| stdout.flush());
-    if super::output_failed(written) {
-        exit::TROUBLE
-    } else {
-        exit::CLEAN
-    }
+    super::print_all(&script(args.shell))
 }

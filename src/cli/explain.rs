@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::fmt::Write;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -194,15 +193,7 @@ pub fn run(args: &ExplainArgs) -> u8 {
             // Descriptions and rule messages are the CRD author's text: a control
             // character in them must be shown, not executed (`report::terminal`).
             let text = crate::report::terminal::escape_controls(&text);
-            let mut stdout = std::io::stdout().lock();
-            let written = stdout
-                .write_all(text.as_bytes())
-                .and_then(|()| stdout.flush());
-            if super::output_failed(written) {
-                exit::TROUBLE
-            } else {
-                exit::CLEAN
-            }
+            super::print_all(text.as_bytes())
         }
         Err(message) => {
             let escape = crate::report::terminal::escape_controls;

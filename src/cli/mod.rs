@@ -89,6 +89,18 @@ pub fn output_failed(written: std::io::Result<()>) -> bool {
     }
 }
 
+/// Prints a command's whole output: [`exit::CLEAN`], or [`exit::TROUBLE`] when it could
+/// not be written (see [`output_failed`]).
+pub fn print_all(bytes: &[u8]) -> u8 {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    if output_failed(stdout.write_all(bytes).and_then(|()| stdout.flush())) {
+        exit::TROUBLE
+    } else {
+        exit::CLEAN
+    }
+}
+
 /// Parses arguments, runs the subcommand, returns the exit code.
 pub fn main() -> u8 {
     let cli = Cli::parse();

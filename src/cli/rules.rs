@@ -1,8 +1,6 @@
 //! `crdlint rules [CODE]`: the diagnostic codes and their documentation, from the
 //! registry and the docs/rules pages compiled into the binary.
 
-use std::io::Write;
-
 use clap::{Args, ValueEnum};
 use serde_json::json;
 
@@ -50,15 +48,7 @@ pub fn run(args: &RulesArgs) -> u8 {
             }
         },
     };
-    let mut stdout = std::io::stdout().lock();
-    let written = stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush());
-    if super::output_failed(written) {
-        exit::TROUBLE
-    } else {
-        exit::CLEAN
-    }
+    super::print_all(text.as_bytes())
 }
 
 fn rule_json(info: &CodeInfo) -> serde_json::Value {
