@@ -5,6 +5,11 @@
 use assert_cmd::Command;
 
 fn check(args: &[&str]) -> (String, i32) {
+    let (stdout, _, status) = check_with_stderr(args);
+    (stdout, status)
+}
+
+fn check_with_stderr(args: &[&str]) -> (String, String, i32) {
     let output = Command::cargo_bin("crdlint")
         .unwrap()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -14,6 +19,7 @@ fn check(args: &[&str]) -> (String, i32) {
         .unwrap();
     (
         String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
         output.status.code().unwrap(),
     )
 }
@@ -65,6 +71,52 @@ fn an_unreadable_old_path_is_an_io_error() {
         &format!("{DIR}/cr.yaml"),
     ]);
     assert_eq!(status, 2);
+}
+
+/// `--old` that no checked object matches changes nothing; a misspelt name or namespace
+/// would pass unnoticed, so the run says so on stderr (and says nothing when one matches).
+#[test]
+fn old_objects_that_nothing_updates_are_pointed_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other.yaml");
+    std::fs::write(
+        &other,
+        "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: ratchets, namespace: ns}\n---\napiVersion: example.com/v1\nkind: Thing\nmetadata: {name: ratchet, namespace: other}\n",
+    )
+    .unwrap();
+    let nameless = dir.path().join("nameless.yaml");
+    std::fs::write(&nameless, "apiVersion: example.com/v1\nkind: Thing\n").unwrap();
+    let crd = format!("{DIR}/crd.yaml");
+    let cr = format!("{DIR}/cr.yaml");
+    let old = format!("{DIR}/old.yaml");
+
+    let (out, err, status) =
+        check_with_stderr(&["--crds", &crd, "--old", other.to_str().unwrap(), &cr]);
+    assert_eq!(
+        err,
+        "note: --old: no checked object has the API group, kind, namespace and name of any of the 2 old objects; every object was checked as a create\n"
+    );
+    assert!(out.ends_with(": 8 errors, 0 warnings\n"), "{out}");
+    assert_eq!(status, 1);
+
+    let (_, err, _) =
+        check_with_stderr(&["--crds", &crd, "--old", nameless.to_str().unwrap(), &cr]);
+    assert_eq!(
+        err,
+        "note: --old: the old files hold no object with a name; every object was checked as a create\n"
+    );
+
+    let (out, err, _) = check_with_stderr(&[
+        "--crds",
+        &crd,
+        "--old",
+        &old,
+        "--old",
+        other.to_str().unwrap(),
+        &cr,
+    ]);
+    assert_eq!(err, "");
+    assert!(out.ends_with(": 4 errors, 0 warnings\n"), "{out}");
 }
 
 const INVALID_DATA: &str = "testdata/crs/update-invalid-data";

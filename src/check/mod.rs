@@ -120,6 +120,8 @@ pub struct CheckResult {
     pub summary: Summary,
     /// A path could not be read: the run exits with status 2.
     pub io_error: bool,
+    /// Said on stderr, outside the findings (they describe the run, not a file).
+    pub notes: Vec<String>,
 }
 
 /// One document (after `List` flattening) with what the pipeline knows about it.

@@ -128,6 +128,7 @@ fn execute_here(options: &CheckOptions, mode: Mode) -> Output {
                 diagnostics: Vec::new(),
                 summary: Summary::default(),
                 io_error: true,
+                notes: Vec::new(),
             },
             objects: Vec::new(),
         })
@@ -954,6 +955,11 @@ fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()>
     if outcomes.iter().any(|o| o.start_over) {
         return Err(());
     }
+    // (Past the findings limit, objects went unchecked and may have had old ones.)
+    let notes: Vec<String> = match findings.exhausted() {
+        true => Vec::new(),
+        false => olds.unused_note().into_iter().collect(),
+    };
     if options.exit_after {
         std::mem::forget(registry);
     }
@@ -987,6 +993,7 @@ fn attempt(options: &CheckOptions, mode: Mode, plan: Plan) -> Result<Output, ()>
             diagnostics,
             summary,
             io_error,
+            notes,
         },
         objects,
     })

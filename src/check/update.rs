@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
@@ -25,6 +26,11 @@ pub struct OldObjects {
     /// Problems reading or parsing the old files.
     pub diagnostics: Vec<Diagnostic>,
     pub io_error: bool,
+    /// `--old` was given at all.
+    given: bool,
+    /// Some checked object found its old one: without it, `--old` changed nothing, which
+    /// the user is told (a typo in a name or namespace otherwise passes unnoticed).
+    matched: AtomicBool,
 }
 
 fn key(doc: &Node) -> Option<Key> {
@@ -56,7 +62,10 @@ impl OldObjects {
         max_file_size: u64,
         limits: &Limits,
     ) -> OldObjects {
-        let mut out = OldObjects::default();
+        let mut out = OldObjects {
+            given: !paths.is_empty(),
+            ..OldObjects::default()
+        };
         if paths.is_empty() {
             return out;
         }
@@ -111,12 +120,34 @@ impl OldObjects {
         if self.by_key.is_empty() {
             return None;
         }
-        self.by_key.get(&key(doc)?)
+        self.found(self.by_key.get(&key(doc)?))
     }
 
     /// The old CRD named `name`, if any.
     pub fn find_crd(&self, name: &str) -> Option<&Node> {
-        self.crds.get(name)
+        self.found(self.crds.get(name))
+    }
+
+    fn found<'a>(&self, old: Option<&'a Node>) -> Option<&'a Node> {
+        if old.is_some() {
+            self.matched.store(true, Ordering::Relaxed);
+        }
+        old
+    }
+
+    /// What to tell the user when `--old` was given but no checked object updates an
+    /// old one, so that every object was checked as a create.
+    pub fn unused_note(&self) -> Option<String> {
+        if !self.given || self.matched.load(Ordering::Relaxed) {
+            return None;
+        }
+        Some(match self.by_key.len() {
+            0 => "note: --old: the old files hold no object with a name; every object was checked as a create".to_string(),
+            n => format!(
+                "note: --old: no checked object has the API group, kind, namespace and name of {}; every object was checked as a create",
+                if n == 1 { "the old object".to_string() } else { format!("any of the {n} old objects") }
+            ),
+        })
     }
 
     pub fn is_empty(&self) -> bool {

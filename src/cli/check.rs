@@ -203,6 +203,9 @@ pub fn run(args: &CheckArgs) -> u8 {
     };
     crate::schema::regex::set_match_size_limit_mib(args.max_regex_size);
     let result = crate::check::run(&options);
+    for note in &result.notes {
+        report::to_stderr(&report::terminal::escape_controls(note));
+    }
     let format = match args.output {
         OutputFormat::Human => Format::Human,
         OutputFormat::Short => Format::Short,

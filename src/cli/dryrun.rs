@@ -84,6 +84,9 @@ pub fn run(args: &DryRunArgs) -> u8 {
         let text = report::render(report::Format::Human, &findings, &result.summary, color);
         let _ = stderr.write_all(text.as_bytes());
     }
+    for note in &result.notes {
+        let _ = writeln!(stderr, "{}", report::terminal::escape_controls(note));
+    }
     for object in outcome.objects.iter().filter(|o| o.webhook_conversion) {
         let api_version = object
             .stored

@@ -977,10 +977,9 @@ impl<'t> Builder<'t> {
             return;
         }
         if self.frames.len() >= self.limits.max_depth {
-            let message = format!(
-                "nesting is deeper than the limit of {} levels",
-                self.limits.max_depth
-            );
+            let depth = self.limits.max_depth;
+            let levels = if depth == 1 { "level" } else { "levels" };
+            let message = format!("nesting is deeper than the limit of {depth} {levels}");
             self.fatal(
                 YamlErrorKind::DepthLimit,
                 message,
@@ -1115,10 +1114,9 @@ impl<'t> Builder<'t> {
         let (size, height, value_error) =
             (anchored.size, anchored.height, anchored.value_error.clone());
         if self.frames.len() + height > self.limits.max_depth {
-            let message = format!(
-                "nesting is deeper than the limit of {} levels",
-                self.limits.max_depth
-            );
+            let depth = self.limits.max_depth;
+            let levels = if depth == 1 { "level" } else { "levels" };
+            let message = format!("nesting is deeper than the limit of {depth} {levels}");
             self.fatal(YamlErrorKind::DepthLimit, message, span);
             return;
         }

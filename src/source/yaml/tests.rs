@@ -399,6 +399,22 @@ fn deep_flow_nesting_is_an_error_not_a_crash() {
 }
 
 #[test]
+fn a_depth_limit_of_one_is_one_level() {
+    let limits = Limits {
+        max_depth: 1,
+        ..Limits::default()
+    };
+    assert_eq!(parse("a: 1\n", &limits).errors, vec![]);
+    let out = parse("a:\n  b: 1\n", &limits);
+    assert_eq!(
+        out.errors[0].message,
+        "nesting is deeper than the limit of 1 level"
+    );
+    // (Where the inner mapping starts, before its first key: line 2, column 3.)
+    assert_eq!(out.errors[0].span, Span::new(5, 5));
+}
+
+#[test]
 fn deep_block_nesting_is_an_error_not_a_crash() {
     let text = format!("{}x\n---\nnext: 1\n", "- ".repeat(100_000));
     let out = parse_default(&text);
