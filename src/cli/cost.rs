@@ -551,8 +551,9 @@ fn render_human(reports: &[CrdReport], color: bool) -> String {
         }
     }
     out.push_str(&format!(
-        "{} rules, {} over the per-rule limit\n",
-        rules_total, over_total
+        "{}, {} over the per-rule limit\n",
+        crate::report::plural(rules_total, "rule", "rules"),
+        over_total
     ));
     out
 }

@@ -23,6 +23,13 @@ pub enum ReadError {
     NotUtf8 { offset: usize },
 }
 
+fn bytes(n: u64) -> String {
+    match n {
+        1 => "1 byte".to_string(),
+        n => format!("{n} bytes"),
+    }
+}
+
 impl ReadError {
     pub fn message(&self) -> String {
         match self {
@@ -31,10 +38,13 @@ impl ReadError {
                 size: Some(size),
                 limit,
             } => format!(
-                "file is {size} bytes, larger than the limit of {limit} bytes (--max-file-size)"
+                "file is {}, larger than the limit of {} (--max-file-size)",
+                bytes(*size),
+                bytes(*limit)
             ),
             ReadError::TooLarge { size: None, limit } => format!(
-                "file is larger than the limit of {limit} bytes (--max-file-size); reading stopped there"
+                "file is larger than the limit of {} (--max-file-size); reading stopped there",
+                bytes(*limit)
             ),
             ReadError::NotRegular(kind) => format!("not a regular file ({kind}); not read"),
             ReadError::Binary { offset } => {
@@ -163,6 +173,19 @@ mod tests {
                 size: Some(100),
                 limit: 10
             })
+        );
+    }
+
+    #[test]
+    fn sizes_of_one_byte_are_singular() {
+        let message = |size, limit| ReadError::TooLarge { size, limit }.message();
+        assert_eq!(
+            message(Some(1), 0),
+            "file is 1 byte, larger than the limit of 0 bytes (--max-file-size)"
+        );
+        assert_eq!(
+            message(None, 1),
+            "file is larger than the limit of 1 byte (--max-file-size); reading stopped there"
         );
     }
 

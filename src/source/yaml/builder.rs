@@ -677,9 +677,10 @@ impl<'t> Builder<'t> {
         self.copied.nodes = self.copied.nodes.saturating_add(size.nodes);
         self.copied.bytes = self.copied.bytes.saturating_add(size.bytes);
         let message = if self.copied.nodes > self.limits.max_alias_nodes {
+            let limit = self.limits.max_alias_nodes;
+            let nodes = if limit == 1 { "node" } else { "nodes" };
             format!(
-                "document contains excessive aliasing: expanding anchors and aliases would copy more than {} nodes",
-                self.limits.max_alias_nodes
+                "document contains excessive aliasing: expanding anchors and aliases would copy more than {limit} {nodes}"
             )
         } else if self.copied.bytes > MAX_ALIAS_BYTES {
             format!(

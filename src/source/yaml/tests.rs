@@ -415,6 +415,20 @@ fn a_depth_limit_of_one_is_one_level() {
 }
 
 #[test]
+fn an_alias_limit_of_one_is_one_node() {
+    let limits = Limits {
+        max_alias_nodes: 1,
+        ..Limits::default()
+    };
+    assert_eq!(parse("a: &x 1\nb: *x\n", &limits).errors, vec![]);
+    let out = parse("a: &x [1]\nb: *x\n", &limits);
+    assert_eq!(
+        out.errors[0].message,
+        "document contains excessive aliasing: expanding anchors and aliases would copy more than 1 node"
+    );
+}
+
+#[test]
 fn deep_block_nesting_is_an_error_not_a_crash() {
     let text = format!("{}x\n---\nnext: 1\n", "- ".repeat(100_000));
     let out = parse_default(&text);
