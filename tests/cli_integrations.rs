@@ -425,3 +425,65 @@ fn explain_prints_the_crontab_fields() {
         )
     );
 }
+
+/// A Helm chart's templates are not YAML until rendered: their syntax errors say so and
+/// name the two ways out, instead of asking for the YAML to be fixed.
+#[test]
+fn template_syntax_errors_point_at_rendering() {
+    let dir = project(&[
+        (
+            "templates/widget.yaml",
+            "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: {{ include \"x.fullname\" . }}\n  {{- with .Values.labels }}\n  labels: {}\n  {{- end }}\n",
+        ),
+        ("plain.yaml", "a: [\n"),
+    ]);
+    let (code, out, _) =
+        stdout(
+            crdlint()
+                .current_dir(dir.path())
+                .args(["check", "--no-config", "-o", "json"]),
+        );
+    assert_eq!(code, 1);
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let found: Vec<(String, String, u64, u64, String)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap().to_string(),
+                d["code"].as_str().unwrap().to_string(),
+                d["span"]["start"]["line"].as_u64().unwrap(),
+                d["span"]["start"]["column"].as_u64().unwrap(),
+                d["help"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    const TEMPLATE: &str = "this looks like a template (`{{ ... }}`), which is not a manifest until it is rendered: check the output instead (`helm template CHART | crdlint check -`), or leave the file out with `--exclude`";
+    assert_eq!(
+        found,
+        vec![
+            (
+                "plain.yaml".to_string(),
+                "yaml-syntax".to_string(),
+                1,
+                5,
+                "fix the YAML syntax here; the rest of this file was not checked".to_string()
+            ),
+            (
+                "templates/widget.yaml".to_string(),
+                "not-json".to_string(),
+                4,
+                10,
+                TEMPLATE.to_string()
+            ),
+            (
+                "templates/widget.yaml".to_string(),
+                "yaml-syntax".to_string(),
+                5,
+                5,
+                TEMPLATE.to_string()
+            ),
+        ]
+    );
+}

@@ -185,6 +185,14 @@ pub fn parse_text(input: &Input, text: String, limits: &Limits) -> LoadedFile {
                     "Kubernetes converts YAML to JSON; use string keys and finite numbers",
                 ),
             };
+            let help = match e.kind {
+                YamlErrorKind::Syntax | YamlErrorKind::NotJson
+                    if near_template_action(&file.text, e.span.start) =>
+                {
+                    "this looks like a template (`{{ ... }}`), which is not a manifest until it is rendered: check the output instead (`helm template CHART | crdlint check -`), or leave the file out with `--exclude`"
+                }
+                _ => help,
+            };
             let diagnostic = if e.kind.is_warning() {
                 Diagnostic::warning(code, e.message.clone())
             } else {
@@ -259,9 +267,37 @@ fn unreadable(name: String, error: ReadError) -> LoadedFile {
     }
 }
 
+/// Whether the line at `at`, or the one before it, holds a Go template action (`{{`):
+/// Helm chart templates fail as YAML, and the fix is to render them, not to edit them.
+fn near_template_action(text: &str, at: usize) -> bool {
+    let at = at.min(text.len());
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let previous_start = text[..line_start.saturating_sub(1)]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    text[previous_start..line_end].contains("{{")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn template_actions_are_looked_for_on_the_line_and_the_one_before() {
+        let text = "a: 1\nb: {{ x }}\nc: [\nd: 2\n";
+        let line = |n: usize| {
+            text.match_indices('\n')
+                .nth(n - 2)
+                .map_or(0, |(i, _)| i + 1)
+        };
+        assert!(!near_template_action(text, 0));
+        assert!(near_template_action(text, line(2) + 3));
+        assert!(near_template_action(text, line(3)));
+        assert!(!near_template_action(text, line(4)));
+        assert!(!near_template_action(text, text.len()));
+        assert!(near_template_action("{{", 2));
+    }
 
     #[test]
     fn a_kept_text_does_not_keep_a_recycled_buffer() {
