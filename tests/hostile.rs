@@ -143,6 +143,40 @@ fn a_fifo_is_refused_without_blocking() {
     );
 }
 
+/// In a directory, a FIFO, a socket or a link to a device named like a manifest is
+/// reported the same way (never opened), not skipped unseen; other names are not looked at.
+#[cfg(target_os = "linux")]
+#[test]
+fn special_files_met_in_a_directory_are_reported_not_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["pipe.yaml", "pipe.txt"] {
+        let status = std::process::Command::new("mkfifo")
+            .arg(dir.path().join(name))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let _socket = std::os::unix::net::UnixListener::bind(dir.path().join("sock.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero.yml")).unwrap();
+    write(
+        dir.path(),
+        "ok.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+    );
+    let (out, status) = check_short(&[dir.path().to_str().unwrap()]);
+    assert_eq!(status, 2);
+    let d = dir.path().display();
+    assert_eq!(
+        out,
+        format!(
+            "{d}/pipe.yaml: error[io-error]: not a regular file (a FIFO); not read\n\
+             {d}/sock.json: error[io-error]: not a regular file (a socket); not read\n\
+             {d}/zero.yml: error[io-error]: not a regular file (a device); not read\n\
+             4 files, 1 document (0 CRDs, 0 custom resources): 3 errors, 0 warnings\n"
+        )
+    );
+}
+
 /// A device named on the command line (an endless /dev/zero, an empty /dev/null) is
 /// refused before it is opened for reading (findings are sorted by path).
 #[cfg(target_os = "linux")]

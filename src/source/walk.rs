@@ -193,8 +193,10 @@ fn walk_dir(
     for entry in builder.build() {
         match entry {
             Ok(entry) => {
-                let is_file = entry.file_type().is_some_and(|t| t.is_file());
-                if is_file && entry.depth() > 0 && has_manifest_extension(entry.path()) {
+                // Not only regular files: a FIFO, socket or device named like a
+                // manifest is reported by the reader (never opened), not skipped unseen.
+                let is_dir = entry.file_type().is_none_or(|t| t.is_dir());
+                if !is_dir && entry.depth() > 0 && has_manifest_extension(entry.path()) {
                     inputs.push(Input::Path(entry.into_path()));
                 }
             }
