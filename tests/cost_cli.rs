@@ -202,30 +202,12 @@ fn unreadable_files_are_errors_not_silently_skipped() {
 
 #[test]
 fn one_rule_is_counted_in_the_singular() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("one-rule.yaml");
-    std::fs::write(
-        &path,
-        "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          size: {type: integer, x-kubernetes-validations: [{rule: 'self >= 0'}]}
-",
-    )
-    .unwrap();
-    let (out, code) = run(&["cost", "--color", "never", path.to_str().unwrap()]);
+    let (out, code) = run(&[
+        "cost",
+        "--color",
+        "never",
+        "testdata/crs/update-across-versions/crd.yaml",
+    ]);
     assert_eq!(code, 0);
     assert!(
         out.ends_with("\n1 rule, 0 over the per-rule limit\n"),
