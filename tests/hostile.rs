@@ -177,6 +177,32 @@ fn special_files_met_in_a_directory_are_reported_not_skipped() {
     );
 }
 
+/// An absurd `RAYON_NUM_THREADS` is capped (4 per core, at least 64) instead of starting
+/// 100,000 threads, which never finished; a value that is no number means one per core.
+#[test]
+fn an_absurd_worker_count_is_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "ok.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+    );
+    for threads in ["100000", "many"] {
+        let output = Command::cargo_bin("crdlint")
+            .unwrap()
+            .args(["check", "-o", "short", &file])
+            .env("RAYON_NUM_THREADS", threads)
+            .timeout(HANG_GUARD)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(output.stdout).unwrap(),
+            "1 file, 1 document (0 CRDs, 0 custom resources): 0 errors, 0 warnings\n"
+        );
+        assert_eq!(output.status.code(), Some(0));
+    }
+}
+
 /// A device named on the command line (an endless /dev/zero, an empty /dev/null) is
 /// refused before it is opened for reading (findings are sorted by path).
 #[cfg(target_os = "linux")]
