@@ -30,11 +30,31 @@ impl Input {
 
 /// Paths are shown as the user gave them, without a leading `./` added by walking.
 fn display_path(path: &Path) -> String {
-    let s = path.to_string_lossy();
+    let s = readable(path);
     match s.strip_prefix("./") {
         Some(rest) if !rest.is_empty() => rest.to_string(),
         _ => s.into_owned(),
     }
+}
+
+/// The path as text; bytes that are not UTF-8 (possible in Unix file names) are written
+/// `\xff`, so that two such names stay apart (`to_string_lossy` made both `�.yaml`).
+fn readable(path: &Path) -> std::borrow::Cow<'_, str> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        if path.to_str().is_none() {
+            let mut out = String::new();
+            for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+                out.push_str(chunk.valid());
+                for byte in chunk.invalid() {
+                    out.push_str(&format!("\\x{byte:02x}"));
+                }
+            }
+            return out.into();
+        }
+    }
+    path.to_string_lossy()
 }
 
 #[derive(Clone, Debug, Default)]
@@ -255,6 +275,16 @@ mod tests {
 
     fn names(inputs: &[Input]) -> Vec<String> {
         inputs.iter().map(|i| i.display()).collect()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_stay_apart() {
+        use std::os::unix::ffi::OsStrExt;
+        let name = |bytes: &[u8]| Input::Path(std::ffi::OsStr::from_bytes(bytes).into());
+        assert_eq!(name(b"d/\xff.yaml").display(), "d/\\xff.yaml");
+        assert_eq!(name(b"./\xfe\xc3\xa9.yaml").display(), "\\xfe\u{e9}.yaml");
+        assert_eq!(name("é.yaml".as_bytes()).display(), "é.yaml");
     }
 
     #[test]
