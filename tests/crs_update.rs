@@ -63,7 +63,7 @@ fn without_old_objects_every_document_is_a_create() {
 
 #[test]
 fn an_unreadable_old_path_is_an_io_error() {
-    let (_, status) = check(&[
+    let (_, err, status) = check_with_stderr(&[
         "--crds",
         &format!("{DIR}/crd.yaml"),
         "--old",
@@ -71,6 +71,8 @@ fn an_unreadable_old_path_is_an_io_error() {
         &format!("{DIR}/cr.yaml"),
     ]);
     assert_eq!(status, 2);
+    // The finding says what went wrong; no note that nothing matched besides.
+    assert_eq!(err, "");
 }
 
 /// `--old` that no checked object matches changes nothing; a misspelt name or namespace

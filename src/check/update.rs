@@ -138,7 +138,8 @@ impl OldObjects {
     /// What to tell the user when `--old` was given but no checked object updates an
     /// old one, so that every object was checked as a create.
     pub fn unused_note(&self) -> Option<String> {
-        if !self.given || self.matched.load(Ordering::Relaxed) {
+        // (An old path that could not be read is an error of its own.)
+        if !self.given || self.io_error || self.matched.load(Ordering::Relaxed) {
             return None;
         }
         Some(match self.by_key.len() {
