@@ -488,7 +488,7 @@ fn output_that_cannot_be_written_is_an_io_error() {
         let output = crdlint_process().args(*args).stdout(full).output().unwrap();
         assert_eq!(
             String::from_utf8_lossy(&output.stderr),
-            "error: cannot write the output: No space left on device (os error 28)\n",
+            "error: cannot write the output: no space left on device\n",
             "{args:?}"
         );
         assert_eq!(output.status.code(), Some(2), "{args:?}");

@@ -83,7 +83,10 @@ pub fn output_failed(written: std::io::Result<()>) -> bool {
         Ok(()) => false,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => false,
         Err(e) => {
-            crate::report::to_stderr(&format!("error: cannot write the output: {e}"));
+            crate::report::to_stderr(&format!(
+                "error: cannot write the output: {}",
+                crate::source::walk::describe_io_error(&e)
+            ));
             true
         }
     }

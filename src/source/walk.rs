@@ -265,7 +265,22 @@ pub fn describe_io_error(error: &std::io::Error) -> String {
     match error.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
         std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => error.to_string(),
+        // The system's words in the style of the two above: `Not a directory (os error
+        // 20)` reads as `not a directory`.
+        _ => {
+            let text = error.to_string();
+            let text = match (error.raw_os_error(), text.rfind(" (os error ")) {
+                (Some(_), Some(at)) => &text[..at],
+                _ => &text,
+            };
+            let mut chars = text.chars();
+            match chars.next() {
+                Some(first) if chars.clone().next().is_some_and(char::is_lowercase) => {
+                    first.to_lowercase().chain(chars).collect()
+                }
+                _ => text.to_string(),
+            }
+        }
     }
 }
 
@@ -275,6 +290,20 @@ mod tests {
 
     fn names(inputs: &[Input]) -> Vec<String> {
         inputs.iter().map(|i| i.display()).collect()
+    }
+
+    #[test]
+    fn system_errors_read_like_the_others() {
+        let os = |code| describe_io_error(&std::io::Error::from_raw_os_error(code));
+        #[cfg(target_os = "linux")]
+        {
+            assert_eq!(os(20), "not a directory");
+            assert_eq!(os(5), "input/output error");
+            assert_eq!(os(28), "no space left on device");
+        }
+        assert_eq!(os(2), "no such file or directory");
+        let custom = std::io::Error::other("EOF while reading (os error 3)");
+        assert_eq!(describe_io_error(&custom), "EOF while reading (os error 3)");
     }
 
     #[cfg(unix)]
