@@ -177,6 +177,47 @@ fn special_files_met_in_a_directory_are_reported_not_skipped() {
     );
 }
 
+/// Ignore files are read by crdlint, like manifests: a FIFO named `.gitignore` blocked
+/// the walk forever and an `.ignore` linked to `/dev/zero` ate memory without end (the
+/// walker crate opened them unchecked). Each is reported, its patterns left out, and
+/// the rest of the tree is checked.
+#[cfg(target_os = "linux")]
+#[test]
+fn ignore_files_that_cannot_be_read_are_reported_and_the_walk_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for sub in ["fifo", "zero", "big", "worktree"] {
+        std::fs::create_dir(root.join(sub)).unwrap();
+        write(
+            &root.join(sub),
+            "ok.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+        );
+    }
+    for fifo in ["fifo/.gitignore", "worktree/.git"] {
+        let status = std::process::Command::new("mkfifo")
+            .arg(root.join(fifo))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    std::os::unix::fs::symlink("/dev/zero", root.join("zero/.ignore")).unwrap();
+    write(&root.join("big"), ".gitignore", "*.yaml\n".repeat(200_000));
+    let (out, status) = check_short(&[root.to_str().unwrap()]);
+    assert_eq!(status, 2, "{out}");
+    let d = root.display();
+    assert_eq!(
+        out,
+        format!(
+            "{d}/big/.gitignore: error[io-error]: ignore file is larger than the limit of 1048576 bytes; not read: its patterns are not applied\n\
+             {d}/fifo/.gitignore: error[io-error]: ignore file is not a regular file (a FIFO); not read: its patterns are not applied\n\
+             {d}/worktree/.git: error[io-error]: .git is not a regular file (a FIFO); not read: the repository's info/exclude patterns are not applied\n\
+             {d}/zero/.ignore: error[io-error]: ignore file is not a regular file (a device); not read: its patterns are not applied\n\
+             4 files, 4 documents (0 CRDs, 0 custom resources): 4 errors, 0 warnings\n"
+        )
+    );
+}
+
 /// An absurd `RAYON_NUM_THREADS` is capped (4 per core, at least 64) instead of starting
 /// 100,000 threads, which never finished; a value that is no number means one per core.
 #[test]

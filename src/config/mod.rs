@@ -79,7 +79,10 @@ pub fn discover(cwd: &Path) -> Option<PathBuf> {
     };
     for (level, dir) in absolute.ancestors().enumerate() {
         for name in FILE_NAMES {
-            if dir.join(name).is_file() {
+            // Whatever has the name (a FIFO, a directory) is the configuration the user
+            // meant, and `load` says why it cannot be read: skipping it for a parent's
+            // would apply settings nobody chose, unseen.
+            if dir.join(name).metadata().is_ok() {
                 let mut relative = cwd.to_path_buf();
                 for _ in 0..level {
                     relative.push("..");
@@ -393,5 +396,16 @@ mod tests {
         );
         std::fs::write(deep.join(".crdlint.yml"), "").unwrap();
         assert_eq!(discover(&deep), Some(deep.join(".crdlint.yml")));
+        // Not a regular file: found all the same, for `load` to refuse.
+        let middle = dir.path().join("a");
+        std::fs::create_dir(middle.join(".crdlint.yaml")).unwrap();
+        assert_eq!(discover(&middle), Some(middle.join(".crdlint.yaml")));
+        assert_eq!(
+            load(&middle.join(".crdlint.yaml")).unwrap_err().to_string(),
+            format!(
+                "{}: not a regular file",
+                middle.join(".crdlint.yaml").display()
+            )
+        );
     }
 }

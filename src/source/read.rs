@@ -4,6 +4,7 @@
 
 use std::fs::File;
 use std::io::Read;
+use std::path::Path;
 
 use super::walk::{Input, describe_io_error};
 
@@ -69,23 +70,30 @@ pub fn read_input(input: &Input, max_size: u64) -> Result<String, ReadError> {
 pub fn read_input_into(input: &Input, max_size: u64, buffer: Vec<u8>) -> Result<String, ReadError> {
     let bytes = match input {
         Input::Stdin => read_limited(std::io::stdin().lock(), max_size, 0, buffer)?,
-        Input::Path(path) => {
-            let meta = std::fs::metadata(path).map_err(|e| ReadError::Io(describe_io_error(&e)))?;
-            if let Some(kind) = special_file_kind(&meta) {
-                return Err(ReadError::NotRegular(kind));
-            }
-            if meta.len() > max_size {
-                return Err(ReadError::TooLarge {
-                    size: Some(meta.len()),
-                    limit: max_size,
-                });
-            }
-            let file = File::open(path).map_err(|e| ReadError::Io(describe_io_error(&e)))?;
-            // The size read at open is a good guess (one read call instead of a dozen).
-            read_limited(file, max_size, meta.len(), buffer)?
-        }
+        Input::Path(path) => read_file_into(path, max_size, buffer)?,
     };
     into_text(bytes)
+}
+
+/// The bytes of the regular file `path`, if there are at most `max_size` of them.
+pub fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>, ReadError> {
+    read_file_into(path, max_size, Vec::new())
+}
+
+fn read_file_into(path: &Path, max_size: u64, buffer: Vec<u8>) -> Result<Vec<u8>, ReadError> {
+    let meta = std::fs::metadata(path).map_err(|e| ReadError::Io(describe_io_error(&e)))?;
+    if let Some(kind) = special_file_kind(&meta) {
+        return Err(ReadError::NotRegular(kind));
+    }
+    if meta.len() > max_size {
+        return Err(ReadError::TooLarge {
+            size: Some(meta.len()),
+            limit: max_size,
+        });
+    }
+    let file = File::open(path).map_err(|e| ReadError::Io(describe_io_error(&e)))?;
+    // The size read at open is a good guess (one read call instead of a dozen).
+    read_limited(file, max_size, meta.len(), buffer)
 }
 
 fn read_limited(

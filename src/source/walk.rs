@@ -11,6 +11,10 @@ use std::sync::{Arc, Mutex};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 
+mod ignore_rules;
+
+use ignore_rules::IgnoreRules;
+
 /// Where a document comes from.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Input {
@@ -170,20 +174,35 @@ fn walk_dir(
         return;
     }
     let visited = Arc::clone(visited);
+    let rules = (!options.no_ignore).then(|| Arc::new(IgnoreRules::new(root)));
+    let rules_of_walk = rules.clone();
     let mut builder = WalkBuilder::new(root);
     builder
         // Name order makes "the first path to a directory" the same on every machine.
         .sort_by_file_name(|a, b| a.cmp(b))
         .follow_links(true)
-        .hidden(true)
-        .git_ignore(!options.no_ignore)
-        .git_exclude(!options.no_ignore)
+        // Ignore files are read by `IgnoreRules` (safely), and hidden names are left
+        // out there too, because a `!pattern` can bring one back.
+        .hidden(false)
+        .git_ignore(false)
+        .git_exclude(false)
         .git_global(false)
-        .ignore(!options.no_ignore)
-        .parents(!options.no_ignore)
+        .ignore(false)
+        .parents(false)
         .require_git(false)
         .filter_entry(move |entry| {
-            if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_dir()) {
+            if entry.depth() == 0 {
+                return true;
+            }
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            let matched = rules_of_walk
+                .as_ref()
+                .map_or(ignore::Match::None, |r| r.matched(entry.path(), is_dir));
+            let hidden = entry.file_name().as_encoded_bytes().starts_with(b".");
+            if matched.is_ignore() || (matched.is_none() && hidden) {
+                return false;
+            }
+            if !is_dir {
                 return true;
             }
             // Build output is never a manifest source.
@@ -225,6 +244,9 @@ fn walk_dir(
                 message: describe_walk_error(&e),
             }),
         }
+    }
+    if let Some(rules) = rules {
+        errors.extend(rules.take_errors());
     }
 }
 
