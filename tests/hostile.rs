@@ -186,7 +186,7 @@ fn special_files_met_in_a_directory_are_reported_not_skipped() {
 fn ignore_files_that_cannot_be_read_are_reported_and_the_walk_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    for sub in ["fifo", "zero", "big", "worktree"] {
+    for sub in ["fifo", "zero", "big", "huge", "worktree"] {
         std::fs::create_dir(root.join(sub)).unwrap();
         write(
             &root.join(sub),
@@ -203,6 +203,8 @@ fn ignore_files_that_cannot_be_read_are_reported_and_the_walk_goes_on() {
     }
     std::os::unix::fs::symlink("/dev/zero", root.join("zero/.ignore")).unwrap();
     write(&root.join("big"), ".gitignore", "*.yaml\n".repeat(200_000));
+    // Under the size limit, but one pattern too large for the glob set to compile.
+    write(&root.join("huge"), ".gitignore", "[a-z]".repeat(200_000));
     let (out, status) = check_short(&[root.to_str().unwrap()]);
     assert_eq!(status, 2, "{out}");
     let d = root.display();
@@ -211,9 +213,10 @@ fn ignore_files_that_cannot_be_read_are_reported_and_the_walk_goes_on() {
         format!(
             "{d}/big/.gitignore: error[io-error]: ignore file is larger than the limit of 1048576 bytes; not read: its patterns are not applied\n\
              {d}/fifo/.gitignore: error[io-error]: ignore file is not a regular file (a FIFO); not read: its patterns are not applied\n\
+             {d}/huge/.gitignore: error[io-error]: ignore file patterns could not be compiled (error building NFA): its patterns are not applied\n\
              {d}/worktree/.git: error[io-error]: .git is not a regular file (a FIFO); not read: the repository's info/exclude patterns are not applied\n\
              {d}/zero/.ignore: error[io-error]: ignore file is not a regular file (a device); not read: its patterns are not applied\n\
-             4 files, 4 documents (0 CRDs, 0 custom resources): 4 errors, 0 warnings\n"
+             5 files, 5 documents (0 CRDs, 0 custom resources): 5 errors, 0 warnings\n"
         )
     );
 }

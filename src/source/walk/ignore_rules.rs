@@ -161,7 +161,20 @@ impl IgnoreRules {
             // A pattern git cannot use is skipped, as git skips it.
             let _ = builder.add_line(Some(file.clone()), line);
         }
-        builder.build().ok().filter(|rules| !rules.is_empty())
+        match builder.build() {
+            Ok(rules) => (!rules.is_empty()).then_some(rules),
+            // The patterns together are too large to compile (the glob set's regular
+            // expression size limit): the walker crate dropped them unseen.
+            Err(error) => {
+                lock(&self.errors).push(WalkError {
+                    path: display_path(&shown),
+                    message: format!(
+                        "ignore file patterns could not be compiled ({error}): its patterns are not applied"
+                    ),
+                });
+                None
+            }
+        }
     }
 
     /// Where git keeps `info/exclude` for a work tree at `dir`: `.git` itself, or, when
