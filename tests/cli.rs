@@ -166,6 +166,67 @@ fn exclude_leaves_out_matching_files() {
     );
 }
 
+/// `.gitignore` and `.ignore` are honoured as ripgrep honours them (a `!pattern` brings a
+/// file back, even a hidden one; `.ignore` wins over `.gitignore`); `--no-ignore` reads
+/// neither, and hidden names stay out.
+#[test]
+fn ignore_files_are_honoured_and_no_ignore_reads_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // Each file has one finding, so the report names every file read.
+    let no_kind = "a: 1\n";
+    for file in [
+        "a.yaml",
+        "gen/b.yaml",
+        "c.tmp.yaml",
+        "keep.tmp.yaml",
+        ".crds/d.yaml",
+        ".other/e.yaml",
+        "sub/f.yaml",
+        "sub/g.yaml",
+    ] {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, no_kind).unwrap();
+    }
+    std::fs::write(
+        root.join(".gitignore"),
+        "gen/\n*.tmp.yaml\n!keep.tmp.yaml\n!.crds/\nsub/*.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("sub/.ignore"), "!f.yaml\n").unwrap();
+    let listed = |extra: &[&str]| {
+        let mut args = vec!["check", "-o", "short"];
+        args.extend_from_slice(extra);
+        args.push(root.to_str().unwrap());
+        let (out, status) = run(&args);
+        assert_eq!(status, 1, "{out}");
+        let prefix = format!("{}/", root.display());
+        let mut files: Vec<String> = out
+            .lines()
+            .filter_map(|line| line.strip_prefix(&prefix))
+            .map(|line| line.split(':').next().unwrap().to_string())
+            .collect();
+        files.sort();
+        files
+    };
+    assert_eq!(
+        listed(&[]),
+        [".crds/d.yaml", "a.yaml", "keep.tmp.yaml", "sub/f.yaml"]
+    );
+    assert_eq!(
+        listed(&["--no-ignore"]),
+        [
+            "a.yaml",
+            "c.tmp.yaml",
+            "gen/b.yaml",
+            "keep.tmp.yaml",
+            "sub/f.yaml",
+            "sub/g.yaml"
+        ]
+    );
+}
+
 #[test]
 fn an_invalid_exclude_glob_is_a_usage_error_before_any_walk() {
     let output = crdlint()
