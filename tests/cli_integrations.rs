@@ -399,6 +399,25 @@ fn explain_prints_the_crontab_fields() {
             ""
         )
     );
+    // A --crds path that cannot be read is said on stderr even when the lookup succeeds
+    // (the answer may lack what it held); before session 55 it went unmentioned.
+    let (code, out, err) = stdout(crdlint().current_dir(&examples).args([
+        "explain",
+        "crontab.spec.image",
+        "--crds",
+        "crontab-crd.yaml",
+        "--crds",
+        "missing-crds/",
+    ]));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            0,
+            "GROUP:      stable.example.com\nKIND:       CronTab\nVERSION:    v1\nSOURCE:     crontab-crd.yaml\n\n\
+             FIELD: image <string>\nPATH:  spec.image\n\nDESCRIPTION:\n    <empty>\n",
+            "note: not read: missing-crds/: no such file or directory\n"
+        )
+    );
     // Without --crds: the current directory; --recursive gives the tree.
     let (code, out, _) = stdout(crdlint().current_dir(&examples).args([
         "explain",

@@ -110,13 +110,27 @@ impl Found {
     }
 }
 
+/// A file that gave no CRDs because it could not be read (`unread`) or parsed.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub path: String,
+    pub message: String,
+    /// Not read at all (a path that does not exist, a FIFO, permission denied): said
+    /// even when the lookup succeeds, since the answer may be missing what it held.
+    pub unread: bool,
+}
+
 /// Reads every v1 CRD under `sources`. Files that cannot be read or parsed are returned
-/// as `(path, message)` so that a failed lookup can mention them.
-pub fn load_crds(sources: &[PathBuf]) -> (Vec<Found>, Vec<(String, String)>) {
+/// so that a failed lookup can mention them.
+pub fn load_crds(sources: &[PathBuf]) -> (Vec<Found>, Vec<Problem>) {
     let (inputs, walk_errors) = walk::collect(sources, &WalkOptions::default());
-    let mut problems: Vec<(String, String)> = walk_errors
+    let mut problems: Vec<Problem> = walk_errors
         .into_iter()
-        .map(|e| (e.path, e.message))
+        .map(|e| Problem {
+            path: e.path,
+            message: e.message,
+            unread: true,
+        })
         .collect();
     let mut found: Vec<Found> = Vec::new();
     // Where each named CRD is in `found`: looking each one up by scanning the list made
@@ -125,7 +139,11 @@ pub fn load_crds(sources: &[PathBuf]) -> (Vec<Found>, Vec<(String, String)>) {
     for input in &inputs {
         let loaded = load::load(input, 32 * 1024 * 1024, &Limits::default());
         if let Some(d) = loaded.diagnostics.first() {
-            problems.push((loaded.file.path.clone(), d.message.clone()));
+            problems.push(Problem {
+                path: loaded.file.path.clone(),
+                message: d.message.clone(),
+                unread: d.code == crate::source::IO_ERROR,
+            });
         }
         for doc in loaded.documents {
             let items: Vec<&crate::source::Node> = match doc.root.as_object() {
@@ -193,7 +211,14 @@ pub fn run(args: &ExplainArgs) -> u8 {
             // Descriptions and rule messages are the CRD author's text: a control
             // character in them must be shown, not executed (`report::terminal`).
             let text = crate::report::terminal::escape_controls(&text);
-            super::print_all(text.as_bytes())
+            let status = super::print_all(text.as_bytes());
+            for problem in problems.iter().filter(|p| p.unread).take(10) {
+                crate::report::to_stderr(&crate::report::terminal::escape_controls(&format!(
+                    "note: not read: {}: {}",
+                    problem.path, problem.message
+                )));
+            }
+            status
         }
         Err(message) => {
             let escape = crate::report::terminal::escape_controls;
@@ -206,10 +231,10 @@ pub fn run(args: &ExplainArgs) -> u8 {
                 if crds.len() == 1 { "" } else { "s" },
                 shown.join(", ")
             ));
-            for (path, problem) in problems.iter().take(10) {
+            for problem in problems.iter().take(10) {
                 to_stderr(&format!(
                     "  skipped {}",
-                    escape(&format!("{path}: {problem}"))
+                    escape(&format!("{}: {}", problem.path, problem.message))
                 ));
             }
             exit::TROUBLE
