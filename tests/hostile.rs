@@ -188,6 +188,10 @@ fn ignore_files_that_cannot_be_read_are_reported_and_the_walk_goes_on() {
     let root = dir.path();
     for sub in ["fifo", "zero", "big", "huge", "worktree"] {
         std::fs::create_dir(root.join(sub)).unwrap();
+        if sub == "fifo" {
+            std::fs::create_dir(root.join("fifo/a")).unwrap();
+            std::fs::create_dir(root.join("fifo/b")).unwrap();
+        }
         write(
             &root.join(sub),
             "ok.yaml",
@@ -207,6 +211,19 @@ fn ignore_files_that_cannot_be_read_are_reported_and_the_walk_goes_on() {
     write(&root.join("huge"), ".gitignore", "[a-z]".repeat(200_000));
     let (out, status) = check_short(&[root.to_str().unwrap()]);
     assert_eq!(status, 2, "{out}");
+    // Two roots below an unreadable ignore file: its error is said once.
+    let (twice, _) = check_short(&[
+        root.join("fifo/a").to_str().unwrap(),
+        root.join("fifo/b").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        twice,
+        format!(
+            "{}/fifo/.gitignore: error[io-error]: ignore file is not a regular file (a FIFO); not read: its patterns are not applied\n\
+             0 files, 0 documents (0 CRDs, 0 custom resources): 1 error, 0 warnings\n",
+            root.canonicalize().unwrap().display()
+        )
+    );
     let d = root.display();
     assert_eq!(
         out,

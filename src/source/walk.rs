@@ -147,6 +147,9 @@ pub fn collect(paths: &[PathBuf], options: &WalkOptions) -> (Vec<Input>, Vec<Wal
     inputs.sort();
     inputs.dedup();
     drop_second_paths_to_a_file(&mut inputs);
+    // Roots with a common ancestor read its ignore files once each: one error each time.
+    let mut seen = HashSet::new();
+    errors.retain(|e| seen.insert((e.path.clone(), e.message.clone())));
     (inputs, errors)
 }
 
