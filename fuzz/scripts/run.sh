@@ -15,6 +15,7 @@ case $target in
   yaml_spans) dict=dict/yaml.dict; max_len=65536 ;;
   crd_validate) cat dict/yaml.dict dict/crd.dict > dict/.crd_all.dict; dict=dict/.crd_all.dict; max_len=65536 ;;
   cel_rule) dict=dict/cel.dict; max_len=4096; extra=-len_control=0 ;;
+  crd_cr) cat dict/yaml.dict dict/crd.dict > dict/.crd_all.dict; dict=dict/.crd_all.dict; max_len=65536 ;;
   cr_validate) cat dict/yaml.dict dict/crd.dict > dict/.crd_all.dict; dict=dict/.crd_all.dict; max_len=65536 ;;
   *) echo "unknown target $target" >&2; exit 2 ;;
 esac

@@ -124,5 +124,32 @@ put("cr_validate", WIDGET)
 put("cr_validate", WIDGET.replace("fuzz.example.com/v1", "fuzz.example.com/v1beta1"))
 put("cr_validate", WIDGET.replace("mode: Manual", "mode: Bogus").replace("replicas: 3", "replicas: -1"))
 put("cr_validate", "apiVersion: fuzz.example.com/v1\nkind: Widget\nmetadata: {name: x}\nspec: {}\n")
+
+# CRDs with resources in one stream (crd_cr): each testdata/crs case's CRD with each of
+# its resources, and each small corpus CRD with the corpus resources of its kind.
+for crd in files(os.path.join(REPO, "testdata", "crs", "*", "crd.yaml")):
+    crd_text = open(crd, "rb").read()
+    for p in files(os.path.join(os.path.dirname(crd), "*.yaml")):
+        if p != crd:
+            put("crd_cr", crd_text + b"\n---\n" + open(p, "rb").read())
+put("crd_cr", open(os.path.join(REPO, "fuzz", "crds", "widgets.yaml"), "rb").read() + b"\n---\n" + WIDGET.encode())
+for example in ("my-crontab.yaml", "invalid-crontab.yaml"):
+    put("crd_cr", open(os.path.join(REPO, "testdata", "examples", "crontab-crd.yaml"), "rb").read()
+        + b"\n---\n" + open(os.path.join(REPO, "testdata", "examples", example), "rb").read())
+kind_re = re.compile(rb"^kind:\s*(\w+)\s*$", re.M)
+names_kind_re = re.compile(rb"^\s+names:\s*\n(?:\s+\w+:.*\n|\s+-.*\n)*?\s+kind:\s*(\w+)\s*$", re.M)
+crd_by_kind = {}
+for p in shared_crds:
+    data = open(p, "rb").read()
+    if len(data) > MAX_SEED // 2 or data.count(b"\nkind: CustomResourceDefinition") > 1:
+        continue
+    m = names_kind_re.search(data)
+    if m:
+        crd_by_kind.setdefault(m.group(1), data)
+for p in shared_crs:
+    data = open(p, "rb").read()
+    for kind in set(kind_re.findall(data)):
+        if kind in crd_by_kind:
+            put("crd_cr", crd_by_kind[kind] + b"\n---\n" + data)
 for target in sorted(os.listdir(OUT)):
     print(target, len(os.listdir(os.path.join(OUT, target))))

@@ -510,22 +510,110 @@ pub fn prepared_crds() -> Vec<Arc<PreparedCrd>> {
 /// stored, and defaulting then pruning keeps the defaults.
 pub fn check_resources(crds: &[Arc<PreparedCrd>], text: &str) {
     let out = yaml::parse(text, &Limits::default());
-    let mut previous: Option<&Node> = None;
+    let accepted = vec![true; crds.len()];
+    let documents: Vec<&Node> = out.documents.iter().map(|d| &d.root).collect();
+    check_resource_documents(crds, &accepted, text, &documents, assert_default_then_prune);
+}
+
+/// Target (e): the CRDs of `text` (its `CustomResourceDefinition` documents, validated
+/// and prepared as `check` prepares them: reusing the structural schemas validation
+/// built) and every other document as a custom resource of one of them, as in target
+/// (d). `check` validates resources against every CRD it reads, accepted or not, so the
+/// pipeline must not panic on any; the invariants of stored objects are asserted for
+/// CRDs without errors (a server refuses the others, and their defaults may be pruned).
+/// A CRD prepared from scratch gives the same findings and stored object as one that
+/// reuses what validation built.
+pub fn check_crds_and_resources(text: &str) {
+    use crdlint::schema::structural::sink::StructuralSink;
+    let out = yaml::parse(text, &Limits::default());
+    let version = version_for(text);
+    let mut crds = Vec::new();
+    let mut fresh = Vec::new();
+    let mut accepted = Vec::new();
+    let mut resources = Vec::new();
     for doc in &out.documents {
         let root = &doc.root;
+        if root.get("kind").and_then(Node::as_str) != Some("CustomResourceDefinition") {
+            resources.push(root);
+            continue;
+        }
+        let (model, decode_errors) = crdlint::model::crd::decode(root);
+        let built = StructuralSink::default();
+        let options = crdlint::crd::Options {
+            source: Some(text),
+            kube_version: version,
+            structurals: Some(&built),
+            ..crdlint::crd::Options::default()
+        };
+        let findings = crdlint::crd::validate_decoded(root, &model, decode_errors, &options);
+        for d in &findings {
+            assert_diagnostic(text, d);
+        }
+        accepted.push(
+            !findings
+                .iter()
+                .any(|d| d.severity == crdlint::diag::Severity::Error),
+        );
+        crds.push(Arc::new(PreparedCrd::from_model(
+            &model,
+            version,
+            Some(&built),
+        )));
+        fresh.push(PreparedCrd::new(root, version));
+    }
+    if crds.is_empty() {
+        return;
+    }
+    check_resource_documents(
+        &crds,
+        &accepted,
+        text,
+        &resources,
+        assert_storing_is_idempotent,
+    );
+    for (index, root) in resources.iter().enumerate() {
+        let crd = index % crds.len();
+        let reused = crds[crd].outcome(root, UnknownFields::Error);
+        let scratch = fresh[crd].outcome(root, UnknownFields::Error);
+        assert_eq!(
+            format!("{:?}", reused.diagnostics),
+            format!("{:?}", scratch.diagnostics),
+            "a CRD reusing validation's structural schemas gives other findings"
+        );
+        assert_eq!(
+            reused.stored, scratch.stored,
+            "a CRD reusing validation's structural schemas stores another object"
+        );
+    }
+}
+
+/// Each of `documents` as a custom resource of the CRD its kind names (else of the CRD
+/// chosen by its index), created in every unknown-field mode and updated from the
+/// previous document. Spans lie in `text`; for an `accepted` CRD, pruning is idempotent
+/// on what would be stored, the stored object prints back, and `defaulting` holds of
+/// each document and its schema.
+fn check_resource_documents(
+    crds: &[Arc<PreparedCrd>],
+    accepted: &[bool],
+    text: &str,
+    documents: &[&Node],
+    defaulting: fn(&Node, &Structural),
+) {
+    let mut previous: Option<&Node> = None;
+    for (index, root) in documents.iter().copied().enumerate() {
         let api_version = root.get("apiVersion").and_then(Node::as_str).unwrap_or("");
         let kind = root.get("kind").and_then(Node::as_str).unwrap_or("");
         // The CRDs its kind names, else all; the first byte picks one (so mutations of a
         // seed reach every CRD).
-        let salt = doc.index + text.bytes().next().map_or(0, usize::from);
-        let matching: Vec<&Arc<PreparedCrd>> = crds
-            .iter()
-            .filter(|c| c.compiled.matches(api_version, kind))
+        let salt = index + text.bytes().next().map_or(0, usize::from);
+        let matching: Vec<usize> = (0..crds.len())
+            .filter(|&i| crds[i].compiled.matches(api_version, kind))
             .collect();
-        let crd = match matching.len() {
-            0 => &crds[salt % crds.len()],
+        let chosen = match matching.len() {
+            0 => salt % crds.len(),
             n => matching[salt % n],
         };
+        let (crd, strict) = (&crds[chosen], accepted[chosen]);
         for mode in [
             UnknownFields::Error,
             UnknownFields::Warn,
@@ -537,20 +625,38 @@ pub fn check_resources(crds: &[Arc<PreparedCrd>], text: &str) {
             for d in &outcome.diagnostics {
                 assert_diagnostic(text, d);
             }
-            if let (Some(stored), Some(version)) = (&outcome.stored, &outcome.version)
+            if let (true, Some(stored), Some(version)) = (strict, &outcome.stored, &outcome.version)
                 && let Some(schema) = crd.compiled.structural(version)
             {
                 assert_prune_idempotent(stored, schema);
                 assert_prints_back(stored);
             }
         }
-        if let Some(version) = api_version.rsplit('/').next()
+        if strict
+            && let Some(version) = api_version.rsplit('/').next()
             && let Some(schema) = crd.compiled.structural(version)
         {
-            assert_default_then_prune(root, schema);
+            defaulting(root, schema);
         }
         previous = Some(root);
     }
+}
+
+/// Pruning, defaulting and pruning again (what the server does before it stores an
+/// object) changes nothing the second time. (Defaulting then pruning need not keep the
+/// defaults of any accepted CRD: the server accepts a default with fields its schema
+/// does not know under `additionalProperties`, and prunes them after defaulting.)
+pub fn assert_storing_is_idempotent(object: &Node, schema: &Structural) {
+    let store = |x: &mut Node| {
+        crdlint::schema::prune::prune(x, schema, true);
+        crdlint::schema::prune::default(x, schema);
+        crdlint::schema::prune::prune(x, schema, true);
+    };
+    let mut once = object.clone();
+    store(&mut once);
+    let mut twice = once.clone();
+    store(&mut twice);
+    assert_eq!(once, twice, "storing a stored object changed it");
 }
 
 /// `dry-run -o yaml` prints the stored object as text that reads back as it.
