@@ -728,7 +728,9 @@ impl Walker<'_, '_> {
                 );
                 true
             }
-            Err(e @ (EvalError::Unsupported(_) | EvalError::WorkLimit)) => {
+            Err(
+                e @ (EvalError::Unsupported(_) | EvalError::Unavailable(_) | EvalError::WorkLimit),
+            ) => {
                 self.out.not_evaluated.push(NotEvaluated {
                     field: path.clone(),
                     rule: rule.rule.clone(),

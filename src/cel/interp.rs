@@ -52,6 +52,8 @@ pub enum EvalError {
     CostLimit,
     /// A function crdlint cannot evaluate yet.
     Unsupported(String),
+    /// Something crdlint cannot evaluate on this machine (what it needs is missing).
+    Unavailable(String),
     /// A Go panic the server recovers as `internal error: …`: it ends the evaluation
     /// (no `||` or `&&` absorbs it).
     Internal(String),
@@ -65,6 +67,7 @@ impl std::fmt::Display for EvalError {
             EvalError::Message(m) | EvalError::Internal(m) => f.write_str(m),
             EvalError::CostLimit => f.write_str(runtime::COST_LIMIT_EXCEEDED),
             EvalError::Unsupported(m) => write!(f, "crdlint cannot evaluate {m} yet"),
+            EvalError::Unavailable(m) => write!(f, "crdlint cannot evaluate {m}"),
             EvalError::WorkLimit => write!(
                 f,
                 "crdlint stopped evaluating the object's rules after {} units of work their CEL cost does not count (values copied, characters read, elements compared): a limit of crdlint's own, see docs/limits.md",
@@ -2027,7 +2030,13 @@ fn is_zero(v: &Val) -> bool {
 /// otherwise `[+-]hh:mm` read with `strconv.Atoi`.
 fn zone_offset(tz: &str, unix: i64) -> Result<i64, EvalError> {
     let Some(colon) = tz.find(':') else {
-        return super::library::tz::offset(tz, unix).map_err(err);
+        use super::library::tz::{ZoneError, offset};
+        return offset(tz, unix).map_err(|e| match e {
+            ZoneError::Go(m) => err(m),
+            ZoneError::NoDatabase => EvalError::Unavailable(
+                "time zone names on a machine without a time zone database (install tzdata, or set ZONEINFO to a zoneinfo directory)".into(),
+            ),
+        });
     };
     let atoi = |s: &str| -> Result<i64, EvalError> {
         let digits = s.strip_prefix(['+', '-']).unwrap_or(s);

@@ -1,8 +1,10 @@
 //! Time zones for the timestamp accessors (`getHours('Europe/Berlin')`): IANA names
 //! are read from the system's zoneinfo database the way Go's `time.LoadLocation`
 //! reads it (TZif files, with the POSIX rule in the footer for later instants); fixed
-//! offsets (`+05:30`) are handled as cel-go does. No time zone data is bundled: when
-//! the database is missing, the name is reported as unknown (as Go does).
+//! offsets (`+05:30`) are handled as cel-go does. No time zone data is bundled: on a
+//! machine without a database (a minimal container) a name cannot be looked up, which
+//! is [`ZoneError::NoDatabase`], not Go's `unknown time zone` (the API server has one:
+//! its verdict on a valid name is not known here).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -39,8 +41,17 @@ const DIRS: &[&str] = &[
     "/etc/zoneinfo/",
 ];
 
-/// The UTC offset in seconds at `unix` for `name`, or Go's error text.
-pub fn offset(name: &str, unix: i64) -> Result<i64, String> {
+/// Why a zone name has no offset.
+#[derive(Debug, PartialEq)]
+pub enum ZoneError {
+    /// Go's error text for the name.
+    Go(String),
+    /// No zoneinfo directory exists on this machine (nor `ZONEINFO`).
+    NoDatabase,
+}
+
+/// The UTC offset in seconds at `unix` for `name`.
+pub fn offset(name: &str, unix: i64) -> Result<i64, ZoneError> {
     if name.is_empty() || name == "UTC" {
         return Ok(0);
     }
@@ -52,24 +63,18 @@ pub fn offset(name: &str, unix: i64) -> Result<i64, String> {
     Ok(zone.offset_at(unix) as i64)
 }
 
-fn load(name: &str) -> Result<Arc<Zone>, String> {
+fn load(name: &str) -> Result<Arc<Zone>, ZoneError> {
     static CACHE: OnceLock<Mutex<HashMap<String, Option<Arc<Zone>>>>> = OnceLock::new();
     if name.contains("..") || name.starts_with('/') || name.starts_with('\\') {
-        return Err("time: invalid location name".into());
+        return Err(ZoneError::Go("time: invalid location name".into()));
     }
     let cache = CACHE.get_or_init(Default::default);
     if let Ok(guard) = cache.lock()
         && let Some(z) = guard.get(name)
     {
-        return z.clone().ok_or_else(|| format!("unknown time zone {name}"));
+        return z.clone().ok_or_else(|| unknown(name));
     }
-    let mut dirs: Vec<String> = Vec::new();
-    if let Ok(d) = std::env::var("ZONEINFO")
-        && !d.is_empty()
-    {
-        dirs.push(format!("{d}/"));
-    }
-    dirs.extend(DIRS.iter().map(|d| d.to_string()));
+    let dirs = database_dirs();
     let zone = dirs.iter().find_map(|d| {
         let bytes = std::fs::read(format!("{d}{name}")).ok()?;
         parse_tzif(&bytes).map(Arc::new)
@@ -77,7 +82,44 @@ fn load(name: &str) -> Result<Arc<Zone>, String> {
     if let Ok(mut guard) = cache.lock() {
         guard.insert(name.to_string(), zone.clone());
     }
-    zone.ok_or_else(|| format!("unknown time zone {name}"))
+    zone.ok_or_else(|| unknown(name))
+}
+
+/// Where zone files are looked for: `ZONEINFO`, then Go's system directories.
+fn database_dirs() -> Vec<String> {
+    let mut dirs: Vec<String> = Vec::new();
+    if let Ok(d) = std::env::var("ZONEINFO")
+        && !d.is_empty()
+    {
+        dirs.push(format!("{d}/"));
+    }
+    dirs.extend(DIRS.iter().map(|d| d.to_string()));
+    dirs
+}
+
+/// A name not found: Go's error where a database exists, else [`ZoneError::NoDatabase`].
+fn unknown(name: &str) -> ZoneError {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    let present = *PRESENT.get_or_init(|| any_database(&database_dirs()));
+    unknown_with(name, present)
+}
+
+/// Whether one of `dirs` holds a zone database: every one has `UTC` (an empty or
+/// half-removed directory, as slimmed container images leave, does not count).
+fn any_database(dirs: &[String]) -> bool {
+    dirs.iter().any(|d| {
+        ["UTC", "Etc/UTC"]
+            .iter()
+            .any(|f| std::path::Path::new(&format!("{d}{f}")).is_file())
+    })
+}
+
+fn unknown_with(name: &str, database_present: bool) -> ZoneError {
+    if database_present {
+        ZoneError::Go(format!("unknown time zone {name}"))
+    } else {
+        ZoneError::NoDatabase
+    }
 }
 
 fn be32(b: &[u8], i: usize) -> Option<i32> {
@@ -350,7 +392,30 @@ mod tests {
         assert_eq!(offset("Asia/Kolkata", 1_719_792_000), Ok(19800));
         assert_eq!(
             offset("Nowhere/City", 0),
-            Err("unknown time zone Nowhere/City".into())
+            Err(ZoneError::Go("unknown time zone Nowhere/City".into()))
+        );
+    }
+
+    #[test]
+    fn a_machine_without_a_database_cannot_say_a_name_is_unknown() {
+        let missing = ["/nonexistent/zoneinfo/".to_string()];
+        assert!(!any_database(&missing));
+        assert_eq!(unknown_with("Europe/Berlin", false), ZoneError::NoDatabase);
+        let dir = std::env::temp_dir().join(format!("crdlint-tz-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("Etc")).unwrap();
+        let dirs = [missing[0].clone(), format!("{}/", dir.display())];
+        assert!(!any_database(&dirs), "an empty directory is no database");
+        std::fs::write(dir.join("Etc/UTC"), b"TZif").unwrap();
+        assert!(any_database(&dirs));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            unknown_with("Nowhere/City", true),
+            ZoneError::Go("unknown time zone Nowhere/City".into())
+        );
+        // A name Go refuses is refused without looking for a database.
+        assert_eq!(
+            offset("../etc/passwd", 0),
+            Err(ZoneError::Go("time: invalid location name".into()))
         );
     }
 }
