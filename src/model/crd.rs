@@ -2,6 +2,7 @@
 //! decoded strictly as the API server decodes the request body.
 
 use crate::diag::Diagnostic;
+use crate::model::OBJECT_META_FIELDS;
 use crate::model::decode::{At, Decoder, Field};
 use crate::model::owner_ref::{self, OwnerRef};
 use crate::model::schema::{self, SchemaProps};
@@ -165,23 +166,6 @@ pub struct Status {
 }
 
 const ROOT_KEYS: &[&str] = &["apiVersion", "kind", "metadata", "spec", "status"];
-const META_KEYS: &[&str] = &[
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-];
 const SPEC_KEYS: &[&str] = &[
     "group",
     "names",
@@ -305,7 +289,7 @@ fn decode_meta(dec: &mut Decoder, entry: &crate::source::Entry, at: &At) -> Obje
         span: entry.value.span,
         ..ObjectMeta::default()
     };
-    let Some(entries) = dec.object(&entry.value, at, "v1.ObjectMeta", META_KEYS) else {
+    let Some(entries) = dec.object(&entry.value, at, "v1.ObjectMeta", OBJECT_META_FIELDS) else {
         return m;
     };
     for e in entries {

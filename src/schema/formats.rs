@@ -528,7 +528,20 @@ fn xtoi(b: &[u8]) -> Option<(u32, usize)> {
 
 /// IPv6 the old Go way (any number of hex digits per group below 0xFFFFFF).
 fn parse_ipv6_sloppy(s: &str) -> Option<()> {
-    let mut b = s.as_bytes();
+    let group = |b: &[u8]| xtoi(b).and_then(|(n, len)| (n <= 0xFFFF).then_some(len));
+    parse_ipv6_groups(s.as_bytes(), group, |tail| {
+        parse_ipv4_sloppy(tail).is_some()
+    })
+}
+
+/// The groups of an IPv6 address (zone removed), shared by the old and the new Go
+/// parsers, which differ only in what a group is (`group` gives its length in bytes)
+/// and in how an embedded IPv4 tail is read.
+fn parse_ipv6_groups(
+    mut b: &[u8],
+    group: impl Fn(&[u8]) -> Option<usize>,
+    ipv4_tail: impl Fn(&str) -> bool,
+) -> Option<()> {
     let mut ellipsis: Option<usize> = None;
     if b.starts_with(b"::") {
         ellipsis = Some(0);
@@ -539,24 +552,20 @@ fn parse_ipv6_sloppy(s: &str) -> Option<()> {
     }
     let mut i = 0;
     while i < 16 {
-        let (n, c) = xtoi(b)?;
-        if n > 0xFFFF {
-            return None;
-        }
-        if c < b.len() && b[c] == b'.' {
+        let len = group(b)?;
+        if len < b.len() && b[len] == b'.' {
             if ellipsis.is_none() && i != 12 {
                 return None;
             }
-            if i + 4 > 16 {
+            if i + 4 > 16 || !ipv4_tail(std::str::from_utf8(b).ok()?) {
                 return None;
             }
-            parse_ipv4_sloppy(std::str::from_utf8(b).ok()?)?;
             b = &[];
             i += 4;
             break;
         }
         i += 2;
-        b = &b[c..];
+        b = &b[len..];
         if b.is_empty() {
             break;
         }
@@ -649,62 +658,13 @@ fn parse_ipv6_strict(s: &str) -> Option<()> {
     if zone == Some("") {
         return None;
     }
-    let mut b = addr.as_bytes();
-    let mut ellipsis: Option<usize> = None;
-    if b.starts_with(b"::") {
-        ellipsis = Some(0);
-        b = &b[2..];
-        if b.is_empty() {
-            return Some(());
-        }
-    }
-    let mut i = 0;
-    while i < 16 {
+    let group = |b: &[u8]| {
         let len = b.iter().take_while(|c| c.is_ascii_hexdigit()).count();
-        if len == 0 || len > 4 {
-            return None;
-        }
-        if len < b.len() && b[len] == b'.' {
-            if ellipsis.is_none() && i != 12 {
-                return None;
-            }
-            if i + 4 > 16 {
-                return None;
-            }
-            parse_ipv4_strict(std::str::from_utf8(b).ok()?)?;
-            b = &[];
-            i += 4;
-            break;
-        }
-        i += 2;
-        b = &b[len..];
-        if b.is_empty() {
-            break;
-        }
-        if b[0] != b':' || b.len() == 1 {
-            return None;
-        }
-        b = &b[1..];
-        if b[0] == b':' {
-            if ellipsis.is_some() {
-                return None;
-            }
-            ellipsis = Some(i);
-            b = &b[1..];
-            if b.is_empty() {
-                break;
-            }
-        }
-    }
-    if !b.is_empty() {
-        return None;
-    }
-    if i < 16 {
-        ellipsis?;
-    } else if ellipsis.is_some() {
-        return None;
-    }
-    Some(())
+        (1..=4).contains(&len).then_some(len)
+    };
+    parse_ipv6_groups(addr.as_bytes(), group, |tail| {
+        parse_ipv4_strict(tail).is_some()
+    })
 }
 
 /// `netutils.ParseCIDRSloppy`.

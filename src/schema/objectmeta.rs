@@ -4,6 +4,7 @@
 //! namespaces, labels, annotations, owner references and finalizers.
 
 use crate::diag::{BadValue, Diagnostic, FieldError, FieldPath, LazyPath};
+use crate::model::OBJECT_META_FIELDS;
 use crate::model::decode::{At, Decoder, Field};
 use crate::model::owner_ref::{self, OwnerRef};
 use crate::names::{
@@ -15,24 +16,6 @@ use crate::source::{Mapping, Node, Span, Value};
 use super::prune::UnknownField;
 use super::structural::{Structural, StructuralOrBool};
 use super::validate::SchemaError;
-
-const META_KEYS: &[&str] = &[
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-];
 
 /// The parts of a decoded ObjectMeta that validation looks at, with spans.
 #[derive(Clone, Debug, Default)]
@@ -155,7 +138,7 @@ fn decode_meta(dec: &mut Decoder, node: &Node, at: &At) -> Meta {
         span: node.span,
         ..Meta::default()
     };
-    let Some(entries) = dec.object(node, at, "v1.ObjectMeta", META_KEYS) else {
+    let Some(entries) = dec.object(node, at, "v1.ObjectMeta", OBJECT_META_FIELDS) else {
         return m;
     };
     for e in entries {

@@ -396,85 +396,52 @@ fn nested(
             depth + 1,
         );
     }
+    // A schema inside allOf/anyOf/oneOf/not may only restrict values: every
+    // structural keyword written there is forbidden, reported in the server's order.
     let g = &v.forbidden_generics;
-    if !g.type_.is_empty() {
-        errs.push(FieldError::forbidden(
-            path.to_path().child("type"),
-            "must be empty to be structural",
-        ));
-    }
-    if v.additional_properties.is_some() {
-        errs.push(FieldError::forbidden(
-            path.to_path().child("additionalProperties"),
-            "must be undefined to be structural",
-        ));
-    }
-    if g.default.is_some() {
-        errs.push(FieldError::forbidden(
-            path.to_path().child("default"),
-            "must be undefined to be structural",
-        ));
-    }
-    if !g.title.is_empty() {
-        errs.push(FieldError::forbidden(
-            path.to_path().child("title"),
-            "must be empty to be structural",
-        ));
-    }
-    if g.has_description {
-        errs.push(FieldError::forbidden(
-            path.to_path().child("description"),
-            "must be empty to be structural",
-        ));
-    }
-    if g.nullable {
-        errs.push(FieldError::forbidden(
-            path.to_path().child("nullable"),
-            "must be false to be structural",
-        ));
-    }
     let x = &v.forbidden_extensions;
-    if x.x_preserve_unknown_fields {
-        errs.push(FieldError::forbidden(
-            path.to_path().child("x-kubernetes-preserve-unknown-fields"),
-            "must be false to be structural",
-        ));
-    }
-    if x.x_embedded_resource {
-        errs.push(FieldError::forbidden(
-            path.to_path().child("x-kubernetes-embedded-resource"),
-            "must be false to be structural",
-        ));
-    }
-    if x.x_int_or_string {
-        errs.push(FieldError::forbidden(
-            path.to_path().child("x-kubernetes-int-or-string"),
-            "must be false to be structural",
-        ));
-    }
-    if !x.x_list_map_keys.is_empty() {
-        errs.push(FieldError::forbidden(
-            path.to_path().child("x-kubernetes-list-map-keys"),
-            "must be empty to be structural",
-        ));
-    }
-    if x.x_list_type.is_some() {
-        errs.push(FieldError::forbidden(
-            path.to_path().child("x-kubernetes-list-type"),
-            "must be undefined to be structural",
-        ));
-    }
-    if x.x_map_type.is_some() {
-        errs.push(FieldError::forbidden(
-            path.to_path().child("x-kubernetes-map-type"),
-            "must be undefined to be structural",
-        ));
-    }
-    if !v.x_validations.is_empty() {
-        errs.push(FieldError::forbidden(
-            path.to_path().child("x-kubernetes-validations"),
-            "must be empty to be structural",
-        ));
+    const EMPTY: &str = "must be empty to be structural";
+    const UNDEFINED: &str = "must be undefined to be structural";
+    const FALSE: &str = "must be false to be structural";
+    let forbidden = [
+        (!g.type_.is_empty(), "type", EMPTY),
+        (
+            v.additional_properties.is_some(),
+            "additionalProperties",
+            UNDEFINED,
+        ),
+        (g.default.is_some(), "default", UNDEFINED),
+        (!g.title.is_empty(), "title", EMPTY),
+        (g.has_description, "description", EMPTY),
+        (g.nullable, "nullable", FALSE),
+        (
+            x.x_preserve_unknown_fields,
+            "x-kubernetes-preserve-unknown-fields",
+            FALSE,
+        ),
+        (
+            x.x_embedded_resource,
+            "x-kubernetes-embedded-resource",
+            FALSE,
+        ),
+        (x.x_int_or_string, "x-kubernetes-int-or-string", FALSE),
+        (
+            !x.x_list_map_keys.is_empty(),
+            "x-kubernetes-list-map-keys",
+            EMPTY,
+        ),
+        (x.x_list_type.is_some(), "x-kubernetes-list-type", UNDEFINED),
+        (x.x_map_type.is_some(), "x-kubernetes-map-type", UNDEFINED),
+        (
+            !v.x_validations.is_empty(),
+            "x-kubernetes-validations",
+            EMPTY,
+        ),
+    ];
+    for (present, field, detail) in forbidden {
+        if present {
+            errs.push(FieldError::forbidden(path.to_path().child(field), detail));
+        }
     }
     if v.properties.contains_key("metadata") {
         errs.push(FieldError::forbidden(
