@@ -16,6 +16,7 @@ pub mod gojson;
 pub mod hooks;
 pub mod locate;
 pub mod openapi;
+pub mod printer_jsonpath;
 pub mod server_paths;
 pub mod spec;
 pub mod unpruned;
@@ -54,6 +55,7 @@ crate::declare_codes! {
     SCHEMA_DEFAULT_NOT_EVALUATED = "schema-default-not-evaluated", Warning, "a CEL rule crdlint cannot evaluate yet applies to a default value, so the default was not checked against it";
     SCHEMA_PATTERN_NOT_EVALUATED = "schema-pattern-not-evaluated", Warning, "a pattern Go accepts is too large for crdlint to match values against, so values (and defaults) are not checked against it";
     SCHEMA_UNKNOWN_FORMAT = "schema-unknown-format", Warning, "a format the server does not recognize for the type (ignored during validation)";
+    PRINTER_COLUMN_IGNORED = "crd-printer-column-ignored", Warning, "a printer column's jsonPath the server's table printer cannot parse: kubectl get shows neither that column nor any after it";
     SCHEMA_LIST_SET_NON_SCALAR = "schema-list-set-non-scalar", Warning, "x-kubernetes-list-type: set with object or array items is not supported by server-side apply or CEL";
 }
 
@@ -132,6 +134,7 @@ pub fn validate_decoded(
             });
         }
         out.extend(warnings);
+        out.extend(warnings::printer_column_warnings(crd, hoisted.columns));
     }
     for d in &mut out {
         server_paths.apply(d);

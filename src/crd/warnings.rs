@@ -1,11 +1,16 @@
 //! Warnings the server returns when a CRD is created (the strategy's
-//! `WarningsOnCreate`): unrecognized formats and non-scalar `set` lists.
+//! `WarningsOnCreate`): unrecognized formats and non-scalar `set` lists; and crdlint's
+//! own warnings about what the server accepts but will not do (unparsable printer columns).
 
 use crate::cel::KubeVersion;
 use crate::diag::{Diagnostic, FieldPath, LazyPath, budget};
+use crate::model::crd::Crd;
 use crate::model::schema::{SchemaOrArray, SchemaOrBool, SchemaProps};
 
-use super::{SCHEMA_LIST_SET_NON_SCALAR, SCHEMA_PATTERN_NOT_EVALUATED, SCHEMA_UNKNOWN_FORMAT};
+use super::{
+    PRINTER_COLUMN_IGNORED, SCHEMA_LIST_SET_NON_SCALAR, SCHEMA_PATTERN_NOT_EVALUATED,
+    SCHEMA_UNKNOWN_FORMAT,
+};
 
 /// `GetUnrecognizedFormats` for one schema node, as a server of the newest supported
 /// version reports it.
@@ -141,6 +146,54 @@ pub fn any_node(
 fn push_charged(out: &mut Vec<Diagnostic>, warning: Diagnostic) {
     budget::charge_finding(&warning);
     out.push(warning);
+}
+
+/// A warning for each printer column whose `jsonPath` the server's table printer
+/// cannot parse (see [`super::printer_jsonpath`]): the CRD is accepted, and the table
+/// keeps only the columns before the first such one. With `hoisted` columns (the same
+/// in every version) only the first version's are looked at, as the server names them
+/// once.
+pub fn printer_column_warnings(crd: &Crd, hoisted: bool) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let versions = if hoisted {
+        &crd.versions[..crd.versions.len().min(1)]
+    } else {
+        &crd.versions[..]
+    };
+    for (i, v) in versions.iter().enumerate() {
+        let Some(columns) = &v.additional_printer_columns else {
+            continue;
+        };
+        for (j, c) in columns.value.iter().enumerate() {
+            let Some(path) = c.json_path.as_ref().filter(|p| !p.value.is_empty()) else {
+                continue;
+            };
+            let Some(error) = super::printer_jsonpath::parse_error(&path.value) else {
+                continue;
+            };
+            let name = c.name.as_ref().map_or("", |n| n.value.as_str());
+            let warning = Diagnostic::warning(
+                PRINTER_COLUMN_IGNORED,
+                format!(
+                    "printer column {} is not served: the server cannot parse its jsonPath ({error})",
+                    crate::diag::gofmt::quote(name)
+                ),
+            )
+            .with_field(
+                FieldPath::root("spec")
+                    .child("versions")
+                    .index(i)
+                    .child("additionalPrinterColumns")
+                    .index(j)
+                    .child("jsonPath")
+                    .to_string(),
+            )
+            .with_span(path.span)
+            .with_help("the server accepts the CRD, logs the error and serves NAME and the columns before the first unparsable one; close every [, ( and quote and quote map keys, e.g. .status.conditions[?(@.type==\"Ready\")].status");
+            push_charged(&mut out, warning);
+        }
+    }
+    out
 }
 
 /// The warnings for one version schema at `path` (`…openAPIV3Schema`); none once the
